@@ -1,0 +1,62 @@
+/*
+ * gc_barrier.c - the write barrier of incremental marking (UE's GC barrier).
+ *
+ * Active exactly while a reachability analysis is in flight (between gc_mark_begin and the
+ * end of marking). On entry to the barrier a reference to target has just been stored; on
+ * exit target is marked and, if this call marked it, queued for the next slice to scan. An
+ * inactive barrier costs one relaxed load.
+ */
+#include "gc_internal.h"
+
+#include <stdlib.h>
+
+void gc_barrier_init(gc_heap *heap)
+{
+    atomic_init(&heap->barrier_active, false);
+    uv_mutex_init(&heap->barrier_lock);
+}
+
+void gc_barrier_close(gc_heap *heap)
+{
+    uv_mutex_destroy(&heap->barrier_lock);
+    gc_ptr_vec_free(&heap->barrier_queue);
+}
+
+void gc_barrier_set_active(gc_heap *heap, bool active)
+{
+    atomic_store_explicit(&heap->barrier_active, active, memory_order_release);
+}
+
+void gc_write_barrier(gc_heap *heap, void *target)
+{
+    if (!heap || !target || !atomic_load_explicit(&heap->barrier_active, memory_order_acquire))
+        return;
+    gc_header *h = gc_hdr(target);
+    uint32_t f = gc_flags(h);
+    if ((f & GC_F_PERMANENT) || (f & GC_F_MARK) == heap->mark_value)
+        return;
+    if (!gc_try_mark(heap->mark_value, h))
+        return;
+    uv_mutex_lock(&heap->barrier_lock);
+    if (gc_ptr_vec_push(&heap->barrier_queue, h) != GC_OK)
+        abort(); /* losing a barrier entry would free a live object */
+    uv_mutex_unlock(&heap->barrier_lock);
+}
+
+void gc_barrier_drain(gc_heap *heap, gc_collector *w)
+{
+    uv_mutex_lock(&heap->barrier_lock);
+    for (size_t i = 0; i < heap->barrier_queue.count; i++)
+        gc_worker_push(w, heap->barrier_queue.data[i]);
+    heap->stats.barrier_objects += (uint32_t)heap->barrier_queue.count;
+    heap->barrier_queue.count = 0;
+    uv_mutex_unlock(&heap->barrier_lock);
+}
+
+bool gc_barrier_is_empty(gc_heap *heap)
+{
+    uv_mutex_lock(&heap->barrier_lock);
+    bool empty = heap->barrier_queue.count == 0;
+    uv_mutex_unlock(&heap->barrier_lock);
+    return empty;
+}

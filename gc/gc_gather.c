@@ -1,0 +1,35 @@
+/*
+ * gc_gather.c - gathering unreachable objects (UE GatherUnreachableObjects).
+ *
+ * On entry marking is complete: every object that is neither marked nor permanent is garbage.
+ * Each call walks the array from where the last one stopped, flags such objects UNREACHABLE
+ * and appends them to heap->unreachable; it returns true once the whole array is walked.
+ * Objects created since marking finished are born marked, so they are never gathered.
+ */
+#include "gc_internal.h"
+
+#include <stdlib.h>
+
+bool gc_gather_run(gc_heap *heap, double deadline)
+{
+    uint32_t n = gc_high_water(heap);
+    uint32_t mark_value = heap->mark_value;
+    uint32_t until_check = GC_TIME_CHECK_INTERVAL * 16;
+    while (heap->gather_cursor < n) {
+        gc_header *h = gc_object_at(heap, (uint32_t)heap->gather_cursor++);
+        if (h) {
+            uint32_t f = gc_flags(h);
+            if (!(f & (GC_F_PERMANENT | GC_F_UNREACHABLE)) && (f & GC_F_MARK) != mark_value) {
+                gc_flags_set(h, GC_F_UNREACHABLE);
+                if (gc_ptr_vec_push(&heap->unreachable, h) != GC_OK)
+                    abort(); /* an unreachable object left out would leak, flagged dead */
+            }
+        }
+        if (deadline > 0 && --until_check == 0) {
+            if (gc_past(heap, deadline))
+                return heap->gather_cursor >= n;
+            until_check = GC_TIME_CHECK_INTERVAL * 16;
+        }
+    }
+    return true;
+}

@@ -1,0 +1,395 @@
+/*
+ * gc_internal.h - the collector's private structures, shared by the files of gc/ only.
+ *
+ * Memory layout. Every object is one malloc'ed block: a 16-byte gc_header followed by the
+ * instance (the "payload" the public API hands out). The heap's object array (UE
+ * GUObjectArray) is a table of fixed-size chunks of gc_item; chunks never move, so an item's
+ * address is stable and readers need no lock. 16 bytes of header plus 16 of item are the whole
+ * per-object cost; names, reference counts and root membership live in side tables that only
+ * the objects using them pay for.
+ *
+ * The marking invariant. During reachability analysis an object is "marked" when the MARK bit
+ * of its flags equals heap->mark_value. Starting a collection flips mark_value (UE's swap of
+ * the Reachable and MaybeUnreachable flags): every object that survived the last collection is
+ * unmarked at once, without a pass over the array, and objects created from then on are born
+ * marked. Marking sets the bit with one atomic read-modify-write, so exactly one marker wins an
+ * object and pushes it once. When the work lists are empty, every object reachable from the
+ * initial roots is marked and has been scanned; the rest are garbage. Permanent objects are
+ * never marked, scanned or freed.
+ *
+ * The barrier's duty. While an incremental mark is suspended the program runs and may store a
+ * reference to an unmarked object into an object that was already scanned. gc_write_barrier
+ * marks such a target and queues it, so that the next slice scans it: no reference created
+ * during marking can hide an object from the collector.
+ */
+#ifndef REAP_GC_INTERNAL_H
+#define REAP_GC_INTERNAL_H
+
+#include "reap_gc.h"
+
+#include <stdatomic.h>
+#include <uv.h>
+
+/* ---- object header and item ---------------------------------------------------------- */
+
+/* Flag bits of gc_header.flags (atomic: marking sets MARK from several threads). */
+enum {
+    GC_F_MARK = 1u << 0,            /* marked iff (flags & MARK) == heap->mark_value */
+    GC_F_ROOT = 1u << 1,            /* in the root set */
+    GC_F_GARBAGE = 1u << 2,         /* explicitly marked as garbage */
+    GC_F_PERMANENT = 1u << 3,       /* created in the disregard-for-GC pool */
+    GC_F_UNREACHABLE = 1u << 4,     /* gathered as unreachable; being destroyed */
+    GC_F_CLUSTER_ROOT = 1u << 5,    /* roots a cluster */
+    GC_F_IN_CLUSTER = 1u << 6,      /* member of a cluster (item.cluster_index = its root) */
+    GC_F_BEGIN_DESTROYED = 1u << 7,
+    GC_F_FINISH_DESTROYED = 1u << 8,
+    GC_F_PINNED = 1u << 9,          /* has an entry in the pin table */
+    GC_F_NAMED = 1u << 10,          /* has an entry in the name table */
+    GC_F_IS_CLASS = 1u << 11,       /* the payload is a gc_class */
+    GC_F_OBJ_SHIFT = 16,            /* GC_OBJ_* user and internal flags live above here */
+};
+
+#define GC_OBJ_FLAGS_MASK ((uint32_t)(GC_OBJ_USER_MASK | GC_OBJ_INTERNAL_ROOT_MASK))
+#define GC_F_FROM_OBJ(f) ((uint32_t)(f) << GC_F_OBJ_SHIFT)
+#define GC_F_TO_OBJ(f) (((uint32_t)(f) >> GC_F_OBJ_SHIFT) & GC_OBJ_FLAGS_MASK)
+
+#define GC_INDEX_NONE UINT32_MAX
+
+typedef struct gc_header {
+    uint32_t class_id;       /* index into heap->classes */
+    uint32_t outer_index;    /* object index of the outer, GC_INDEX_NONE for none */
+    _Atomic uint32_t flags;  /* GC_F_* */
+    uint32_t index;          /* own index in the object array */
+} gc_header;
+
+_Static_assert(sizeof(gc_header) == 16, "the header keeps payloads 16-byte aligned");
+
+typedef struct gc_item {
+    _Atomic(gc_header *) object; /* NULL when the slot is free */
+    _Atomic uint32_t serial; /* weak-handle serial; 0 = none issued yet */
+    int32_t cluster_index;   /* root: its cluster; member: its root's cluster; -1 none */
+} gc_item;
+
+#define GC_CHUNK_SHIFT 16
+#define GC_CHUNK_ITEMS (1u << GC_CHUNK_SHIFT)
+
+static inline void *gc_payload(gc_header *h) { return h + 1; }
+static inline gc_header *gc_hdr(const void *payload) { return (gc_header *)payload - 1; }
+
+/* ---- classes and compiled schemas ---------------------------------------------------- */
+
+typedef enum gc_op_kind {
+    GC_OP_END = 0,
+    GC_OP_REF,
+    GC_OP_REF_ARRAY,
+    GC_OP_STRUCT_ARRAY,
+    GC_OP_STRUCT_ARO,
+    GC_OP_OBJECT_ARO,   /* class-level add_referenced_objects, called with the payload */
+} gc_op_kind;
+
+typedef struct gc_schema_op {
+    uint32_t kind;
+    uint32_t offset;
+    uint32_t stride;                   /* STRUCT_ARRAY */
+    const struct gc_schema_op *inner;  /* STRUCT_ARRAY, END-terminated */
+    gc_add_refs_fn fn;                 /* STRUCT_ARO, OBJECT_ARO */
+    const char *name;
+} gc_schema_op;
+
+struct gc_class {
+    char *name;
+    size_t size;
+    gc_class *super;
+    uint32_t flags;                 /* GC_CLASS_* */
+    uint32_t id;                    /* index into heap->classes */
+    gc_schema_op *schema;           /* END-terminated, super's ops first */
+    uint32_t schema_len;
+    gc_schema_op **inner_schemas;   /* owned inner op lists, freed with the class */
+    uint32_t inner_count;
+    gc_class_hooks hooks;           /* own or inherited */
+};
+
+/* ---- small hash tables --------------------------------------------------------------- */
+
+/* Open addressing, linear probing, 64-bit keys to 32-bit values; key 0 is reserved. */
+typedef struct gc_map {
+    uint64_t *keys;
+    uint32_t *values;
+    uint32_t capacity;  /* power of two, or 0 */
+    uint32_t count;
+    uint32_t tombstones;
+} gc_map;
+
+void gc_map_init(gc_map *m);
+void gc_map_free(gc_map *m);
+bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value);
+gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value);
+bool gc_map_remove(gc_map *m, uint64_t key);
+/* Iteration: for (i = 0; i < m->capacity; i++) if (gc_map_slot_used(m, i)) ... */
+static inline bool gc_map_slot_used(const gc_map *m, uint32_t i)
+{
+    return m->keys[i] != 0 && m->keys[i] != UINT64_MAX;
+}
+
+/* A growable array of pointers (work lists, unreachable lists). */
+typedef struct gc_ptr_vec {
+    void **data;
+    size_t count;
+    size_t capacity;
+} gc_ptr_vec;
+
+gc_result gc_ptr_vec_push(gc_ptr_vec *v, void *p);
+void gc_ptr_vec_free(gc_ptr_vec *v);
+
+/* ---- marking work ----------------------------------------------------------------------*/
+
+/* Marking processes objects in blocks (UE FWorkBlock): a worker fills and drains its own
+ * block, hands full blocks to a shared list, and takes blocks from it when it runs dry. */
+#define GC_WORK_BLOCK_CAPACITY 512
+
+typedef struct gc_work_block {
+    struct gc_work_block *next;
+    uint32_t count;
+    gc_header *objs[GC_WORK_BLOCK_CAPACITY];
+} gc_work_block;
+
+/* Arrays longer than this are scanned in pieces of this many references, so that one huge
+ * array cannot blow an incremental slice's time limit. A piece is found again through its
+ * object and offset each time, never through a saved data pointer: the program may grow
+ * (and so move) the array between slices. */
+#define GC_ARRAY_PIECE 2048
+
+typedef struct gc_array_range {
+    gc_header *obj;
+    uint32_t offset;            /* of the gc_ref_array in the payload */
+    uint32_t start;             /* next element to scan */
+} gc_array_range;
+
+/* One marker's state; the public gc_collector is this. */
+struct gc_collector {
+    gc_heap *heap;
+    uint32_t mark_value;        /* copy of heap->mark_value for the hot loop */
+    gc_work_block *block;       /* being filled and drained (a stack) */
+    gc_work_block *full;        /* this worker's full blocks */
+    gc_array_range *ranges;     /* pending pieces of long arrays (a stack) */
+    uint32_t range_count, range_capacity;
+    /* Diagnostics: when set, references are reported to visit instead of being marked,
+     * and nothing is nulled (reference chain search). */
+    void (*visit)(gc_collector *w, gc_header *target);
+    void *visit_userdata;
+    gc_header *scanning;        /* object whose references are being reported */
+    const char *scanning_member;/* schema member being scanned, for diagnostics */
+    uint64_t marked;            /* objects this worker marked */
+    uint64_t scanned;
+    uint32_t worker_index;
+};
+
+/* ---- the heap ------------------------------------------------------------------------ */
+
+typedef enum gc_phase {
+    GC_PHASE_IDLE,           /* nothing in flight */
+    GC_PHASE_MARK,           /* reachability analysis (suspended between slices) */
+    GC_PHASE_GATHER,         /* collecting unmarked objects into the unreachable list */
+    GC_PHASE_BEGIN_DESTROY,  /* unhash + begin_destroy */
+    GC_PHASE_FINISH_DESTROY, /* finish_destroy once ready; pending list */
+    GC_PHASE_FREE,           /* destructors, memory, indices */
+} gc_phase;
+
+typedef struct gc_callback {
+    gc_event_fn fn;
+    void *userdata;
+} gc_callback;
+
+struct gc_referencer {
+    struct gc_referencer *next;
+    struct gc_referencer *prev;
+    char *name;
+    gc_add_refs_fn fn;
+    void *userdata;
+};
+
+typedef struct gc_name_entry {
+    char *name;
+    uint32_t index;          /* object index; next free entry while unused */
+    uint32_t outer_index;
+    uint64_t path_key;       /* key in names_by_path */
+    uint32_t next_same_key;  /* next entry with the same path key, UINT32_MAX ends */
+} gc_name_entry;
+
+struct gc_heap {
+    gc_settings settings;
+    gc_clock_fn clock;
+    void *clock_userdata;
+
+    /* object array */
+    gc_item **chunks;              /* max_chunks pointers, allocated on demand */
+    uint32_t max_chunks;
+    uint32_t max_objects;
+    _Atomic uint32_t high_water;   /* indices [0, high_water) have been handed out */
+    uint32_t free_head;            /* free-list of indices through item.cluster_index */
+    uint32_t free_count;
+    _Atomic uint32_t live_count;   /* live objects (permanent included) */
+    uint32_t permanent_count;
+    _Atomic uint32_t next_serial;
+    uv_mutex_t alloc_lock;         /* index allocation from several threads */
+
+    /* classes */
+    gc_class **classes;            /* by id; NULL slots free */
+    uint32_t max_classes;
+    uint32_t class_count;          /* ids in [0, class_count) used at some time */
+    gc_class *class_class;         /* the metaclass "Class" */
+
+    /* side tables (protected by table_lock) */
+    uv_mutex_t table_lock;
+    gc_map names_by_index;         /* index -> name entry id */
+    gc_map names_by_path;          /* hash(outer, name) -> name entry id (chained by probe) */
+    gc_name_entry *name_entries;
+    uint32_t name_entry_count, name_entry_capacity;
+    uint32_t name_entry_free;      /* free list through .index */
+    gc_map pins;                   /* index -> ref count, for every object that is rooted,
+                                      ref-counted or has internal root flags */
+
+    gc_referencer *referencers;
+    gc_ptr_vec callbacks[GC_EVENT_COUNT_]; /* gc_callback* */
+
+    /* disregard pool */
+    bool disregard_open;
+    bool disregard_closed;
+
+    /* GC lock */
+    uv_mutex_t lock_mutex;
+    uv_cond_t lock_cond;
+    uint32_t guards_active;        /* threads inside a scope guard */
+    bool gc_locked;                /* a collection holds the lock */
+    bool gc_waiting;               /* a collection waits for guards to leave */
+    uint32_t try_collect_failures_in_row;
+
+    /* collection state */
+    gc_phase phase;
+    uint32_t mark_value;           /* value of GC_F_MARK that means "marked" */
+    uint32_t keep_flags;           /* of the collection in flight */
+    bool full_purge;               /* of the collection in flight */
+    bool mark_done_pending_gather; /* marking finished; unmarked means unreachable */
+    gc_collector main_worker;
+    gc_work_block *spare_blocks;   /* free blocks for reuse */
+    gc_ptr_vec unreachable;        /* gc_header* gathered */
+    size_t gather_cursor;          /* next object index to gather */
+    size_t purge_cursor;           /* into unreachable */
+    gc_ptr_vec pending_finish;     /* gc_header* not yet ready for finish_destroy */
+    gc_ptr_vec purge_classes;      /* class objects freed after their instances */
+    uint32_t delayed_slices;       /* slices skipped for gc.DelayReachabilityIterations */
+    _Atomic bool barrier_active;   /* an incremental mark is in flight */
+    uv_mutex_t barrier_lock;
+    gc_ptr_vec barrier_queue;      /* gc_header* marked by the barrier, to be scanned */
+
+    gc_stats stats;
+    double phase_start;
+};
+
+/* ---- functions shared between gc files ------------------------------------------------ */
+
+double gc_now(const gc_heap *heap);
+
+static inline gc_item *gc_item_at(const gc_heap *heap, uint32_t index)
+{
+    return &heap->chunks[index >> GC_CHUNK_SHIFT][index & (GC_CHUNK_ITEMS - 1)];
+}
+static inline gc_header *gc_item_object(const gc_item *item)
+{
+    return atomic_load_explicit(&((gc_item *)item)->object, memory_order_acquire);
+}
+static inline gc_header *gc_object_at(const gc_heap *heap, uint32_t index)
+{
+    return gc_item_object(gc_item_at(heap, index));
+}
+static inline uint32_t gc_high_water(const gc_heap *heap)
+{
+    return atomic_load_explicit(&((gc_heap *)heap)->high_water, memory_order_acquire);
+}
+static inline gc_class *gc_class_of(const gc_heap *heap, const gc_header *h)
+{
+    return heap->classes[h->class_id];
+}
+static inline uint32_t gc_flags(const gc_header *h)
+{
+    return atomic_load_explicit(&((gc_header *)h)->flags, memory_order_relaxed);
+}
+static inline void gc_flags_set(gc_header *h, uint32_t f)
+{
+    atomic_fetch_or_explicit(&h->flags, f, memory_order_relaxed);
+}
+static inline void gc_flags_clear(gc_header *h, uint32_t f)
+{
+    atomic_fetch_and_explicit(&h->flags, ~f, memory_order_relaxed);
+}
+
+/* object array (gc_object_array.c) */
+gc_result gc_array_init(gc_heap *heap, uint32_t max_objects);
+void gc_array_close(gc_heap *heap);
+gc_result gc_array_alloc_index(gc_heap *heap, gc_header *h, uint32_t *out_index);
+void gc_array_free_index(gc_heap *heap, uint32_t index);
+
+/* objects (gc_object.c) */
+gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,
+                          const char *name, uint32_t create_flags, gc_header **out_h);
+void gc_object_unhash(gc_heap *heap, gc_header *h);
+void gc_object_free(gc_heap *heap, gc_header *h);
+bool gc_object_is_live_header(const gc_heap *heap, const gc_header *h);
+/* True once h is known to be garbage: gathered, or unmarked after marking completed. */
+bool gc_header_is_unreachable(const gc_heap *heap, const gc_header *h);
+
+/* classes (gc_class.c) */
+gc_result gc_class_bootstrap(gc_heap *heap);
+void gc_class_release(gc_heap *heap, gc_class *cls);
+
+/* GC lock (gc_lock.c) */
+void gc_lock_init(gc_heap *heap);
+void gc_lock_close(gc_heap *heap);
+bool gc_lock_acquire(gc_heap *heap, bool wait);
+void gc_lock_release(gc_heap *heap);
+
+/* marking (gc_mark.c) */
+void gc_mark_begin(gc_heap *heap);
+bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
+void gc_mark_end(gc_heap *heap);
+void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
+void gc_worker_close(gc_collector *w);
+void gc_worker_push(gc_collector *w, gc_header *h);
+bool gc_try_mark(uint32_t mark_value, gc_header *h);
+bool gc_worker_drain(gc_collector *w, double deadline);
+/* Reports every reference of h (class, outer, schema) to w (visit mode or marking). */
+void gc_scan_object(gc_collector *w, gc_header *h);
+
+/* write barrier (gc_barrier.c) */
+void gc_barrier_init(gc_heap *heap);
+void gc_barrier_close(gc_heap *heap);
+void gc_barrier_set_active(gc_heap *heap, bool active);
+void gc_barrier_drain(gc_heap *heap, gc_collector *w);  /* queue -> worker */
+bool gc_barrier_is_empty(gc_heap *heap);
+
+static inline bool gc_is_marked(uint32_t mark_value, const gc_header *h)
+{
+    return (gc_flags(h) & GC_F_MARK) == mark_value;
+}
+
+/* clusters (gc_cluster.c) */
+void gc_cluster_on_member_garbage(gc_heap *heap, gc_header *h);
+
+/* gathering and purging (gc_gather.c, gc_purge.c) */
+bool gc_gather_run(gc_heap *heap, double deadline);
+bool gc_purge_begin_destroy(gc_heap *heap, double deadline);
+bool gc_purge_finish_destroy(gc_heap *heap, double deadline);
+bool gc_purge_free(gc_heap *heap, double deadline);
+
+/* callbacks (gc_heap.c) */
+void gc_fire(gc_heap *heap, gc_event ev);
+
+/* Deadline helpers: a deadline of 0 means no limit. Checking the clock costs, so loops check
+ * every GC_TIME_CHECK_INTERVAL items. */
+#define GC_TIME_CHECK_INTERVAL 64
+static inline bool gc_past(const gc_heap *heap, double deadline)
+{
+    return deadline > 0 && gc_now(heap) >= deadline;
+}
+
+#endif /* REAP_GC_INTERNAL_H */

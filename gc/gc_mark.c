@@ -1,0 +1,332 @@
+/*
+ * gc_mark.c - reachability analysis (UE MarkObjectsAsUnreachable + the reference collector).
+ *
+ * On entry to gc_mark_begin the heap is idle and locked against other threads; it flips the
+ * meaning of the mark bit, so every object is unmarked without touching it, then marks the
+ * initial roots. gc_mark_run drains the work lists, scanning each marked object's class,
+ * outer and schema, until no work is left (marking complete: every object reachable from the
+ * roots is marked) or the deadline passes (marking suspended with its work lists intact).
+ *
+ * This file is the single-threaded reference marker; every other marker must agree with it.
+ */
+#include "gc_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- work lists ------------------------------------------------------------------------ */
+
+static gc_work_block *block_get(gc_heap *heap)
+{
+    gc_work_block *b = heap->spare_blocks;
+    if (b)
+        heap->spare_blocks = b->next;
+    else if (!(b = malloc(sizeof *b)))
+        abort(); /* marking cannot drop work; a 4 KiB allocation failing is fatal */
+    b->next = NULL;
+    b->count = 0;
+    return b;
+}
+
+static void block_put(gc_heap *heap, gc_work_block *b)
+{
+    b->next = heap->spare_blocks;
+    heap->spare_blocks = b;
+}
+
+void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
+{
+    memset(w, 0, sizeof *w);
+    w->heap = heap;
+    w->worker_index = worker_index;
+}
+
+void gc_worker_close(gc_collector *w)
+{
+    while (w->full) {
+        gc_work_block *b = w->full;
+        w->full = b->next;
+        free(b);
+    }
+    free(w->block);
+    free(w->ranges);
+    w->block = NULL;
+    w->ranges = NULL;
+    w->range_count = w->range_capacity = 0;
+}
+
+void gc_worker_push(gc_collector *w, gc_header *h)
+{
+    gc_work_block *b = w->block;
+    if (!b) {
+        b = w->block = block_get(w->heap);
+    } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
+        b->next = w->full;
+        w->full = b;
+        b = w->block = block_get(w->heap);
+    }
+    b->objs[b->count++] = h;
+}
+
+static gc_header *worker_pop(gc_collector *w)
+{
+    gc_work_block *b = w->block;
+    while (!b || b->count == 0) {
+        if (!w->full)
+            return NULL;
+        if (b)
+            block_put(w->heap, b);
+        b = w->block = w->full;
+        w->full = b->next;
+        b->next = NULL;
+    }
+    return b->objs[--b->count];
+}
+
+static void range_push(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
+{
+    if (w->range_count == w->range_capacity) {
+        uint32_t cap = w->range_capacity ? w->range_capacity * 2 : 16;
+        gc_array_range *v = realloc(w->ranges, cap * sizeof *v);
+        if (!v)
+            abort();
+        w->ranges = v;
+        w->range_capacity = cap;
+    }
+    w->ranges[w->range_count++] = (gc_array_range){ obj, offset, start };
+}
+
+/* ---- marking one reference ------------------------------------------------------------- */
+
+bool gc_try_mark(uint32_t mark_value, gc_header *h)
+{
+    if (mark_value)
+        return !(atomic_fetch_or_explicit(&h->flags, GC_F_MARK, memory_order_relaxed) &
+                 GC_F_MARK);
+    return atomic_fetch_and_explicit(&h->flags, ~(uint32_t)GC_F_MARK, memory_order_relaxed) &
+           GC_F_MARK;
+}
+
+/* Marks h and queues it for scanning if this call marked it. */
+static inline void mark_header(gc_collector *w, gc_header *h)
+{
+    if (w->visit) {
+        w->visit(w, h);
+        return;
+    }
+    uint32_t f = gc_flags(h);
+    if ((f & GC_F_MARK) == w->mark_value || (f & GC_F_PERMANENT))
+        return;
+    if (gc_try_mark(w->mark_value, h)) {
+        w->marked++;
+        gc_worker_push(w, h);
+    }
+}
+
+/* A killable reference: nulled if its target is garbage. */
+static inline void mark_slot(gc_collector *w, void **slot)
+{
+    void *p = *slot;
+    if (!p)
+        return;
+    gc_header *h = gc_hdr(p);
+    if (w->visit) {
+        w->visit(w, h);
+        return;
+    }
+    if ((gc_flags(h) & (GC_F_GARBAGE | GC_F_PERMANENT)) == GC_F_GARBAGE) {
+        *slot = NULL;
+        return;
+    }
+    mark_header(w, h);
+}
+
+void gc_collector_add_ref(gc_collector *c, void **slot)
+{
+    if (c && slot)
+        mark_slot(c, slot);
+}
+
+void gc_collector_add_immutable(gc_collector *c, void *obj)
+{
+    if (c && obj)
+        mark_header(c, gc_hdr(obj));
+}
+
+/* ---- scanning one object --------------------------------------------------------------- */
+
+static void scan_ref_range(gc_collector *w, gc_ref_array *a, uint32_t start, uint32_t end)
+{
+    void **data = a->data;
+    for (uint32_t i = start; i < end; i++)
+        mark_slot(w, &data[i]);
+}
+
+static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, char *base,
+                     bool top_level)
+{
+    for (;; op++) {
+        w->scanning_member = op->name;
+        switch (op->kind) {
+        case GC_OP_END:
+            return;
+        case GC_OP_REF:
+            mark_slot(w, (void **)(base + op->offset));
+            break;
+        case GC_OP_REF_ARRAY: {
+            gc_ref_array *a = (gc_ref_array *)(base + op->offset);
+            if (top_level && a->count > GC_ARRAY_PIECE && !w->visit) {
+                range_push(w, obj, op->offset, 0); /* scanned piece by piece */
+                break;
+            }
+            scan_ref_range(w, a, 0, a->count);
+            break;
+        }
+        case GC_OP_STRUCT_ARRAY: {
+            gc_struct_array *a = (gc_struct_array *)(base + op->offset);
+            char *elem = a->data;
+            for (uint32_t i = 0; i < a->count; i++, elem += op->stride)
+                scan_ops(w, obj, op->inner, elem, false);
+            break;
+        }
+        case GC_OP_STRUCT_ARO:
+            op->fn(base + op->offset, w);
+            break;
+        case GC_OP_OBJECT_ARO:
+            op->fn(base, w);
+            break;
+        }
+    }
+}
+
+/* Scans one marked object: its class and outer (immutable references), then its schema. */
+void gc_scan_object(gc_collector *w, gc_header *h)
+{
+    gc_heap *heap = w->heap;
+    const gc_class *cls = gc_class_of(heap, h);
+    w->scanning_member = "class";
+    mark_header(w, gc_hdr(cls));
+    w->scanning_member = "outer";
+    if (h->outer_index != GC_INDEX_NONE)
+        mark_header(w, gc_object_at(heap, h->outer_index));
+    w->scanning = h;
+    scan_ops(w, h, cls->schema, gc_payload(h), true);
+    w->scanning = NULL;
+    w->scanned++;
+}
+
+/* Scans one piece of a long array; re-queues the rest. */
+static void scan_range_piece(gc_collector *w, gc_array_range r)
+{
+    gc_ref_array *a = (gc_ref_array *)((char *)gc_payload(r.obj) + r.offset);
+    uint32_t end = r.start + GC_ARRAY_PIECE;
+    if (end < a->count)
+        range_push(w, r.obj, r.offset, end);
+    else
+        end = a->count;
+    if (r.start < end)
+        scan_ref_range(w, a, r.start, end);
+}
+
+static bool worker_is_empty(const gc_collector *w)
+{
+    return w->range_count == 0 && (!w->block || w->block->count == 0) && !w->full;
+}
+
+/* Drains the worker's lists. Returns true when they are empty, false when the deadline
+ * passed first (the lists keep what is left). */
+bool gc_worker_drain(gc_collector *w, double deadline)
+{
+    gc_heap *heap = w->heap;
+    uint32_t until_check = GC_TIME_CHECK_INTERVAL;
+    for (;;) {
+        if (w->range_count > 0) {
+            scan_range_piece(w, w->ranges[--w->range_count]);
+            until_check = 0; /* a piece is a lot of work: check the clock after each */
+        } else {
+            gc_header *h = worker_pop(w);
+            if (!h)
+                return true;
+            gc_scan_object(w, h);
+        }
+        if (deadline > 0 && (until_check == 0 || --until_check == 0)) {
+            if (gc_past(heap, deadline))
+                return worker_is_empty(w);
+            until_check = GC_TIME_CHECK_INTERVAL;
+        }
+    }
+}
+
+/* ---- the phase -------------------------------------------------------------------------- */
+
+/* Marks every object that is an initial root for this collection. */
+static uint32_t mark_initial_roots(gc_heap *heap, gc_collector *w)
+{
+    uint32_t roots = 0;
+    uint32_t internal = GC_F_FROM_OBJ(GC_OBJ_INTERNAL_ROOT_MASK);
+
+    /* Root set, reference counts and internal root flags: the pin table. */
+    uv_mutex_lock(&heap->table_lock);
+    for (uint32_t i = 0; i < heap->pins.capacity; i++) {
+        if (!gc_map_slot_used(&heap->pins, i))
+            continue;
+        gc_header *h = gc_object_at(heap, (uint32_t)(heap->pins.keys[i] - 1));
+        uint32_t f = gc_flags(h);
+        if ((f & GC_F_ROOT) || heap->pins.values[i] > 0 || (f & internal)) {
+            mark_header(w, h);
+            roots++;
+        }
+    }
+    uv_mutex_unlock(&heap->table_lock);
+
+    /* Keep flags: the one case that needs a pass over the array (as in UE). */
+    if (heap->keep_flags) {
+        uint32_t keep = GC_F_FROM_OBJ(heap->keep_flags);
+        uint32_t n = gc_high_water(heap);
+        for (uint32_t i = 0; i < n; i++) {
+            gc_header *h = gc_object_at(heap, i);
+            if (h && (gc_flags(h) & keep) && !(gc_flags(h) & GC_F_GARBAGE)) {
+                mark_header(w, h);
+                roots++;
+            }
+        }
+    }
+
+    /* External referencers report what they hold. */
+    for (gc_referencer *r = heap->referencers; r; r = r->next) {
+        w->scanning_member = r->name;
+        r->fn(r->userdata, w);
+        roots++;
+    }
+    w->scanning_member = NULL;
+    return roots;
+}
+
+void gc_mark_begin(gc_heap *heap)
+{
+    gc_collector *w = &heap->main_worker;
+    heap->mark_value ^= GC_F_MARK; /* the flag swap: everything alive is now unmarked */
+    w->mark_value = heap->mark_value;
+    w->marked = 0;
+    w->scanned = 0;
+    heap->stats.roots = mark_initial_roots(heap, w);
+}
+
+bool gc_mark_run(gc_heap *heap, double deadline)
+{
+    gc_collector *w = &heap->main_worker;
+    for (;;) {
+        gc_barrier_drain(heap, w);
+        if (!gc_worker_drain(w, deadline))
+            return false;
+        if (gc_barrier_is_empty(heap))
+            return true;
+        if (gc_past(heap, deadline))
+            return false;
+    }
+}
+
+void gc_mark_end(gc_heap *heap)
+{
+    heap->stats.marked = (uint32_t)heap->main_worker.marked;
+}

@@ -1,0 +1,83 @@
+/*
+ * gc_object_array.c - the global object array (UE GUObjectArray).
+ *
+ * Items live in fixed-size chunks allocated on demand and never moved, so a pointer to an item
+ * stays valid while the array grows and readers need no lock. Freed indices go on a free list
+ * and are handed out again before the array grows (UE reuses them too); a serial number per
+ * object tells a weak handle whether its slot still holds the same object.
+ */
+#include "gc_internal.h"
+
+#include <stdlib.h>
+
+gc_result gc_array_init(gc_heap *heap, uint32_t max_objects)
+{
+    heap->max_objects = max_objects;
+    heap->max_chunks = (max_objects + GC_CHUNK_ITEMS - 1) / GC_CHUNK_ITEMS;
+    heap->chunks = calloc(heap->max_chunks, sizeof *heap->chunks);
+    if (!heap->chunks)
+        return GC_E_NOMEM;
+    atomic_init(&heap->high_water, 0);
+    heap->free_head = GC_INDEX_NONE;
+    heap->free_count = 0;
+    atomic_init(&heap->live_count, 0);
+    atomic_init(&heap->next_serial, 1);
+    uv_mutex_init(&heap->alloc_lock);
+    return GC_OK;
+}
+
+void gc_array_close(gc_heap *heap)
+{
+    for (uint32_t c = 0; c < heap->max_chunks; c++)
+        free(heap->chunks[c]);
+    free(heap->chunks);
+    heap->chunks = NULL;
+    uv_mutex_destroy(&heap->alloc_lock);
+}
+
+gc_result gc_array_alloc_index(gc_heap *heap, gc_header *h, uint32_t *out_index)
+{
+    uint32_t index;
+    uv_mutex_lock(&heap->alloc_lock);
+    if (atomic_load_explicit(&heap->live_count, memory_order_relaxed) >= heap->max_objects) {
+        uv_mutex_unlock(&heap->alloc_lock);
+        return GC_E_LIMIT;
+    }
+    if (heap->free_head != GC_INDEX_NONE) {
+        index = heap->free_head;
+        heap->free_head = (uint32_t)gc_item_at(heap, index)->cluster_index;
+        heap->free_count--;
+    } else {
+        index = atomic_load_explicit(&heap->high_water, memory_order_relaxed);
+        uint32_t chunk = index >> GC_CHUNK_SHIFT;
+        if (!heap->chunks[chunk]) {
+            heap->chunks[chunk] = calloc(GC_CHUNK_ITEMS, sizeof(gc_item));
+            if (!heap->chunks[chunk]) {
+                uv_mutex_unlock(&heap->alloc_lock);
+                return GC_E_NOMEM;
+            }
+        }
+        atomic_store_explicit(&heap->high_water, index + 1, memory_order_release);
+    }
+    gc_item *item = gc_item_at(heap, index);
+    atomic_store_explicit(&item->serial, 0, memory_order_relaxed);
+    item->cluster_index = -1;
+    atomic_store_explicit(&item->object, h, memory_order_release);
+    atomic_fetch_add_explicit(&heap->live_count, 1, memory_order_relaxed);
+    uv_mutex_unlock(&heap->alloc_lock);
+    *out_index = index;
+    return GC_OK;
+}
+
+void gc_array_free_index(gc_heap *heap, uint32_t index)
+{
+    uv_mutex_lock(&heap->alloc_lock);
+    gc_item *item = gc_item_at(heap, index);
+    atomic_store_explicit(&item->object, NULL, memory_order_release);
+    atomic_store_explicit(&item->serial, 0, memory_order_relaxed);
+    item->cluster_index = (int32_t)heap->free_head;
+    heap->free_head = index;
+    heap->free_count++;
+    atomic_fetch_sub_explicit(&heap->live_count, 1, memory_order_relaxed);
+    uv_mutex_unlock(&heap->alloc_lock);
+}

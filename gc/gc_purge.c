@@ -1,0 +1,134 @@
+/*
+ * gc_purge.c - the destroy pipeline (UE IncrementalPurgeGarbage / IncrementalDestroyGarbage).
+ *
+ * On entry heap->unreachable holds every gathered object, flagged UNREACHABLE. Three steps
+ * follow, each resumable at heap->purge_cursor and each returning true when it finished:
+ *   begin_destroy   take the object out of the name hash and call its begin_destroy hook;
+ *   finish_destroy  call finish_destroy on objects whose is_ready_for_finish_destroy says
+ *                   yes; the others wait on heap->pending_finish and are asked again;
+ *   free            only when every object has finished: destructors, memory, indices.
+ * Destructors run after all finish_destroy calls because one object's finish_destroy may
+ * still use another unreachable object.
+ */
+#include "gc_internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+
+static void purge_step_done(gc_heap *heap)
+{
+    heap->purge_cursor = 0;
+}
+
+bool gc_purge_begin_destroy(gc_heap *heap, double deadline)
+{
+    uint32_t until_check = GC_TIME_CHECK_INTERVAL;
+    bool timed = deadline > 0 && heap->settings.incremental_begin_destroy;
+    while (heap->purge_cursor < heap->unreachable.count) {
+        gc_header *h = heap->unreachable.data[heap->purge_cursor++];
+        gc_object_unhash(heap, h);
+        const gc_class *cls = gc_class_of(heap, h);
+        if (cls->hooks.begin_destroy)
+            cls->hooks.begin_destroy(gc_payload(h));
+        gc_flags_set(h, GC_F_BEGIN_DESTROYED);
+        if (timed && --until_check == 0) {
+            if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
+                return false;
+            until_check = GC_TIME_CHECK_INTERVAL;
+        }
+    }
+    purge_step_done(heap);
+    return true;
+}
+
+static bool try_finish(gc_heap *heap, gc_header *h)
+{
+    const gc_class *cls = gc_class_of(heap, h);
+    if (cls->hooks.is_ready_for_finish_destroy &&
+        !cls->hooks.is_ready_for_finish_destroy(gc_payload(h)))
+        return false;
+    if (cls->hooks.finish_destroy)
+        cls->hooks.finish_destroy(gc_payload(h));
+    gc_flags_set(h, GC_F_FINISH_DESTROYED);
+    return true;
+}
+
+/* Asks every waiting object again; returns true when none is left waiting. */
+static bool retry_pending(gc_heap *heap)
+{
+    gc_ptr_vec *p = &heap->pending_finish;
+    size_t kept = 0;
+    for (size_t i = 0; i < p->count; i++)
+        if (!try_finish(heap, p->data[i]))
+            p->data[kept++] = p->data[i];
+    p->count = kept;
+    heap->stats.pending_finish = (uint32_t)kept;
+    return kept == 0;
+}
+
+bool gc_purge_finish_destroy(gc_heap *heap, double deadline)
+{
+    uint32_t until_check = GC_TIME_CHECK_INTERVAL;
+    while (heap->purge_cursor < heap->unreachable.count) {
+        gc_header *h = heap->unreachable.data[heap->purge_cursor++];
+        if (!try_finish(heap, h) && gc_ptr_vec_push(&heap->pending_finish, h) != GC_OK)
+            abort();
+        if (deadline > 0 && --until_check == 0) {
+            if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
+                return false;
+            until_check = GC_TIME_CHECK_INTERVAL;
+        }
+    }
+    if (retry_pending(heap)) {
+        purge_step_done(heap);
+        return true;
+    }
+    if (deadline > 0)
+        return false; /* ask again next slice */
+    /* No time limit: wait for the stragglers, but not forever; if they never get ready the
+     * purge stays pending rather than destroy something still in use. */
+    double give_up = gc_now(heap) + heap->settings.finish_destroy_wait_limit;
+    while (!retry_pending(heap)) {
+        if (gc_now(heap) >= give_up)
+            return false;
+        sched_yield();
+    }
+    purge_step_done(heap);
+    return true;
+}
+
+static void free_one(gc_heap *heap, gc_header *h)
+{
+    const gc_class *cls = gc_class_of(heap, h);
+    if (cls->hooks.destructor)
+        cls->hooks.destructor(gc_payload(h));
+    gc_object_free(heap, h);
+    heap->stats.destroyed++;
+    heap->stats.objects_destroyed++;
+}
+
+bool gc_purge_free(gc_heap *heap, double deadline)
+{
+    uint32_t until_check = GC_TIME_CHECK_INTERVAL;
+    while (heap->purge_cursor < heap->unreachable.count) {
+        gc_header *h = heap->unreachable.data[heap->purge_cursor++];
+        /* A class outlives its instances: their destructors are found through it. */
+        if (gc_flags(h) & GC_F_IS_CLASS) {
+            if (gc_ptr_vec_push(&heap->purge_classes, h) != GC_OK)
+                abort();
+        } else {
+            free_one(heap, h);
+        }
+        if (deadline > 0 && --until_check == 0) {
+            if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
+                return false;
+            until_check = GC_TIME_CHECK_INTERVAL;
+        }
+    }
+    for (size_t i = 0; i < heap->purge_classes.count; i++)
+        free_one(heap, heap->purge_classes.data[i]);
+    heap->purge_classes.count = 0;
+    heap->unreachable.count = 0;
+    purge_step_done(heap);
+    return true;
+}

@@ -1,0 +1,99 @@
+/*
+ * gc_testing.c - test hooks (see gc_testing.h).
+ */
+#include "gc_internal.h"
+#include "gc_testing.h"
+
+#include <string.h>
+
+double gc_fake_clock_read(void *userdata)
+{
+    gc_fake_clock *c = userdata;
+    double t = c->now;
+    c->now += c->step_per_read;
+    return t;
+}
+
+const char *gc_testing_check(gc_heap *heap)
+{
+    uint32_t n = gc_high_water(heap), live = 0, free_items = 0, pinned = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        gc_header *h = gc_object_at(heap, i);
+        if (!h) {
+            free_items++;
+            continue;
+        }
+        live++;
+        uint32_t f = gc_flags(h);
+        if (h->index != i)
+            return "an object's header index differs from its slot";
+        if (!heap->classes[h->class_id])
+            return "an object's class id names no class";
+        if ((f & GC_F_PINNED) != 0) {
+            pinned++;
+            if (!gc_map_get(&heap->pins, (uint64_t)i + 1, NULL))
+                return "an object flagged pinned has no pin entry";
+        }
+        if (heap->phase == GC_PHASE_IDLE &&
+            (f & (GC_F_UNREACHABLE | GC_F_BEGIN_DESTROYED | GC_F_FINISH_DESTROYED)))
+            return "an object is half-destroyed while the collector is idle";
+        if ((f & GC_F_ROOT) && (f & GC_F_GARBAGE))
+            return "an object is both rooted and garbage";
+        if (f & GC_F_NAMED) {
+            uint32_t e;
+            if (!gc_map_get(&heap->names_by_index, (uint64_t)i + 1, &e) ||
+                heap->name_entries[e].index != i)
+                return "a named object has no name entry";
+        }
+    }
+    if (live != gc_object_count(heap))
+        return "the live count differs from the objects in the array";
+    if (free_items != heap->free_count)
+        return "the free list length differs from the free slots";
+    if (pinned != heap->pins.count)
+        return "the pin table has entries for objects not flagged pinned";
+    uint32_t walked = 0;
+    for (uint32_t i = heap->free_head; i != GC_INDEX_NONE;
+         i = (uint32_t)gc_item_at(heap, i)->cluster_index) {
+        if (i >= n || gc_object_at(heap, i) || ++walked > heap->free_count)
+            return "the free list is corrupt";
+    }
+    if (walked != heap->free_count)
+        return "the free list is shorter than its count";
+    return NULL;
+}
+
+bool gc_testing_gc_is_waiting(gc_heap *heap)
+{
+    uv_mutex_lock(&heap->lock_mutex);
+    bool waiting = heap->gc_waiting;
+    uv_mutex_unlock(&heap->lock_mutex);
+    return waiting;
+}
+
+const char *gc_testing_phase(const gc_heap *heap)
+{
+    static const char *names[] = { "idle", "mark", "gather", "begin_destroy",
+                                   "finish_destroy", "free" };
+    return names[heap->phase];
+}
+
+uint32_t gc_testing_free_count(const gc_heap *heap)
+{
+    return heap->free_count;
+}
+
+uint32_t gc_testing_high_water(const gc_heap *heap)
+{
+    return gc_high_water(heap);
+}
+
+bool gc_testing_is_marked(const gc_heap *heap, const void *obj)
+{
+    return gc_is_marked(heap->mark_value, gc_hdr(obj));
+}
+
+const void *gc_testing_item_address(const gc_heap *heap, const void *obj)
+{
+    return gc_item_at(heap, gc_hdr(obj)->index);
+}

@@ -1,0 +1,38 @@
+/*
+ * gc_testing.h - hooks that let tests drive the collector into chosen states and check its
+ * invariants. Compiled into tests only (libreap_gc_testing.a), never into the server.
+ */
+#ifndef REAP_GC_TESTING_H
+#define REAP_GC_TESTING_H
+
+#include "reap_gc.h"
+
+/* A clock tests advance by hand. */
+typedef struct gc_fake_clock {
+    double now;
+    double step_per_read; /* added after every read, to make time pass inside loops */
+} gc_fake_clock;
+double gc_fake_clock_read(void *userdata);
+
+/* Checks the heap's invariants; returns NULL if they hold, else a static description of the
+ * first violation: live count matches the array, free list is sound, pin table entries match
+ * flags, no object is half-destroyed while the heap is idle, names resolve to their objects. */
+const char *gc_testing_check(gc_heap *heap);
+
+/* True while a collection is waiting for scope guards to leave. */
+bool gc_testing_gc_is_waiting(gc_heap *heap);
+
+/* The phase in flight: "idle", "mark", "gather", "begin_destroy", "finish_destroy", "free". */
+const char *gc_testing_phase(const gc_heap *heap);
+
+/* Free-list length and highest index handed out. */
+uint32_t gc_testing_free_count(const gc_heap *heap);
+uint32_t gc_testing_high_water(const gc_heap *heap);
+
+/* Whether obj is marked in the current (or last) reachability analysis. */
+bool gc_testing_is_marked(const gc_heap *heap, const void *obj);
+
+/* Address of the item of obj in the object array (to check stability while it grows). */
+const void *gc_testing_item_address(const gc_heap *heap, const void *obj);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * gc_util.c - small containers the collector's side tables are built from.
+ *
+ * gc_map is an open-addressing table from 64-bit keys to 32-bit values with linear probing
+ * and tombstones; it grows at 50% load so probes stay short. gc_ptr_vec is a growable array.
+ * Neither allocates on lookup; both report allocation failure instead of aborting.
+ */
+#include "gc_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAP_TOMBSTONE UINT64_MAX
+
+static inline uint32_t map_hash(uint64_t key)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33;
+    return (uint32_t)key;
+}
+
+void gc_map_init(gc_map *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void gc_map_free(gc_map *m)
+{
+    free(m->keys);
+    free(m->values);
+    gc_map_init(m);
+}
+
+bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value)
+{
+    if (m->capacity == 0)
+        return false;
+    uint32_t mask = m->capacity - 1;
+    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key) {
+            if (out_value)
+                *out_value = m->values[i];
+            return true;
+        }
+        if (m->keys[i] == 0)
+            return false;
+    }
+}
+
+static gc_result map_resize(gc_map *m, uint32_t capacity)
+{
+    uint64_t *keys = calloc(capacity, sizeof *keys);
+    uint32_t *values = malloc((size_t)capacity * sizeof *values);
+    if (!keys || !values) {
+        free(keys);
+        free(values);
+        return GC_E_NOMEM;
+    }
+    uint32_t mask = capacity - 1;
+    for (uint32_t j = 0; j < m->capacity; j++) {
+        if (!gc_map_slot_used(m, j))
+            continue;
+        uint32_t i = map_hash(m->keys[j]) & mask;
+        while (keys[i] != 0)
+            i = (i + 1) & mask;
+        keys[i] = m->keys[j];
+        values[i] = m->values[j];
+    }
+    free(m->keys);
+    free(m->values);
+    m->keys = keys;
+    m->values = values;
+    m->capacity = capacity;
+    m->tombstones = 0;
+    return GC_OK;
+}
+
+gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value)
+{
+    if ((m->count + m->tombstones + 1) * 2 > m->capacity) {
+        uint32_t cap = m->capacity ? m->capacity : 16;
+        while ((m->count + 1) * 2 > cap)
+            cap *= 2;
+        gc_result r = map_resize(m, cap); /* same size just sweeps tombstones */
+        if (r != GC_OK)
+            return r;
+    }
+    uint32_t mask = m->capacity - 1;
+    uint32_t tomb = UINT32_MAX;
+    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key) {
+            m->values[i] = value;
+            return GC_OK;
+        }
+        if (m->keys[i] == MAP_TOMBSTONE && tomb == UINT32_MAX)
+            tomb = i;
+        if (m->keys[i] == 0) {
+            if (tomb != UINT32_MAX) {
+                i = tomb;
+                m->tombstones--;
+            }
+            m->keys[i] = key;
+            m->values[i] = value;
+            m->count++;
+            return GC_OK;
+        }
+    }
+}
+
+bool gc_map_remove(gc_map *m, uint64_t key)
+{
+    if (m->capacity == 0)
+        return false;
+    uint32_t mask = m->capacity - 1;
+    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key) {
+            m->keys[i] = MAP_TOMBSTONE;
+            m->count--;
+            m->tombstones++;
+            return true;
+        }
+        if (m->keys[i] == 0)
+            return false;
+    }
+}
+
+gc_result gc_ptr_vec_push(gc_ptr_vec *v, void *p)
+{
+    if (v->count == v->capacity) {
+        size_t cap = v->capacity ? v->capacity * 2 : 64;
+        void **data = realloc(v->data, cap * sizeof *data);
+        if (!data)
+            return GC_E_NOMEM;
+        v->data = data;
+        v->capacity = cap;
+    }
+    v->data[v->count++] = p;
+    return GC_OK;
+}
+
+void gc_ptr_vec_free(gc_ptr_vec *v)
+{
+    free(v->data);
+    memset(v, 0, sizeof *v);
+}
+
+gc_result gc_ref_array_push(gc_ref_array *a, void *obj)
+{
+    if (!a)
+        return GC_E_NULL;
+    if (a->count == a->capacity) {
+        uint32_t cap = a->capacity ? a->capacity * 2 : 8;
+        if (cap < a->capacity)
+            return GC_E_LIMIT;
+        void **data = realloc(a->data, (size_t)cap * sizeof *data);
+        if (!data)
+            return GC_E_NOMEM;
+        a->data = data;
+        a->capacity = cap;
+    }
+    a->data[a->count++] = obj;
+    return GC_OK;
+}
+
+void gc_ref_array_free(gc_ref_array *a)
+{
+    if (!a)
+        return;
+    free(a->data);
+    memset(a, 0, sizeof *a);
+}
+
+gc_result gc_struct_array_push(gc_struct_array *a, size_t elem_size, void **out_elem)
+{
+    if (!a || !out_elem)
+        return GC_E_NULL;
+    if (elem_size == 0)
+        return GC_E_INVALID;
+    if (a->count == a->capacity) {
+        uint32_t cap = a->capacity ? a->capacity * 2 : 4;
+        if (cap < a->capacity)
+            return GC_E_LIMIT;
+        void *data = realloc(a->data, (size_t)cap * elem_size);
+        if (!data)
+            return GC_E_NOMEM;
+        a->data = data;
+        a->capacity = cap;
+    }
+    void *elem = (char *)a->data + (size_t)a->count * elem_size;
+    memset(elem, 0, elem_size);
+    a->count++;
+    *out_elem = elem;
+    return GC_OK;
+}
+
+void gc_struct_array_free(gc_struct_array *a)
+{
+    if (!a)
+        return;
+    free(a->data);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,416 @@
+/*
+ * reap_gc.h - the public interface of reap's garbage collector.
+ *
+ * A precise mark-sweep collector modelled on Unreal Engine 5's. Every managed object lives in
+ * one heap (UE: GUObjectArray) and is described by a class whose reference schema tells the
+ * collector where the object keeps references to other objects. An object survives a
+ * collection when it can be reached from a root: the root set, a positive reference count,
+ * the collection's keep flags, the internal root flags, or an external referencer.
+ *
+ * Objects are plain C structs. The collector hands out a pointer to the instance ("payload");
+ * a hidden header sits just before it. References between objects are ordinary pointers to
+ * payloads, stored in the members the schema names.
+ *
+ * Threads: one thread (the "game thread") owns the heap, creates most objects and runs
+ * collections. Other threads may create objects and change roots and reference counts while
+ * they hold a gc_scope_guard; a collection waits for (or, with gc_try_collect, skips) them.
+ *
+ * Ownership: unless a comment says otherwise, pointer arguments are borrowed for the call.
+ */
+#ifndef REAP_GC_H
+#define REAP_GC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gc_heap gc_heap;
+typedef struct gc_class gc_class;
+typedef struct gc_collector gc_collector; /* passed to reference-reporting callbacks */
+
+/* ---- results ------------------------------------------------------------------------- */
+
+typedef enum gc_result {
+    GC_OK = 0,
+    GC_E_NULL = -1,        /* a required pointer was NULL */
+    GC_E_DEAD = -2,        /* the object or handle no longer refers to a live object */
+    GC_E_LIMIT = -3,       /* the heap's object limit (or class limit) is reached */
+    GC_E_PERMANENT = -4,   /* the operation is not allowed on a permanent (disregarded) object */
+    GC_E_GARBAGE = -5,     /* the object is marked as garbage */
+    GC_E_ROOTED = -6,      /* the object is rooted or referenced-counted and cannot be garbage */
+    GC_E_SCHEMA = -7,      /* a class description is malformed (offset outside instance...) */
+    GC_E_NOMEM = -8,       /* out of memory */
+    GC_E_LOCKED = -9,      /* the GC lock is held elsewhere (try_collect gave up) */
+    GC_E_STATE = -10,      /* not allowed in the heap's current state */
+    GC_E_INVALID = -11,    /* an argument is out of range */
+    GC_E_EXISTS = -12,     /* an object with that name already exists under that outer */
+    GC_E_NOT_FOUND = -13,
+} gc_result;
+
+/* A static, human-readable description of a result. */
+const char *gc_result_str(gc_result r);
+
+/* ---- time ---------------------------------------------------------------------------- */
+
+/* Monotonic seconds. Injectable so that time-limit rules can be tested deterministically. */
+typedef double (*gc_clock_fn)(void *userdata);
+
+/* ---- heap ---------------------------------------------------------------------------- */
+
+/* Settings that may change between collections (the engine maps its gc.* cvars onto these).
+ * Zero-initialise then call gc_settings_default() to get UE's defaults. */
+typedef struct gc_settings {
+    uint32_t num_retries_before_forcing;  /* gc.NumRetriesBeforeForcingGC (10) */
+    uint32_t num_workers;                 /* gc.NumWorkerThreads; 0 = number of cores */
+    bool allow_incremental_reachability;  /* gc.AllowIncrementalReachability (false) */
+    double incremental_reachability_time_limit; /* seconds (0.005) */
+    uint32_t delay_reachability_iterations;     /* gc.DelayReachabilityIterations (0) */
+    bool allow_incremental_gather;        /* gc.AllowIncrementalGather (false) */
+    double incremental_gather_time_limit; /* seconds, 0 = no limit */
+    bool incremental_begin_destroy;       /* gc.IncrementalBeginDestroyEnabled (true) */
+    bool create_clusters;                 /* gc.CreateGCClusters (true) */
+    uint32_t min_cluster_size;            /* gc.MinGCClusterSize (5) */
+    uint32_t history_size;                /* gc.HistorySize (0) */
+    bool garbage_reference_tracking;      /* gc.GarbageReferenceTrackingEnabled (false) */
+    bool verify_assumptions;              /* gc.VerifyAssumptions (false) */
+    double finish_destroy_wait_limit;     /* full purge: seconds to wait for objects not ready
+                                             for finish_destroy before giving up (60) */
+} gc_settings;
+
+void gc_settings_default(gc_settings *out_settings);
+
+typedef struct gc_heap_config {
+    uint32_t max_objects;   /* hard limit on live objects (0 = 1 << 22) */
+    uint32_t max_classes;   /* hard limit on registered classes (0 = 4096) */
+    gc_clock_fn clock;      /* NULL = CLOCK_MONOTONIC */
+    void *clock_userdata;
+    gc_settings settings;   /* all-zero = gc_settings_default() */
+} gc_heap_config;
+
+/* Creates a heap. On success *out_heap owns it; free with gc_heap_destroy. cfg may be NULL. */
+gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap);
+
+/* Destroys every object (running their lifecycle hooks, permanent objects included) and
+ * frees the heap. Must not be called while another thread holds a scope guard. */
+void gc_heap_destroy(gc_heap *heap);
+
+/* Replaces the heap's settings; takes effect at the next collection or slice. */
+gc_result gc_heap_configure(gc_heap *heap, const gc_settings *settings);
+const gc_settings *gc_heap_settings(const gc_heap *heap);
+
+/* Disregard-for-GC pool: objects created while it is open are permanent (never scanned,
+ * never collected, destroyed only with the heap). Open it once at start-up, before any
+ * ordinary object exists; closing is one-way. */
+gc_result gc_disregard_open(gc_heap *heap);
+gc_result gc_disregard_close(gc_heap *heap);
+
+/* ---- classes and reference schemas ------------------------------------------------------ */
+
+/* A growable array of references, as stored in an object (UE: TArray<UObject*>). The collector
+ * reads count and data; it nulls elements that point to garbage. */
+typedef struct gc_ref_array {
+    void **data;
+    uint32_t count;
+    uint32_t capacity;
+} gc_ref_array;
+
+/* A growable array of structs (UE: TArray<FStruct>) whose elements hold references described
+ * by an inner schema. */
+typedef struct gc_struct_array {
+    void *data;
+    uint32_t count;
+    uint32_t capacity;
+} gc_struct_array;
+
+/* Helpers for the arrays above. They allocate with malloc; free with *_free. */
+gc_result gc_ref_array_push(gc_ref_array *a, void *obj);
+void gc_ref_array_free(gc_ref_array *a);
+/* Appends one zeroed element of elem_size bytes; *out_elem borrows it until the next push. */
+gc_result gc_struct_array_push(gc_struct_array *a, size_t elem_size, void **out_elem);
+void gc_struct_array_free(gc_struct_array *a);
+
+/* Reports the references a struct member or a whole object holds (UE AddReferencedObjects). */
+typedef void (*gc_add_refs_fn)(void *data, gc_collector *collector);
+
+typedef enum gc_member_kind {
+    GC_MEMBER_END = 0,       /* terminates a member list */
+    GC_MEMBER_REF,           /* void *            at offset */
+    GC_MEMBER_REF_ARRAY,     /* gc_ref_array      at offset */
+    GC_MEMBER_STRUCT_ARRAY,  /* gc_struct_array   at offset; elements of `stride` bytes,
+                                described by `inner` (offsets relative to the element) */
+    GC_MEMBER_STRUCT_ARO,    /* a struct at offset whose references `add_refs` reports */
+} gc_member_kind;
+
+typedef struct gc_member {
+    gc_member_kind kind;
+    const char *name;              /* for diagnostics; may be NULL */
+    size_t offset;
+    size_t size;                   /* STRUCT_ARO: the struct's size (bounds check) */
+    size_t stride;                 /* STRUCT_ARRAY: element size */
+    const struct gc_member *inner; /* STRUCT_ARRAY: element members, GC_MEMBER_END-terminated */
+    gc_add_refs_fn add_refs;       /* STRUCT_ARO */
+} gc_member;
+
+#define GC_REF(type, field) \
+    { GC_MEMBER_REF, #field, offsetof(type, field), sizeof(void *), 0, NULL, NULL }
+#define GC_REF_ARRAY(type, field) \
+    { GC_MEMBER_REF_ARRAY, #field, offsetof(type, field), sizeof(gc_ref_array), 0, NULL, NULL }
+#define GC_STRUCT_ARRAY(type, field, elem_type, inner_members) \
+    { GC_MEMBER_STRUCT_ARRAY, #field, offsetof(type, field), sizeof(gc_struct_array), \
+      sizeof(elem_type), (inner_members), NULL }
+#define GC_STRUCT_ARO(type, field, fn) \
+    { GC_MEMBER_STRUCT_ARO, #field, offsetof(type, field), sizeof(((type *)0)->field), 0, NULL, (fn) }
+#define GC_MEMBERS_END { GC_MEMBER_END, NULL, 0, 0, 0, NULL, NULL }
+
+/* Class flags. */
+enum {
+    GC_CLASS_CLUSTER_ROOT = 1u << 0,      /* instances may root a cluster */
+    GC_CLASS_CAN_BE_IN_CLUSTER = 1u << 1, /* instances may be members of a cluster */
+};
+
+/* Lifecycle hooks, in the order the destroy pipeline calls them. All optional. */
+typedef struct gc_class_hooks {
+    void (*begin_destroy)(void *obj);                /* start async release (UE BeginDestroy) */
+    bool (*is_ready_for_finish_destroy)(void *obj);  /* polled until true */
+    void (*finish_destroy)(void *obj);               /* last use of other objects */
+    void (*destructor)(void *obj);                   /* free what the object malloc'ed */
+} gc_class_hooks;
+
+typedef struct gc_class_desc {
+    const char *name;                 /* copied; unique among live classes */
+    size_t size;                      /* instance size in bytes (>= the super's) */
+    const gc_class *super;            /* NULL for a base class */
+    uint32_t flags;                   /* GC_CLASS_* */
+    const gc_member *members;         /* GC_MEMBERS_END-terminated; NULL for none. Copied. */
+    gc_add_refs_fn add_referenced_objects; /* class-level reporter, called after the schema */
+    gc_class_hooks hooks;             /* NULL hooks are inherited from the super */
+} gc_class_desc;
+
+/* Registers a class and compiles its schema (the super's members first, then its own). The
+ * class is itself an object (of the built-in class "Class") and is added to the root set;
+ * unroot it with gc_root_remove(heap, gc_class_object(cls)) to let it be collected once no
+ * instance refers to it. *out_class is owned by the heap. */
+gc_result gc_class_register(gc_heap *heap, const gc_class_desc *desc, gc_class **out_class);
+const char *gc_class_name(const gc_class *cls);
+const gc_class *gc_class_super(const gc_class *cls);
+bool gc_class_is_child_of(const gc_class *cls, const gc_class *base);
+void *gc_class_object(const gc_class *cls); /* the class's own object */
+gc_class *gc_class_find(gc_heap *heap, const char *name);
+uint32_t gc_class_schema_length(const gc_class *cls); /* number of compiled schema ops */
+
+/* ---- objects ------------------------------------------------------------------------- */
+
+/* Creation flags. */
+enum {
+    GC_CREATE_ROOT = 1u << 0,  /* add to the root set at creation (UE RF_MarkAsRootSet) */
+};
+
+/* Object flags that keep_flags match (UE RF_*), and internal root flags (UE
+ * EInternalObjectFlags::Async/Native) that keep an object alive while set. */
+enum {
+    GC_OBJ_STANDALONE = 1u << 0,  /* user flags: kept when a collection's keep_flags match */
+    GC_OBJ_PUBLIC = 1u << 1,
+    GC_OBJ_USER2 = 1u << 2,
+    GC_OBJ_USER3 = 1u << 3,
+    GC_OBJ_USER_MASK = 0xFu,
+    GC_OBJ_ASYNC = 1u << 8,       /* internal root flag: being built on another thread */
+    GC_OBJ_NATIVE = 1u << 9,      /* internal root flag: owned by native code */
+    GC_OBJ_INTERNAL_ROOT_MASK = GC_OBJ_ASYNC | GC_OBJ_NATIVE,
+};
+
+/* Creates a zeroed instance of cls (hooks are not called for construction). outer may be
+ * NULL (a top-level object); name may be NULL (anonymous: not findable by path) and is
+ * copied. The object keeps its class and outer alive. *out_obj is owned by the heap and
+ * stays valid until the object is collected. */
+gc_result gc_object_create(gc_heap *heap, gc_class *cls, void *outer, const char *name,
+                           uint32_t create_flags, void **out_obj);
+
+gc_class *gc_object_class(const gc_heap *heap, const void *obj);
+void *gc_object_outer(gc_heap *heap, const void *obj);
+const char *gc_object_name(gc_heap *heap, const void *obj);   /* NULL if anonymous */
+uint32_t gc_object_index(const void *obj);
+bool gc_object_is_a(const gc_heap *heap, const void *obj, const gc_class *cls);
+/* Writes the dotted path ("World0.Level0.Pawn_12") into buf; returns the length it needs
+ * (like snprintf). Anonymous objects appear as Class#index. */
+size_t gc_object_path(gc_heap *heap, const void *obj, char *buf, size_t buf_size);
+/* Finds a live, named object by its dotted path; NULL if none. */
+void *gc_object_find(gc_heap *heap, const char *path);
+
+/* Flags: GC_OBJ_* bits. */
+gc_result gc_object_set_flags(gc_heap *heap, void *obj, uint32_t flags);
+gc_result gc_object_clear_flags(gc_heap *heap, void *obj, uint32_t flags);
+uint32_t gc_object_flags(const void *obj);
+
+/* True while obj is alive: not marked garbage and not found unreachable. */
+bool gc_object_is_valid(const void *obj);
+bool gc_object_is_garbage(const void *obj);
+bool gc_object_is_unreachable(const void *obj);
+bool gc_object_is_permanent(const void *obj);
+
+/* Marks obj as garbage (UE MarkAsGarbage): ordinary references to it are nulled at the next
+ * collection and it is destroyed once only class/outer references remain. Refused for
+ * rooted, referenced-counted and permanent objects. */
+gc_result gc_object_mark_garbage(gc_heap *heap, void *obj);
+
+/* Root set (UE AddToRoot / RemoveFromRoot). Refused for garbage objects. */
+gc_result gc_root_add(gc_heap *heap, void *obj);
+gc_result gc_root_remove(gc_heap *heap, void *obj);
+bool gc_root_contains(const void *obj);
+
+/* Reference counts: a positive count keeps an object alive like a root (UE AddRef). */
+gc_result gc_object_add_ref(gc_heap *heap, void *obj);
+gc_result gc_object_release_ref(gc_heap *heap, void *obj);
+uint32_t gc_object_ref_count(gc_heap *heap, const void *obj);
+
+/* A strong handle (UE TStrongObjectPtr): holds one reference count while set. */
+typedef struct gc_strong {
+    void *obj;
+} gc_strong;
+gc_result gc_strong_set(gc_heap *heap, gc_strong *h, void *obj); /* releases the old one */
+void gc_strong_reset(gc_heap *heap, gc_strong *h);
+
+/* A weak handle (UE TWeakObjectPtr): index + serial. Resolves to NULL once the object is
+ * found unreachable or purged, and never to a newer object that reused the slot. */
+typedef struct gc_weak {
+    uint32_t index;
+    uint32_t serial;
+} gc_weak;
+gc_weak gc_weak_make(gc_heap *heap, const void *obj);   /* {0,0} for NULL */
+void *gc_weak_get(gc_heap *heap, gc_weak w);             /* NULL if dead or garbage */
+void *gc_weak_get_even_if_garbage(gc_heap *heap, gc_weak w);
+bool gc_weak_is_stale(gc_heap *heap, gc_weak w);         /* was set, now dead */
+
+/* ---- reporting references from callbacks --------------------------------------------- */
+
+/* Reports a reference held in *slot. If the target is garbage the collector nulls *slot
+ * (a killable reference, like every reflected reference). */
+void gc_collector_add_ref(gc_collector *c, void **slot);
+/* Reports a reference that must not be nulled: the target stays alive even if garbage. */
+void gc_collector_add_immutable(gc_collector *c, void *obj);
+
+/* External referencers (UE FGCObject): non-object holders that report the references they
+ * own. The callback runs during marking; it must only report, not mutate the heap. */
+typedef struct gc_referencer gc_referencer;
+gc_result gc_referencer_add(gc_heap *heap, const char *name, gc_add_refs_fn fn, void *userdata,
+                            gc_referencer **out_ref);
+void gc_referencer_remove(gc_heap *heap, gc_referencer *ref);
+
+/* ---- write barrier ------------------------------------------------------------------- */
+
+/* Call after storing a reference to `target` into any object while incremental marking may
+ * be in progress (cheap when it is not). Storing NULL needs no barrier. */
+void gc_write_barrier(gc_heap *heap, void *target);
+/* Stores *slot = value and applies the barrier. */
+static inline void gc_store(gc_heap *heap, void **slot, void *value)
+{
+    *slot = value;
+    if (value)
+        gc_write_barrier(heap, value);
+}
+
+/* ---- collecting ---------------------------------------------------------------------- */
+
+/* Performs a collection: objects not reachable are destroyed. keep_flags: GC_OBJ_USER_MASK
+ * bits that keep objects having any of them. full_purge: destroy everything unreachable
+ * before returning; otherwise the purge is left pending for gc_incremental_purge (and, with
+ * incremental reachability enabled, marking itself may be left pending). Waits for the GC
+ * lock. */
+gc_result gc_collect(gc_heap *heap, uint32_t keep_flags, bool full_purge);
+
+/* As gc_collect, but gives up with GC_E_LOCKED if another thread holds a scope guard,
+ * counting the attempt; after settings.num_retries_before_forcing failed attempts it waits
+ * for the lock instead. */
+gc_result gc_try_collect(gc_heap *heap, uint32_t keep_flags, bool full_purge);
+
+/* Continues a pending incremental reachability analysis within its time limit. Returns true
+ * when the mark (and gather) finished. */
+bool gc_incremental_reachability_step(gc_heap *heap);
+
+/* Advances a pending purge for at most time_limit seconds (0 = until done). Returns true
+ * when nothing is left to purge. */
+bool gc_incremental_purge(gc_heap *heap, double time_limit);
+
+bool gc_is_incremental_reachability_pending(const gc_heap *heap);
+bool gc_is_incremental_purge_pending(const gc_heap *heap);
+bool gc_is_collecting(const gc_heap *heap);
+
+/* ---- GC lock (UE FGCScopeGuard) ------------------------------------------------------ */
+
+/* Other threads that touch the object graph hold a scope guard; a collection waits for all
+ * guards to leave and keeps new ones out while it marks. Not reentrant. */
+void gc_scope_guard_enter(gc_heap *heap);
+void gc_scope_guard_leave(gc_heap *heap);
+
+/* ---- clusters ------------------------------------------------------------------------ */
+
+/* Builds a cluster rooted at obj (its class must have GC_CLASS_CLUSTER_ROOT): the objects it
+ * owns through the outer chain that may be clustered become members and are marked as one
+ * unit. Returns GC_E_INVALID when the cluster would be smaller than min_cluster_size or
+ * clusters are disabled. */
+gc_result gc_cluster_create(gc_heap *heap, void *root);
+uint32_t gc_cluster_count(const gc_heap *heap);
+
+/* ---- diagnostics --------------------------------------------------------------------- */
+
+/* Finds the shortest chain of references from a root (root set, ref count, keep flag,
+ * internal flag or referencer) to target and calls line_fn once per hop, root first, e.g.
+ * "World0 (root) -> World0.Level0 [levels]". Returns GC_E_NOT_FOUND if nothing keeps it. */
+typedef void (*gc_line_fn)(const char *line, void *userdata);
+gc_result gc_reference_chain(gc_heap *heap, const void *target, gc_line_fn line_fn,
+                             void *userdata);
+
+/* ---- callbacks and statistics -------------------------------------------------------- */
+
+typedef enum gc_event {
+    GC_EVENT_PRE,        /* before the lock is taken (may touch the heap) */
+    GC_EVENT_STARTED,    /* lock held, marking about to start */
+    GC_EVENT_POST_MARK,  /* reachability and gather done, lock released */
+    GC_EVENT_POST,       /* after the collection returns (purge done if full) */
+    GC_EVENT_COUNT_
+} gc_event;
+
+typedef void (*gc_event_fn)(gc_heap *heap, gc_event ev, void *userdata);
+gc_result gc_callback_add(gc_heap *heap, gc_event ev, gc_event_fn fn, void *userdata);
+void gc_callback_remove(gc_heap *heap, gc_event ev, gc_event_fn fn, void *userdata);
+
+typedef struct gc_stats {
+    uint64_t collections;         /* completed reachability analyses since heap creation */
+    uint64_t collections_full;    /* of those, full purges */
+    uint64_t objects_destroyed;   /* total freed since heap creation */
+    uint64_t try_collect_failures;/* gc_try_collect attempts that gave up */
+    /* the last collection */
+    uint32_t objects_before;      /* live objects when it started */
+    uint32_t objects_after;       /* live objects after its purge (or now, if pending) */
+    uint32_t roots;               /* initial roots (root set, ref counts, flags, referencers) */
+    uint32_t marked;              /* objects marked reachable */
+    uint32_t unreachable;         /* objects gathered as unreachable */
+    uint32_t destroyed;           /* objects freed by its purge so far */
+    uint32_t mark_slices;         /* reachability slices it took */
+    uint32_t barrier_objects;     /* objects the write barrier queued during it */
+    uint32_t pending_finish;      /* objects still waiting to be ready for finish_destroy */
+    double mark_seconds;
+    double gather_seconds;
+    double purge_seconds;
+    double longest_slice_seconds;
+} gc_stats;
+
+void gc_stats_get(const gc_heap *heap, gc_stats *out_stats);
+
+/* Object counts right now. */
+uint32_t gc_object_count(const gc_heap *heap);          /* live objects, permanent included */
+uint32_t gc_permanent_count(const gc_heap *heap);
+
+/* Calls fn for every live object (permanent included), in index order. fn must not create
+ * or destroy objects. */
+typedef void (*gc_object_visit_fn)(void *obj, void *userdata);
+void gc_object_foreach(gc_heap *heap, gc_object_visit_fn fn, void *userdata);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REAP_GC_H */
