@@ -1,0 +1,55 @@
+# tests/bench/: benchmarks, run by `make bench` (figures printed and written to build/bench/).
+#
+#   peers_bench  the hand-written floor, Boehm GC and Lua 5.4 on the standard graph -> peers.json
+#   gc_bench     reap's collector on the same graph -> gc_core.json, gc_full.json, and the
+#                reap/peer ratios from the peers.json the run before it wrote
+#
+# The order of BENCH_BINS is the order `make bench-run` runs them: peers first.
+# Boehm and Lua are compiled in only when pkg-config finds them (deploy/install-deps.sh --bench
+# installs them); without them peers_bench prints a note and their figures are null.
+
+BENCH_OBJDIR := $(BUILD)/tests/bench
+BENCH_COMMON_OBJS := $(BENCH_OBJDIR)/bench_graph.o $(BENCH_OBJDIR)/bench_util.o
+BENCH_PEERS_OBJS := $(BENCH_OBJDIR)/peers_bench.o $(BENCH_OBJDIR)/floor_bench.o
+BENCH_PEERS_LIBS := -lm
+BENCH_PEERS_DEFS :=
+
+ifeq ($(shell $(PKG_CONFIG) --exists bdw-gc && echo yes),yes)
+  BENCH_PEERS_OBJS += $(BENCH_OBJDIR)/boehm_bench.o
+  BENCH_PEERS_LIBS += $(call pc_libs,bdw-gc)
+  BENCH_PEERS_DEFS += -DBENCH_HAVE_BOEHM
+  $(BENCH_OBJDIR)/boehm_bench.o: CPPFLAGS_tests += $(call pc_cflags,bdw-gc)
+endif
+ifeq ($(shell $(PKG_CONFIG) --exists lua5.4 && echo yes),yes)
+  BENCH_PEERS_OBJS += $(BENCH_OBJDIR)/lua_bench.o
+  BENCH_PEERS_LIBS += $(call pc_libs,lua5.4)
+  BENCH_PEERS_DEFS += -DBENCH_HAVE_LUA
+  $(BENCH_OBJDIR)/lua_bench.o: CPPFLAGS_tests += $(call pc_cflags,lua5.4)
+endif
+$(BENCH_OBJDIR)/peers_bench.o: CPPFLAGS_tests += $(BENCH_PEERS_DEFS)
+
+# peers_bench.o depends on which peers are present: a stamp named after them rebuilds it when
+# a package is installed or removed.
+BENCH_PEERS_STAMP := $(BENCH_OBJDIR)/peers$(subst $() ,,$(BENCH_PEERS_DEFS)).stamp
+$(BENCH_PEERS_STAMP):
+	@mkdir -p $(dir $@)
+	@touch $@
+$(BENCH_OBJDIR)/peers_bench.o: $(BENCH_PEERS_STAMP)
+
+BENCH_PEERS_BIN := $(BENCH_OBJDIR)/peers_bench
+BENCH_GC_BIN := $(BENCH_OBJDIR)/gc_bench
+
+$(BENCH_PEERS_BIN): $(BENCH_PEERS_OBJS) $(BENCH_COMMON_OBJS)
+	$(CC) $(LDFLAGS_BASE) $^ $(BENCH_PEERS_LIBS) -o $@
+
+$(BENCH_GC_BIN): $(BENCH_OBJDIR)/gc_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB)
+	$(CC) $(LDFLAGS_BASE) $(BENCH_OBJDIR)/gc_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB) \
+		$(GC_LIBS) -lm -o $@
+
+# The peers alone, for trying them out before the collector links.
+.PHONY: bench-peers
+bench-peers: $(BENCH_PEERS_BIN)
+	@mkdir -p build/bench
+	$(BENCH_PEERS_BIN) build/bench
+
+BENCH_BINS += $(BENCH_PEERS_BIN) $(BENCH_GC_BIN)
