@@ -267,7 +267,8 @@ gc_result gc_class_register(gc_heap *heap, const gc_class_desc *desc, gc_class *
     gc_header *h = NULL;
     if (r == GC_OK) {
         heap->classes[id] = heap->class_class; /* reserve the id while the object is made */
-        r = gc_object_alloc(heap, heap->class_class, GC_INDEX_NONE, desc->name,
+        /* Class names are their own namespace (gc_class_find), not the object hash. */
+        r = gc_object_alloc(heap, heap->class_class, GC_INDEX_NONE, NULL,
                             heap->disregard_open ? 0 : GC_CREATE_ROOT, &h);
         if (r != GC_OK)
             heap->classes[id] = NULL;

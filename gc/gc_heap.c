@@ -117,6 +117,7 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
         return GC_E_NOMEM;
     }
     uv_mutex_init(&heap->table_lock);
+    heap->name_entry_free = UINT32_MAX; /* no free entry */
     gc_map_init(&heap->names_by_index);
     gc_map_init(&heap->names_by_path);
     gc_map_init(&heap->pins);
@@ -215,7 +216,7 @@ gc_result gc_disregard_open(gc_heap *heap)
     if (heap->disregard_open || heap->disregard_closed)
         return GC_E_STATE;
     /* Only the metaclass may exist already: the pool is the bottom of the array. */
-    if (atomic_load(&heap->live_count) != heap->permanent_count + 1)
+    if (atomic_load(&heap->live_count) != heap->permanent_count)
         return GC_E_STATE;
     heap->disregard_open = true;
     return GC_OK;

@@ -68,7 +68,8 @@ static void name_remove(gc_heap *heap, uint32_t e)
 static gc_result name_add(gc_heap *heap, uint32_t index, uint32_t outer_index, const char *name)
 {
     uint32_t e;
-    if (heap->name_entry_free != NAME_NONE && heap->name_entry_count > 0) {
+    bool reuse = heap->name_entry_free != NAME_NONE;
+    if (reuse) {
         e = heap->name_entry_free;
     } else {
         if (heap->name_entry_count == heap->name_entry_capacity) {
@@ -96,7 +97,7 @@ static gc_result name_add(gc_heap *heap, uint32_t index, uint32_t outer_index, c
         free(copy);
         return GC_E_NOMEM;
     }
-    if (e == heap->name_entry_free && e < heap->name_entry_count)
+    if (reuse)
         heap->name_entry_free = heap->name_entries[e].index;
     else
         heap->name_entry_count++;
@@ -268,7 +269,11 @@ void *gc_object_outer(gc_heap *heap, const void *obj)
 
 const char *gc_object_name(gc_heap *heap, const void *obj)
 {
-    if (!heap || !obj || !(gc_flags(gc_hdr(obj)) & GC_F_NAMED))
+    if (!heap || !obj)
+        return NULL;
+    if (gc_flags(gc_hdr(obj)) & GC_F_IS_CLASS)
+        return ((const gc_class *)obj)->name;
+    if (!(gc_flags(gc_hdr(obj)) & GC_F_NAMED))
         return NULL;
     const char *name = NULL;
     uint32_t e;

@@ -125,8 +125,16 @@ bool gc_purge_free(gc_heap *heap, double deadline)
             until_check = GC_TIME_CHECK_INTERVAL;
         }
     }
-    for (size_t i = 0; i < heap->purge_classes.count; i++)
-        free_one(heap, heap->purge_classes.data[i]);
+    gc_header *meta = NULL; /* the metaclass goes last: every class's hooks are in it */
+    for (size_t i = 0; i < heap->purge_classes.count; i++) {
+        gc_header *h = heap->purge_classes.data[i];
+        if (gc_payload(h) == heap->class_class)
+            meta = h;
+        else
+            free_one(heap, h);
+    }
+    if (meta)
+        free_one(heap, meta);
     heap->purge_classes.count = 0;
     heap->unreachable.count = 0;
     purge_step_done(heap);
