@@ -3,7 +3,8 @@
  * the same edge table (bench_graph.h):
  *
  *   floor   a hand-written minimal precise marker (floor_bench.c): the speed of marking this
- *           graph with nothing but mark bits, a mark stack and a prefetch queue.
+ *           graph with nothing but plain structs, mark bits beside them in a bitmap, a mark
+ *           stack and a prefetch queue.
  *   Boehm   bdw-gc, conservative mark-sweep (boehm_bench.c), 1 and 2 marker threads.
  *   Lua 5.4 incremental mark-sweep over tables (lua_bench.c).
  *
@@ -22,13 +23,15 @@
 /* ---- floor ----------------------------------------------------------------------------- */
 
 typedef struct floor_result {
-    bench_runs runs;     /* mark times */
-    double build;        /* seconds to allocate and wire the objects */
-    uint64_t marked;     /* objects marked in the last run (sanity check) */
+    bench_runs runs;         /* plain structs, mark bits in a side bitmap: THE floor */
+    bench_runs header_runs;  /* mark word in a header before each object (reap's layout) */
+    double build;            /* seconds to allocate and wire the plain structs */
+    uint64_t marked;         /* objects marked in the last run (sanity check) */
+    uint64_t header_marked;
 } floor_result;
 
-/* Builds the graph as plain structs and marks it BENCH_WARMUP + BENCH_REPS times.
- * Returns 0, or -1 if out of memory. */
+/* Builds the graph as plain structs in both layouts and marks each BENCH_WARMUP +
+ * BENCH_REPS times. Returns 0, or -1 if out of memory. */
 int floor_bench_mark(const bench_graph *g, floor_result *out);
 
 /* ---- Boehm GC ---------------------------------------------------------------------------- */
