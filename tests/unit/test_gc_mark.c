@@ -1,0 +1,104 @@
+/* Marking: the flag swap, and objects born between collections. */
+#include "gc_fixture.h"
+
+static void test_starting_a_mark_unmarks_every_survivor_without_a_pass(void **state)
+{
+    fixture *f = *state;
+    gc_settings s;
+    gc_settings_default(&s);
+    s.allow_incremental_reachability = true;
+    s.incremental_reachability_time_limit = 1e-9; /* stop after the initial roots */
+    gc_heap_configure(f->heap, &s);
+    f->clock.step_per_read = 1.0;
+    node *root = fix_node(f, NULL, NULL, 1, GC_CREATE_ROOT);
+    node *orphan = fix_node(f, NULL, NULL, 2, 0);
+    node *chain[200];
+    for (int i = 0; i < 200; i++) {
+        chain[i] = fix_node(f, NULL, NULL, 10 + i, 0);
+        if (i > 0)
+            chain[i - 1]->a = chain[i];
+    }
+    root->a = chain[0];
+    assert_true(gc_testing_is_marked(f->heap, orphan)); /* born marked */
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+    assert_true(gc_testing_is_marked(f->heap, root));        /* an initial root */
+    assert_false(gc_testing_is_marked(f->heap, orphan));      /* the swap unmarked it */
+    assert_false(gc_testing_is_marked(f->heap, chain[199]));  /* not reached yet */
+    while (!gc_incremental_reachability_step(f->heap))
+        ;
+    assert_true(gc_testing_is_marked(f->heap, chain[199]));
+    assert_true(gc_incremental_purge(f->heap, 0));
+}
+
+static void test_objects_created_between_collections_are_reachable_until_the_next(void **state)
+{
+    fixture *f = *state;
+    fix_collect(f);
+    node *fresh = fix_node(f, NULL, NULL, 1, 0);
+
+    assert_true(gc_testing_is_marked(f->heap, fresh));
+    assert_true(gc_object_is_valid(fresh));
+    assert_int_equal(fix_log_find(f, "begin:1"), -1);
+    fix_collect(f);
+    assert_true(fix_log_find(f, "free:1") >= 0);
+}
+
+static void test_marking_twice_in_a_row_gives_the_same_survivors(void **state)
+{
+    fixture *f = *state;
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    node *kept[50];
+    gc_weak dropped[50];
+    for (int i = 0; i < 50; i++) {
+        kept[i] = fix_node(f, NULL, NULL, i, 0);
+        gc_ref_array_push(&root->arr, kept[i]);
+        dropped[i] = gc_weak_make(f->heap, fix_node(f, NULL, NULL, 100 + i, 0));
+    }
+    uint32_t live_before = gc_object_count(f->heap);
+
+    fix_collect(f);
+    uint32_t after_first = gc_object_count(f->heap);
+    fix_collect(f);
+
+    assert_int_equal(after_first, live_before - 50);
+    assert_int_equal(gc_object_count(f->heap), after_first);
+    for (int i = 0; i < 50; i++) {
+        assert_false(fix_alive(f, dropped[i]));
+        assert_true(gc_object_is_valid(kept[i]));
+    }
+}
+
+static void test_a_long_reference_array_is_scanned_completely(void **state)
+{
+    fixture *f = *state;
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    enum { N = 10000 }; /* several scan pieces */
+    static gc_weak w[N];
+    for (int i = 0; i < N; i++) {
+        node *n = fix_node(f, NULL, NULL, i, 0);
+        gc_ref_array_push(&root->arr, n);
+        w[i] = gc_weak_make(f->heap, n);
+    }
+
+    fix_collect(f);
+
+    for (int i = 0; i < N; i++)
+        assert_true(fix_alive(f, w[i]));
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_int_equal(st.unreachable, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_starting_a_mark_unmarks_every_survivor_without_a_pass, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_objects_created_between_collections_are_reachable_until_the_next, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_marking_twice_in_a_row_gives_the_same_survivors, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_long_reference_array_is_scanned_completely, fix_setup, fix_teardown),
+    };
+    return cmocka_run_group_tests_name("gc_mark", tests, NULL, NULL);
+}

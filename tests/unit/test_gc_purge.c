@@ -1,0 +1,191 @@
+/* The destroy pipeline: unhash, begin_destroy, finish_destroy when ready, free. */
+#include "gc_fixture.h"
+
+static void test_every_object_begins_destroy_before_any_finishes_and_frees_last(void **state)
+{
+    fixture *f = *state;
+    for (int i = 1; i <= 5; i++)
+        fix_node(f, NULL, NULL, i, 0);
+
+    fix_collect(f);
+
+    int last_begin = -1, first_finish = f->log_count, last_finish = -1, first_free = f->log_count;
+    for (int i = 0; i < f->log_count; i++) {
+        if (strncmp(f->log[i], "begin:", 6) == 0)
+            last_begin = i;
+        if (strncmp(f->log[i], "finish:", 7) == 0) {
+            if (i < first_finish)
+                first_finish = i;
+            last_finish = i;
+        }
+        if (strncmp(f->log[i], "free:", 5) == 0 && i < first_free)
+            first_free = i;
+    }
+    assert_int_equal(f->log_count, 15);
+    assert_true(last_begin < first_finish);
+    assert_true(last_finish < first_free);
+}
+
+static gc_heap *g_heap;
+static int g_found_during_begin = -1;
+
+static void record_findable(void *obj)
+{
+    (void)obj;
+    g_found_during_begin = gc_object_find(g_heap, "Hashed") != NULL;
+}
+
+static void test_an_object_is_unhashed_before_its_begin_destroy(void **state)
+{
+    fixture *f = *state;
+    gc_class_desc d = { .name = "Hashed", .size = 8, .hooks.begin_destroy = record_findable };
+    gc_class *cls;
+    assert_int_equal(gc_class_register(f->heap, &d, &cls), GC_OK);
+    void *obj;
+    assert_int_equal(gc_object_create(f->heap, cls, NULL, "Hashed", 0, &obj), GC_OK);
+    g_heap = f->heap;
+
+    fix_collect(f);
+
+    assert_int_equal(g_found_during_begin, 0);
+}
+
+typedef struct slow {
+    int polls_until_ready;
+    int finished;
+} slow;
+
+static int g_finished;
+
+static bool slow_is_ready(void *obj)
+{
+    slow *s = obj;
+    return s->polls_until_ready-- <= 0;
+}
+
+static void slow_finish(void *obj)
+{
+    (void)obj;
+    g_finished++;
+}
+
+static gc_class *register_slow(fixture *f)
+{
+    gc_class_desc d = { .name = "Slow", .size = sizeof(slow) };
+    d.hooks.is_ready_for_finish_destroy = slow_is_ready;
+    d.hooks.finish_destroy = slow_finish;
+    gc_class *cls;
+    assert_int_equal(gc_class_register(f->heap, &d, &cls), GC_OK);
+    g_finished = 0;
+    return cls;
+}
+
+static void test_objects_not_ready_wait_on_the_pending_list_and_are_retried(void **state)
+{
+    fixture *f = *state;
+    gc_class *cls = register_slow(f);
+    slow *s;
+    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
+    s->polls_until_ready = 3;
+    fix_node(f, NULL, NULL, 7, 0);
+    f->clock.step_per_read = 0.001;
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    int slices = 0;
+    while (!gc_incremental_purge(f->heap, 0.0005)) {
+        gc_stats st;
+        gc_stats_get(f->heap, &st);
+        if (strcmp(gc_testing_phase(f->heap), "finish_destroy") == 0)
+            assert_int_equal(st.pending_finish, 1);
+        assert_int_equal(g_finished, 0);
+        assert_true(++slices < 100);
+    }
+
+    assert_int_equal(g_finished, 1);
+    assert_true(fix_log_find(f, "free:7") >= 0);
+    assert_false(gc_is_incremental_purge_pending(f->heap));
+}
+
+static void test_a_full_purge_waits_for_objects_not_yet_ready(void **state)
+{
+    fixture *f = *state;
+    gc_class *cls = register_slow(f);
+    slow *s;
+    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
+    s->polls_until_ready = 50;
+
+    fix_collect(f);
+
+    assert_int_equal(g_finished, 1);
+    assert_false(gc_is_incremental_purge_pending(f->heap));
+}
+
+static void test_a_full_purge_gives_up_waiting_and_leaves_the_purge_pending(void **state)
+{
+    fixture *f = *state;
+    gc_settings st;
+    gc_settings_default(&st);
+    st.finish_destroy_wait_limit = 1.0;
+    gc_heap_configure(f->heap, &st);
+    gc_class *cls = register_slow(f);
+    slow *s;
+    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
+    s->polls_until_ready = 1000000;
+    f->clock.step_per_read = 0.01;
+
+    fix_collect(f);
+
+    assert_int_equal(g_finished, 0);
+    assert_true(gc_is_incremental_purge_pending(f->heap));
+    s->polls_until_ready = 0;
+    assert_true(gc_incremental_purge(f->heap, 0));
+    assert_int_equal(g_finished, 1);
+}
+
+static void test_an_incremental_purge_stops_at_its_budget_and_resumes(void **state)
+{
+    fixture *f = *state;
+    for (int i = 0; i < 5000; i++)
+        fix_node(f, NULL, NULL, i, 0);
+    uint32_t before = gc_object_count(f->heap);
+    f->clock.step_per_read = 0.0001;
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    int slices = 0;
+    while (!gc_incremental_purge(f->heap, 0.002))
+        slices++;
+
+    assert_true(slices > 1);
+    assert_int_equal(gc_object_count(f->heap), before - 5000);
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_int_equal(st.destroyed, 5000);
+}
+
+static void test_a_new_collection_first_finishes_the_pending_purge(void **state)
+{
+    fixture *f = *state;
+    fix_node(f, NULL, NULL, 1, 0);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_purge_pending(f->heap));
+    assert_int_equal(fix_log_find(f, "free:1"), -1);
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+
+    assert_true(fix_log_find(f, "free:1") >= 0);
+    assert_true(gc_incremental_purge(f->heap, 0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_every_object_begins_destroy_before_any_finishes_and_frees_last, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_an_object_is_unhashed_before_its_begin_destroy, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_objects_not_ready_wait_on_the_pending_list_and_are_retried, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_full_purge_waits_for_objects_not_yet_ready, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_full_purge_gives_up_waiting_and_leaves_the_purge_pending, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_an_incremental_purge_stops_at_its_budget_and_resumes, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_new_collection_first_finishes_the_pending_purge, fix_setup, fix_teardown),
+    };
+    return cmocka_run_group_tests_name("gc_purge", tests, NULL, NULL);
+}
