@@ -124,6 +124,8 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
     gc_lock_init(heap);
     gc_barrier_init(heap);
     gc_worker_init(&heap->main_worker, heap, 0);
+    heap->workers[0] = &heap->main_worker;
+    heap->mark_workers = 1;
     gc_result r = gc_class_bootstrap(heap);
     if (r != GC_OK) {
         gc_heap_destroy(heap);
@@ -180,12 +182,8 @@ void gc_heap_destroy(gc_heap *heap)
     gc_ptr_vec_free(&heap->pending_finish);
     gc_ptr_vec_free(&heap->purge_classes);
     gc_barrier_close(heap);
+    gc_parallel_close(heap);
     gc_worker_close(&heap->main_worker);
-    while (heap->spare_blocks) {
-        gc_work_block *b = heap->spare_blocks;
-        heap->spare_blocks = b->next;
-        free(b);
-    }
     gc_lock_close(heap);
     uv_mutex_destroy(&heap->table_lock);
     gc_array_close(heap);

@@ -143,9 +143,12 @@ void gc_ptr_vec_free(gc_ptr_vec *v);
 
 /* ---- marking work ----------------------------------------------------------------------*/
 
-/* Marking processes objects in blocks (UE FWorkBlock): a worker fills and drains its own
- * block, hands full blocks to a shared list, and takes blocks from it when it runs dry. */
+/* Marking processes objects in blocks (UE FWorkBlock). A worker fills and drains its own
+ * current block privately; a block that fills up goes on the worker's list of full blocks,
+ * which other workers may steal from when they run dry. A worker that sees another idle
+ * hands it half of its current block early, so that a narrow graph still spreads. */
 #define GC_WORK_BLOCK_CAPACITY 512
+#define GC_MAX_WORKERS 64
 
 typedef struct gc_work_block {
     struct gc_work_block *next;
@@ -169,8 +172,11 @@ typedef struct gc_array_range {
 struct gc_collector {
     gc_heap *heap;
     uint32_t mark_value;        /* copy of heap->mark_value for the hot loop */
-    gc_work_block *block;       /* being filled and drained (a stack) */
-    gc_work_block *full;        /* this worker's full blocks */
+    gc_work_block *block;       /* being filled and drained (a stack); private */
+    gc_work_block *full;        /* full blocks, stealable: guarded by full_lock */
+    atomic_flag full_lock;
+    _Atomic uint32_t full_count;/* length of full, for thieves to peek at */
+    gc_work_block *spare;       /* empty blocks for reuse; private */
     gc_array_range *ranges;     /* pending pieces of long arrays (a stack) */
     uint32_t range_count, range_capacity;
     /* Diagnostics: when set, references are reported to visit instead of being marked,
@@ -180,6 +186,7 @@ struct gc_collector {
     gc_header *scanning;        /* object whose references are being reported */
     const char *scanning_member;/* schema member being scanned, for diagnostics */
     uint64_t marked;            /* objects this worker marked */
+    uint64_t stolen;            /* blocks it took from others */
     uint64_t scanned;
     uint32_t worker_index;
 };
@@ -270,8 +277,11 @@ struct gc_heap {
     uint32_t keep_flags;           /* of the collection in flight */
     bool full_purge;               /* of the collection in flight */
     bool mark_done_pending_gather; /* marking finished; unmarked means unreachable */
-    gc_collector main_worker;
-    gc_work_block *spare_blocks;   /* free blocks for reuse */
+    gc_collector main_worker;      /* worker 0: the thread that runs the collection */
+    gc_collector *workers[GC_MAX_WORKERS]; /* [0] = &main_worker; others made on demand */
+    uint32_t mark_workers;         /* workers taking part in the mark in flight */
+    _Atomic uint32_t idle_workers; /* workers looking for work to steal */
+    struct gc_pool *pool;          /* marker threads (gc_parallel.c), NULL until needed */
     gc_ptr_vec unreachable;        /* gc_header* gathered */
     size_t gather_cursor;          /* next object index to gather */
     size_t purge_cursor;           /* into unreachable */
@@ -359,6 +369,14 @@ bool gc_try_mark(uint32_t mark_value, gc_header *h);
 bool gc_worker_drain(gc_collector *w, double deadline);
 /* Reports every reference of h (class, outer, schema) to w (visit mode or marking). */
 void gc_scan_object(gc_collector *w, gc_header *h);
+
+/* parallel marking (gc_parallel.c) */
+bool gc_parallel_drain(gc_heap *heap, double deadline);
+void gc_parallel_close(gc_heap *heap);
+uint32_t gc_parallel_worker_count(const gc_heap *heap);
+bool gc_worker_is_empty(const gc_collector *w);
+bool gc_worker_steal(gc_collector *thief);
+void gc_worker_give(gc_collector *w, gc_work_block *b);  /* onto w's stealable list */
 
 /* write barrier (gc_barrier.c) */
 void gc_barrier_init(gc_heap *heap);

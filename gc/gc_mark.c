@@ -16,11 +16,11 @@
 
 /* ---- work lists ------------------------------------------------------------------------ */
 
-static gc_work_block *block_get(gc_heap *heap)
+static gc_work_block *block_get(gc_collector *w)
 {
-    gc_work_block *b = heap->spare_blocks;
+    gc_work_block *b = w->spare;
     if (b)
-        heap->spare_blocks = b->next;
+        w->spare = b->next;
     else if (!(b = malloc(sizeof *b)))
         abort(); /* marking cannot drop work; a 4 KiB allocation failing is fatal */
     b->next = NULL;
@@ -28,10 +28,45 @@ static gc_work_block *block_get(gc_heap *heap)
     return b;
 }
 
-static void block_put(gc_heap *heap, gc_work_block *b)
+static void block_put(gc_collector *w, gc_work_block *b)
 {
-    b->next = heap->spare_blocks;
-    heap->spare_blocks = b;
+    b->next = w->spare;
+    w->spare = b;
+}
+
+static void full_lock(gc_collector *w)
+{
+    while (atomic_flag_test_and_set_explicit(&w->full_lock, memory_order_acquire))
+        ;
+}
+
+static void full_unlock(gc_collector *w)
+{
+    atomic_flag_clear_explicit(&w->full_lock, memory_order_release);
+}
+
+void gc_worker_give(gc_collector *w, gc_work_block *b)
+{
+    full_lock(w);
+    b->next = w->full;
+    w->full = b;
+    atomic_fetch_add_explicit(&w->full_count, 1, memory_order_relaxed);
+    full_unlock(w);
+}
+
+static gc_work_block *full_take(gc_collector *w)
+{
+    if (atomic_load_explicit(&w->full_count, memory_order_relaxed) == 0)
+        return NULL;
+    full_lock(w);
+    gc_work_block *b = w->full;
+    if (b) {
+        w->full = b->next;
+        b->next = NULL;
+        atomic_fetch_sub_explicit(&w->full_count, 1, memory_order_relaxed);
+    }
+    full_unlock(w);
+    return b;
 }
 
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
@@ -39,18 +74,26 @@ void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
     memset(w, 0, sizeof *w);
     w->heap = heap;
     w->worker_index = worker_index;
+    atomic_flag_clear(&w->full_lock);
+    atomic_init(&w->full_count, 0);
+}
+
+static void free_chain(gc_work_block *b)
+{
+    while (b) {
+        gc_work_block *next = b->next;
+        free(b);
+        b = next;
+    }
 }
 
 void gc_worker_close(gc_collector *w)
 {
-    while (w->full) {
-        gc_work_block *b = w->full;
-        w->full = b->next;
-        free(b);
-    }
+    free_chain(w->full);
+    free_chain(w->spare);
     free(w->block);
     free(w->ranges);
-    w->block = NULL;
+    w->full = w->spare = w->block = NULL;
     w->ranges = NULL;
     w->range_count = w->range_capacity = 0;
 }
@@ -59,11 +102,10 @@ void gc_worker_push(gc_collector *w, gc_header *h)
 {
     gc_work_block *b = w->block;
     if (!b) {
-        b = w->block = block_get(w->heap);
+        b = w->block = block_get(w);
     } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
-        b->next = w->full;
-        w->full = b;
-        b = w->block = block_get(w->heap);
+        gc_worker_give(w, b);
+        b = w->block = block_get(w);
     }
     b->objs[b->count++] = h;
 }
@@ -72,15 +114,56 @@ static gc_header *worker_pop(gc_collector *w)
 {
     gc_work_block *b = w->block;
     while (!b || b->count == 0) {
-        if (!w->full)
+        gc_work_block *next = full_take(w);
+        if (!next)
             return NULL;
         if (b)
-            block_put(w->heap, b);
-        b = w->block = w->full;
-        w->full = b->next;
-        b->next = NULL;
+            block_put(w, b);
+        b = w->block = next;
     }
     return b->objs[--b->count];
+}
+
+bool gc_worker_is_empty(const gc_collector *w)
+{
+    return w->range_count == 0 && (!w->block || w->block->count == 0) &&
+           atomic_load_explicit(&w->full_count, memory_order_relaxed) == 0;
+}
+
+/* Takes one full block from another worker; returns true if it got one. */
+bool gc_worker_steal(gc_collector *thief)
+{
+    gc_heap *heap = thief->heap;
+    uint32_t n = heap->mark_workers;
+    for (uint32_t k = 1; k < n; k++) {
+        gc_collector *victim = heap->workers[(thief->worker_index + k) % n];
+        gc_work_block *b = full_take(victim);
+        if (b) {
+            if (thief->block && thief->block->count == 0)
+                block_put(thief, thief->block);
+            else if (thief->block)
+                gc_worker_give(thief, thief->block);
+            thief->block = b;
+            thief->stolen++;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Another worker is idle: hand it the older half of the current block. */
+static void share_half(gc_collector *w)
+{
+    gc_work_block *b = w->block;
+    if (!b || b->count < 16)
+        return;
+    gc_work_block *half = block_get(w);
+    uint32_t n = b->count / 2;
+    memcpy(half->objs, b->objs, n * sizeof b->objs[0]);
+    memmove(b->objs, b->objs + n, (b->count - n) * sizeof b->objs[0]);
+    half->count = n;
+    b->count -= n;
+    gc_worker_give(w, half);
 }
 
 static void range_push(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
@@ -228,11 +311,6 @@ static void scan_range_piece(gc_collector *w, gc_array_range r)
         scan_ref_range(w, a, r.start, end);
 }
 
-static bool worker_is_empty(const gc_collector *w)
-{
-    return w->range_count == 0 && (!w->block || w->block->count == 0) && !w->full;
-}
-
 /* Drains the worker's lists. Returns true when they are empty, false when the deadline
  * passed first (the lists keep what is left). */
 bool gc_worker_drain(gc_collector *w, double deadline)
@@ -249,9 +327,11 @@ bool gc_worker_drain(gc_collector *w, double deadline)
                 return true;
             gc_scan_object(w, h);
         }
-        if (deadline > 0 && (until_check == 0 || --until_check == 0)) {
-            if (gc_past(heap, deadline))
-                return worker_is_empty(w);
+        if (until_check == 0 || --until_check == 0) {
+            if (deadline > 0 && gc_past(heap, deadline))
+                return gc_worker_is_empty(w);
+            if (atomic_load_explicit(&heap->idle_workers, memory_order_relaxed) > 0)
+                share_half(w);
             until_check = GC_TIME_CHECK_INTERVAL;
         }
     }
@@ -304,12 +384,17 @@ static uint32_t mark_initial_roots(gc_heap *heap, gc_collector *w)
 
 void gc_mark_begin(gc_heap *heap)
 {
-    gc_collector *w = &heap->main_worker;
     heap->mark_value ^= GC_F_MARK; /* the flag swap: everything alive is now unmarked */
-    w->mark_value = heap->mark_value;
-    w->marked = 0;
-    w->scanned = 0;
-    heap->stats.roots = mark_initial_roots(heap, w);
+    heap->mark_workers = gc_parallel_worker_count(heap);
+    for (uint32_t i = 0; i < heap->mark_workers; i++) {
+        gc_collector *w = heap->workers[i];
+        w->mark_value = heap->mark_value;
+        w->marked = 0;
+        w->scanned = 0;
+        w->stolen = 0;
+    }
+    heap->stats.mark_workers = heap->mark_workers;
+    heap->stats.roots = mark_initial_roots(heap, &heap->main_worker);
 }
 
 bool gc_mark_run(gc_heap *heap, double deadline)
@@ -317,7 +402,9 @@ bool gc_mark_run(gc_heap *heap, double deadline)
     gc_collector *w = &heap->main_worker;
     for (;;) {
         gc_barrier_drain(heap, w);
-        if (!gc_worker_drain(w, deadline))
+        bool drained = heap->mark_workers > 1 ? gc_parallel_drain(heap, deadline)
+                                              : gc_worker_drain(w, deadline);
+        if (!drained)
             return false;
         if (gc_barrier_is_empty(heap))
             return true;
@@ -328,5 +415,11 @@ bool gc_mark_run(gc_heap *heap, double deadline)
 
 void gc_mark_end(gc_heap *heap)
 {
-    heap->stats.marked = (uint32_t)heap->main_worker.marked;
+    uint64_t marked = 0, stolen = 0;
+    for (uint32_t i = 0; i < heap->mark_workers; i++) {
+        marked += heap->workers[i]->marked;
+        stolen += heap->workers[i]->stolen;
+    }
+    heap->stats.marked = (uint32_t)marked;
+    heap->stats.blocks_stolen = (uint32_t)stolen;
 }

@@ -6,11 +6,22 @@
 
 #include <string.h>
 
+/* Parallel markers read the clock from several threads. */
+static uv_mutex_t fake_clock_mutex;
+static uv_once_t fake_clock_once = UV_ONCE_INIT;
+static void fake_clock_init(void)
+{
+    uv_mutex_init(&fake_clock_mutex);
+}
+
 double gc_fake_clock_read(void *userdata)
 {
     gc_fake_clock *c = userdata;
+    uv_once(&fake_clock_once, fake_clock_init);
+    uv_mutex_lock(&fake_clock_mutex);
     double t = c->now;
     c->now += c->step_per_read;
+    uv_mutex_unlock(&fake_clock_mutex);
     return t;
 }
 

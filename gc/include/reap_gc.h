@@ -391,6 +391,8 @@ typedef struct gc_stats {
     uint32_t destroyed;           /* objects freed by its purge so far */
     uint32_t mark_slices;         /* reachability slices it took */
     uint32_t barrier_objects;     /* objects the write barrier queued during it */
+    uint32_t mark_workers;        /* marking threads it used (the caller included) */
+    uint32_t blocks_stolen;       /* work blocks idle workers took from busy ones */
     uint32_t pending_finish;      /* objects still waiting to be ready for finish_destroy */
     double mark_seconds;
     double gather_seconds;

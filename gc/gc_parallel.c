@@ -1,0 +1,209 @@
+/*
+ * gc_parallel.c - parallel marking with work stealing (UE's parallel reachability workers).
+ *
+ * On entry to gc_parallel_drain the initial roots (and any barrier objects) sit in worker 0's
+ * lists, and every other worker's lists are empty or hold what a suspended slice left. The
+ * calling thread runs worker 0; pool threads run workers 1..n-1. Each drains its own lists,
+ * publishing full blocks; a worker that runs dry counts itself idle and steals full blocks
+ * from the others. On exit either every list is empty (marking complete: true) or the
+ * deadline passed and every worker kept what it had left (false).
+ *
+ * The single-threaded marker in gc_mark.c runs the very same drain loop; with one worker
+ * nothing here is used.
+ */
+#include "gc_internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+
+typedef struct gc_pool {
+    uv_thread_t threads[GC_MAX_WORKERS];
+    uint32_t thread_count;     /* pool threads started: they run workers 1..thread_count */
+    uv_mutex_t mutex;
+    uv_cond_t wake;            /* a job was posted, or shutdown */
+    uv_cond_t finished;        /* a pool thread finished its part of the job */
+    uint64_t generation;       /* one per job */
+    uint32_t job_workers;      /* workers taking part in the job, the caller included */
+    uint32_t running;          /* pool threads still working on the job */
+    double deadline;
+    bool shutdown;
+    _Atomic bool stop;         /* the deadline passed: every worker stops */
+    gc_heap *heap;
+} gc_pool;
+
+typedef struct pool_thread_arg {
+    gc_pool *pool;
+    uint32_t worker_index;
+} pool_thread_arg;
+
+static bool all_idle(gc_heap *heap)
+{
+    return atomic_load_explicit(&heap->idle_workers, memory_order_acquire) >= heap->mark_workers;
+}
+
+/* One worker's share of a job: drain, then steal until everyone is idle or time is up. */
+static void worker_run(gc_pool *pool, gc_collector *w)
+{
+    gc_heap *heap = w->heap;
+    double deadline = pool->deadline;
+    for (;;) {
+        if (!gc_worker_drain(w, deadline)) {
+            atomic_store(&pool->stop, true); /* out of time, work kept in w's lists */
+            return;
+        }
+        atomic_fetch_add_explicit(&heap->idle_workers, 1, memory_order_acq_rel);
+        uint32_t spins = 0;
+        for (;;) {
+            if (atomic_load_explicit(&pool->stop, memory_order_acquire))
+                return;
+            if (gc_worker_steal(w)) {
+                atomic_fetch_sub_explicit(&heap->idle_workers, 1, memory_order_acq_rel);
+                break;
+            }
+            if (all_idle(heap))
+                return; /* nobody holds work and nobody can make more */
+            if (deadline > 0 && (++spins & 63) == 0 && gc_past(heap, deadline)) {
+                atomic_store(&pool->stop, true);
+                return;
+            }
+            sched_yield();
+        }
+    }
+}
+
+static void pool_thread_main(void *arg)
+{
+    pool_thread_arg *a = arg;
+    gc_pool *pool = a->pool;
+    uint32_t index = a->worker_index;
+    free(a);
+    uint64_t seen = 0;
+    uv_mutex_lock(&pool->mutex);
+    for (;;) {
+        while (pool->generation == seen && !pool->shutdown)
+            uv_cond_wait(&pool->wake, &pool->mutex);
+        if (pool->shutdown)
+            break;
+        seen = pool->generation;
+        if (index >= pool->job_workers)
+            continue;
+        uv_mutex_unlock(&pool->mutex);
+        worker_run(pool, pool->heap->workers[index]);
+        uv_mutex_lock(&pool->mutex);
+        if (--pool->running == 0)
+            uv_cond_signal(&pool->finished);
+    }
+    uv_mutex_unlock(&pool->mutex);
+}
+
+static gc_pool *pool_get(gc_heap *heap)
+{
+    if (heap->pool)
+        return heap->pool;
+    gc_pool *pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return NULL;
+    uv_mutex_init(&pool->mutex);
+    uv_cond_init(&pool->wake);
+    uv_cond_init(&pool->finished);
+    atomic_init(&pool->stop, false);
+    pool->heap = heap;
+    heap->pool = pool;
+    return pool;
+}
+
+/* Makes sure workers 1..n-1 and their threads exist; returns how many workers can run. */
+static uint32_t workers_ensure(gc_heap *heap, uint32_t n)
+{
+    gc_pool *pool = pool_get(heap);
+    if (!pool)
+        return 1;
+    for (uint32_t i = 1; i < n; i++) {
+        if (!heap->workers[i]) {
+            gc_collector *w = malloc(sizeof *w);
+            if (!w)
+                return i;
+            gc_worker_init(w, heap, i);
+            heap->workers[i] = w;
+        }
+        if (pool->thread_count < i) {
+            pool_thread_arg *a = malloc(sizeof *a);
+            if (!a)
+                return i;
+            a->pool = pool;
+            a->worker_index = i;
+            if (uv_thread_create(&pool->threads[i - 1], pool_thread_main, a) != 0) {
+                free(a);
+                return i;
+            }
+            pool->thread_count = i;
+        }
+    }
+    return n;
+}
+
+uint32_t gc_parallel_worker_count(const gc_heap *heap)
+{
+    uint32_t n = heap->settings.num_workers;
+    if (n == 0)
+        n = (uint32_t)uv_available_parallelism();
+    if (n < 1)
+        n = 1;
+    if (n > GC_MAX_WORKERS)
+        n = GC_MAX_WORKERS;
+    return n == 1 ? 1 : workers_ensure((gc_heap *)heap, n);
+}
+
+bool gc_parallel_drain(gc_heap *heap, double deadline)
+{
+    gc_pool *pool = heap->pool;
+    uint32_t n = heap->mark_workers;
+    atomic_store(&heap->idle_workers, 0);
+    atomic_store(&pool->stop, false);
+
+    uv_mutex_lock(&pool->mutex);
+    pool->deadline = deadline;
+    pool->job_workers = n;
+    pool->running = n - 1;
+    pool->generation++;
+    uv_cond_broadcast(&pool->wake);
+    uv_mutex_unlock(&pool->mutex);
+
+    worker_run(pool, heap->workers[0]);
+
+    uv_mutex_lock(&pool->mutex);
+    while (pool->running > 0)
+        uv_cond_wait(&pool->finished, &pool->mutex);
+    uv_mutex_unlock(&pool->mutex);
+    atomic_store(&heap->idle_workers, 0);
+
+    for (uint32_t i = 0; i < n; i++)
+        if (!gc_worker_is_empty(heap->workers[i]))
+            return false;
+    return true;
+}
+
+void gc_parallel_close(gc_heap *heap)
+{
+    gc_pool *pool = heap->pool;
+    if (pool) {
+        uv_mutex_lock(&pool->mutex);
+        pool->shutdown = true;
+        uv_cond_broadcast(&pool->wake);
+        uv_mutex_unlock(&pool->mutex);
+        for (uint32_t i = 0; i < pool->thread_count; i++)
+            uv_thread_join(&pool->threads[i]);
+        uv_cond_destroy(&pool->wake);
+        uv_cond_destroy(&pool->finished);
+        uv_mutex_destroy(&pool->mutex);
+        free(pool);
+        heap->pool = NULL;
+    }
+    for (uint32_t i = 1; i < GC_MAX_WORKERS; i++) {
+        if (heap->workers[i]) {
+            gc_worker_close(heap->workers[i]);
+            free(heap->workers[i]);
+            heap->workers[i] = NULL;
+        }
+    }
+}

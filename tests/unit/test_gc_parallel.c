@@ -1,0 +1,110 @@
+/* Parallel marking must agree with the single-threaded reference marker. */
+#include "gc_fixture.h"
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static uint32_t rng_below(rng *r, uint32_t n)
+{
+    return (uint32_t)(((unsigned __int128)rng_next(r) * n) >> 64);
+}
+
+enum { GRAPH_N = 30000 };
+
+/* Builds the same random graph for a seed in a heap with `workers` markers, collects, and
+ * writes which nodes survived. Edges use both plain references and arrays; some nodes are
+ * rooted, some garbage. */
+static void survivors_with(uint32_t workers, uint64_t seed, uint8_t *alive, gc_stats *out)
+{
+    gc_heap *heap;
+    gc_heap_config cfg = { 0 };
+    gc_settings_default(&cfg.settings);
+    cfg.settings.num_workers = workers;
+    assert_int_equal(gc_heap_create(&cfg, &heap), GC_OK);
+    gc_class_desc d = { .name = "Node", .size = sizeof(node), .members = node_members };
+    d.hooks.destructor = node_destructor;
+    gc_class *cls;
+    assert_int_equal(gc_class_register(heap, &d, &cls), GC_OK);
+    static node *nodes[GRAPH_N];
+    static gc_weak weak[GRAPH_N];
+    rng r = { seed };
+    for (uint32_t i = 0; i < GRAPH_N; i++) {
+        assert_int_equal(gc_object_create(heap, cls, NULL, NULL, 0, (void **)&nodes[i]), GC_OK);
+        nodes[i]->id = (int)i;
+        weak[i] = gc_weak_make(heap, nodes[i]);
+    }
+    for (uint32_t i = 0; i < GRAPH_N; i++) {
+        node *n = nodes[i];
+        uint32_t roll = rng_below(&r, 100);
+        if (roll < 60)
+            n->a = nodes[rng_below(&r, GRAPH_N)];
+        if (roll < 30)
+            n->b = nodes[rng_below(&r, GRAPH_N)];
+        if (roll < 5)
+            for (uint32_t k = 0, m = rng_below(&r, 3000); k < m; k++)
+                gc_ref_array_push(&n->arr, nodes[rng_below(&r, GRAPH_N)]);
+    }
+    for (uint32_t k = 0; k < 20; k++)
+        gc_root_add(heap, nodes[rng_below(&r, GRAPH_N)]);
+    for (uint32_t k = 0; k < 200; k++) {
+        node *n = nodes[rng_below(&r, GRAPH_N)];
+        if (!gc_root_contains(n))
+            gc_object_mark_garbage(heap, n);
+    }
+
+    assert_int_equal(gc_collect(heap, 0, true), GC_OK);
+
+    for (uint32_t i = 0; i < GRAPH_N; i++)
+        alive[i] = gc_weak_get_even_if_garbage(heap, weak[i]) != NULL;
+    gc_stats_get(heap, out);
+    assert_null(gc_testing_check(heap));
+    gc_heap_destroy(heap);
+}
+
+static void test_one_two_and_many_workers_find_the_same_survivors(void **state)
+{
+    (void)state;
+    static uint8_t reference[GRAPH_N], other[GRAPH_N];
+    const uint32_t counts[] = { 2, 3, 8 };
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        gc_stats ref_stats, st;
+        survivors_with(1, seed, reference, &ref_stats);
+        assert_int_equal(ref_stats.mark_workers, 1);
+        assert_true(ref_stats.unreachable > 0);
+        assert_true(ref_stats.marked > 100);
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            survivors_with(counts[c], seed, other, &st);
+            assert_int_equal(st.mark_workers, counts[c]);
+            assert_int_equal(st.marked, ref_stats.marked);
+            assert_memory_equal(other, reference, GRAPH_N);
+        }
+    }
+}
+
+static void test_default_worker_count_is_the_number_of_cores(void **state)
+{
+    fixture *f = *state;
+    fix_collect(f);
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_true(st.mark_workers >= 1);
+    assert_int_equal(gc_heap_settings(f->heap)->num_workers, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_two_and_many_workers_find_the_same_survivors),
+        cmocka_unit_test_setup_teardown(test_default_worker_count_is_the_number_of_cores, fix_setup, fix_teardown),
+    };
+    return cmocka_run_group_tests_name("gc_parallel", tests, NULL, NULL);
+}
