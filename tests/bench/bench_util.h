@@ -16,7 +16,7 @@
 
 /* Repetitions, the same for every collector so that medians compare. */
 #define BENCH_WARMUP 1     /* untimed collections before the timed ones (Boehm, Lua: 2) */
-#define BENCH_REPS 5       /* timed collections; the median is reported */
+#define BENCH_REPS 7       /* timed collections; the median is reported */
 #define BENCH_MAX_RUNS 16  /* capacity of a bench_runs */
 
 /* ---- time ---------------------------------------------------------------------------- */
