@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,11 +175,26 @@ static void json_key(bench_json *j, const char *key)
     j->need_comma[j->depth] = true;
 }
 
+/* mkdir -p */
+static void dir_create(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0777);
+            *p = '/';
+        }
+    mkdir(path, 0777);
+}
+
 bool bench_json_open(bench_json *j, const char *dir, const char *name)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     memset(j, 0, sizeof *j);
+    dir_create(dir);
     j->f = fopen(path, "w");
     if (!j->f) {
         fprintf(stderr, "bench: cannot write %s: %s\n", path, strerror(errno));
@@ -189,15 +205,19 @@ bool bench_json_open(bench_json *j, const char *dir, const char *name)
     return true;
 }
 
-void bench_json_close(bench_json *j)
+bool bench_json_close(bench_json *j)
 {
     if (!j->f)
-        return;
+        return false;
     while (j->depth > 1)
         bench_json_end(j);
     fputs("\n}\n", j->f);
-    fclose(j->f);
+    bool ok = !ferror(j->f);
+    ok = fclose(j->f) == 0 && ok;
     j->f = NULL;
+    if (!ok)
+        fprintf(stderr, "bench: error writing a JSON file\n");
+    return ok;
 }
 
 void bench_json_begin(bench_json *j, const char *key)

@@ -84,10 +84,11 @@ typedef struct bench_json {
     bool need_comma[16];
 } bench_json;
 
-/* Opens dir/name for writing; false (with a message on stderr) if it cannot. */
+/* Opens dir/name for writing, creating dir if needed; false (with a message on stderr) if
+ * it cannot. */
 bool bench_json_open(bench_json *j, const char *dir, const char *name);
-/* Closes the top-level object and the file. */
-void bench_json_close(bench_json *j);
+/* Closes the top-level object and the file; false if anything failed to be written. */
+bool bench_json_close(bench_json *j);
 void bench_json_begin(bench_json *j, const char *key); /* key NULL inside arrays / top */
 void bench_json_end(bench_json *j);
 void bench_json_num(bench_json *j, const char *key, double v);   /* NaN -> null */

@@ -664,11 +664,11 @@ static void json_header(bench_json *j, const char *name, uint32_t n)
     bench_json_str(j, "statistic", "median");
 }
 
-static void write_core_json(const char *dir, const bench_all *all)
+static bool write_core_json(const char *dir, const bench_all *all)
 {
     bench_json j;
     if (!bench_json_open(&j, dir, "gc_core.json"))
-        return;
+        return false;
     json_header(&j, "gc_core", all->n);
     bench_json_str(&j, "settings", "gc_settings_default(); num_workers = 0 (the machine's "
                                    "cores); gc_collect(heap, 0, true)");
@@ -692,15 +692,15 @@ static void write_core_json(const char *dir, const bench_all *all)
         bench_json_int(&j, "garbage_destroyed", f->destroyed);
         bench_json_end(&j);
     }
-    bench_json_close(&j);
+    return bench_json_close(&j);
 }
 
-static void write_full_json(const char *dir, const bench_all *all, const ratio_table *t,
+static bool write_full_json(const char *dir, const bench_all *all, const ratio_table *t,
                             bool have_peers)
 {
     bench_json j;
     if (!bench_json_open(&j, dir, "gc_full.json"))
-        return;
+        return false;
     json_header(&j, "gc_full", all->n);
     for (int s = 0; s < 2; s++) {
         const shape_figures *f = &all->shape[s];
@@ -773,7 +773,7 @@ static void write_full_json(const char *dir, const bench_all *all, const ratio_t
     }
     bench_json_end(&j);
     bench_json_num(&j, "total_seconds", all->total_seconds);
-    bench_json_close(&j);
+    return bench_json_close(&j);
 }
 
 /* ---- main --------------------------------------------------------------------------------- */
@@ -1009,13 +1009,14 @@ int main(int argc, char **argv)
     print_core_table(&all);
     print_full_table(&all);
     print_ratios(&t, peers != NULL);
-    write_core_json(outdir, &all);
-    write_full_json(outdir, &all, &t, peers != NULL);
-    printf("\ngc_bench: wrote %s/gc_core.json and %s/gc_full.json in %.1f s\n", outdir, outdir,
-           all.total_seconds);
+    bool written = write_core_json(outdir, &all);
+    written = write_full_json(outdir, &all, &t, peers != NULL) && written;
+    if (written)
+        printf("\ngc_bench: wrote %s/gc_core.json and %s/gc_full.json in %.1f s\n", outdir,
+               outdir, all.total_seconds);
     free(peers);
     free(b.objs);
     for (int s = 0; s < 3; s++)
         bench_graph_free(&graphs[s]);
-    return 0;
+    return written ? 0 : 1;
 }
