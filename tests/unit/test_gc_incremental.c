@@ -1,0 +1,214 @@
+/* Incremental reachability: time slices, resuming, the write barrier. */
+#include "gc_fixture.h"
+
+/* A fixture whose marking stops after about GC_TIME_CHECK_INTERVAL objects: every clock
+ * read advances time by 1 s and the limit is 1.5 s. One worker keeps slices deterministic. */
+static int inc_setup(void **state)
+{
+    gc_settings s;
+    gc_settings_default(&s);
+    s.allow_incremental_reachability = true;
+    s.incremental_reachability_time_limit = 1.5;
+    s.num_workers = 1;
+    int r = fix_setup_with(state, &s);
+    ((fixture *)*state)->clock.step_per_read = 1.0;
+    return r;
+}
+
+/* root -> chain[0] -> chain[1] -> ... -> chain[n-1] */
+static node *make_chain(fixture *f, node **chain, int n)
+{
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    for (int i = 0; i < n; i++) {
+        chain[i] = fix_node(f, NULL, NULL, i + 1, 0);
+        if (i > 0)
+            chain[i - 1]->a = chain[i];
+    }
+    root->a = chain[0];
+    return root;
+}
+
+static void finish(fixture *f)
+{
+    int guard = 0;
+    while (!gc_incremental_reachability_step(f->heap))
+        assert_true(++guard < 100000);
+    assert_true(gc_incremental_purge(f->heap, 0));
+}
+
+static int g_referencer_calls;
+static void count_calls(void *userdata, gc_collector *c)
+{
+    (void)userdata;
+    (void)c;
+    g_referencer_calls++;
+}
+
+static void test_marking_stops_at_the_limit_and_resumes_without_redoing_the_roots(void **state)
+{
+    fixture *f = *state;
+    static node *chain[1000];
+    make_chain(f, chain, 1000);
+    gc_referencer *ref;
+    gc_referencer_add(f->heap, "counter", count_calls, NULL, &ref);
+    g_referencer_calls = 0;
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+    assert_false(gc_is_incremental_purge_pending(f->heap));
+    finish(f);
+
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_true(st.mark_slices > 5);
+    assert_int_equal(g_referencer_calls, 1);
+    assert_int_equal(st.marked, 1000 + 2);  /* chain, root, Node class */
+    assert_int_equal(st.unreachable, 0);
+    gc_referencer_remove(f->heap, ref);
+}
+
+static void test_delayed_iterations_skip_slices(void **state)
+{
+    fixture *f = *state;
+    gc_settings s = *gc_heap_settings(f->heap);
+    s.delay_reachability_iterations = 2;
+    gc_heap_configure(f->heap, &s);
+    static node *chain[1000];
+    make_chain(f, chain, 1000);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    gc_stats before, after;
+    gc_stats_get(f->heap, &before);
+
+    assert_false(gc_incremental_reachability_step(f->heap));
+    assert_false(gc_incremental_reachability_step(f->heap));
+    gc_stats_get(f->heap, &after);
+    assert_int_equal(after.mark_slices, before.mark_slices);
+    gc_incremental_reachability_step(f->heap);
+    gc_stats_get(f->heap, &after);
+    assert_int_equal(after.mark_slices, before.mark_slices + 1);
+    finish(f);
+}
+
+static void test_the_barrier_keeps_an_object_moved_behind_the_marker(void **state)
+{
+    fixture *f = *state;
+    static node *chain[1000];
+    node *root = make_chain(f, chain, 1000);
+    node *moved = fix_node(f, NULL, NULL, 5000, 0);
+    chain[999]->b = moved; /* reachable only through the end of the chain */
+    gc_weak w = gc_weak_make(f->heap, moved);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_testing_is_marked(f->heap, root));   /* scanned already */
+    assert_false(gc_testing_is_marked(f->heap, moved));
+
+    gc_store(f->heap, &root->b, moved); /* behind the marker ... */
+    chain[999]->b = NULL;               /* ... and gone from where it would be found */
+    finish(f);
+
+    assert_true(fix_alive(f, w));
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_int_equal(st.barrier_objects, 1);
+}
+
+static void test_objects_created_during_marking_survive_it(void **state)
+{
+    fixture *f = *state;
+    static node *chain[1000];
+    make_chain(f, chain, 1000);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+
+    node *born = fix_node(f, NULL, NULL, 7777, 0);
+    gc_weak w = gc_weak_make(f->heap, born);
+    finish(f);
+
+    assert_true(fix_alive(f, w));
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    finish(f);
+    assert_false(fix_alive(f, w));
+}
+
+static void test_a_root_added_during_marking_is_kept(void **state)
+{
+    fixture *f = *state;
+    static node *chain[1000];
+    make_chain(f, chain, 1000);
+    node *late = fix_node(f, NULL, NULL, 5000, 0);
+    chain[999]->b = late;
+    gc_weak w = gc_weak_make(f->heap, late);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+
+    assert_int_equal(gc_root_add(f->heap, late), GC_OK);
+    chain[999]->b = NULL;
+    finish(f);
+
+    assert_true(fix_alive(f, w));
+}
+
+static void test_a_new_collection_finishes_a_pending_mark_as_a_full_purge_first(void **state)
+{
+    fixture *f = *state;
+    static node *chain[1000];
+    make_chain(f, chain, 1000);
+    fix_node(f, NULL, NULL, 9001, 0);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+
+    assert_int_equal(gc_collect(f->heap, 0, true), GC_OK);
+
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_int_equal(st.collections, 2);
+    assert_true(fix_log_find(f, "free:9001") >= 0);
+    assert_false(gc_is_incremental_reachability_pending(f->heap));
+    assert_false(gc_is_incremental_purge_pending(f->heap));
+}
+
+static void test_one_huge_array_is_marked_across_slices(void **state)
+{
+    fixture *f = *state;
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    enum { N = 100000 };
+    for (int i = 0; i < N; i++)
+        gc_ref_array_push(&root->arr, fix_node(f, NULL, NULL, i + 1, 0));
+    /* Time is real work here: 1 s per clock read, limit 1.5 s, a piece per read. */
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    finish(f);
+
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_true(st.mark_slices >= N / 2048);
+    assert_int_equal(st.marked, N + 2);
+}
+
+static void test_the_barrier_is_inert_outside_marking(void **state)
+{
+    fixture *f = *state;
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    node *n = fix_node(f, NULL, NULL, 1, 0);
+    fix_collect(f);
+    node *m = fix_node(f, NULL, NULL, 2, 0);
+
+    gc_store(f->heap, &root->a, m);
+
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_int_equal(st.barrier_objects, 0);
+    (void)n;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_marking_stops_at_the_limit_and_resumes_without_redoing_the_roots, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_delayed_iterations_skip_slices, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_the_barrier_keeps_an_object_moved_behind_the_marker, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_objects_created_during_marking_survive_it, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_root_added_during_marking_is_kept, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_new_collection_finishes_a_pending_mark_as_a_full_purge_first, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_one_huge_array_is_marked_across_slices, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_the_barrier_is_inert_outside_marking, inc_setup, fix_teardown),
+    };
+    return cmocka_run_group_tests_name("gc_incremental", tests, NULL, NULL);
+}
