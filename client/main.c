@@ -1,0 +1,28 @@
+/*
+ * main.c - reap-client.
+ */
+#include <stdio.h>
+
+#include "client.h"
+
+int main(int argc, char **argv)
+{
+    client_options opts;
+    char err[512];
+
+    client_options_default(&opts);
+    switch (client_options_parse(&opts, argc, argv, err, sizeof err)) {
+    case CLIENT_OPTIONS_ERROR:
+        fprintf(stderr, "reap-client: %s\n", err);
+        return CLIENT_EXIT_USAGE;
+    case CLIENT_OPTIONS_EXIT:
+        if (opts.help)
+            fputs(client_options_usage(), stdout);
+        else
+            printf("reap-client %s\n", REAP_VERSION);
+        return CLIENT_EXIT_OK;
+    case CLIENT_OPTIONS_OK:
+        break;
+    }
+    return client_run(&opts, stdout);
+}

@@ -1,0 +1,33 @@
+/*
+ * admin.h - the admin HTTP endpoint (libmicrohttpd) on the engine's loop.
+ *
+ *   GET  /metrics   Prometheus text format (admin_metrics.c)
+ *   GET  /healthz   "ok"
+ *   POST /console   body: one console command; reply: its text output
+ *
+ * libmicrohttpd runs in external epoll mode: its epoll descriptor is watched by a uv_poll
+ * handle and MHD_run is called when it is readable and when MHD's own timeout expires, so
+ * every request is served on the loop thread between frames.
+ */
+#ifndef REAP_ADMIN_H
+#define REAP_ADMIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+typedef struct engine engine;
+typedef struct admin_server admin_server;
+
+/* Listens on bind:port (port 0 = any free port). *out_admin: close with admin_close. */
+int admin_create(engine *e, const char *bind, uint32_t port, admin_server **out_admin,
+                 char *err, size_t err_size);
+uint32_t admin_port(const admin_server *a);
+/* Stops the daemon; the memory goes once libuv has closed the handles. */
+void admin_close(admin_server *a);
+
+/* The /metrics page. */
+void admin_metrics_render(engine *e, strbuf *out);
+
+#endif /* REAP_ADMIN_H */

@@ -1,0 +1,101 @@
+/*
+ * admin_metrics.c - the /metrics page in the Prometheus text format (version 0.0.4).
+ *
+ * Names are the outward contract of DESIGN.md section 4; counters end in _total, times are in
+ * seconds, and every family has HELP and TYPE lines (promtool check metrics passes).
+ */
+#include "admin.h"
+
+#include "engine.h"
+#include "net_driver.h"
+
+static void metric_header(strbuf *out, const char *name, const char *type, const char *help)
+{
+    strbuf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void metric_u64(strbuf *out, const char *name, const char *type, const char *help,
+                       uint64_t value)
+{
+    metric_header(out, name, type, help);
+    strbuf_printf(out, "%s %llu\n", name, (unsigned long long)value);
+}
+
+static void metric_f64(strbuf *out, const char *name, const char *type, const char *help,
+                       double value)
+{
+    metric_header(out, name, type, help);
+    strbuf_printf(out, "%s %.9g\n", name, value);
+}
+
+void admin_metrics_render(engine *e, strbuf *out)
+{
+    const net_driver_counters *nc = net_driver_counters_get(e->net);
+    gc_stats st;
+
+    gc_stats_get(e->heap, &st);
+    metric_header(out, "reap_build_info", "gauge", "Build information; the value is always 1.");
+    strbuf_printf(out, "reap_build_info{version=\"%s\"} 1\n", REAP_VERSION);
+
+    metric_u64(out, "reap_gc_objects", "gauge", "Live collected objects, permanent ones included.",
+               gc_object_count(e->heap));
+    metric_u64(out, "reap_gc_objects_disregarded", "gauge",
+               "Permanent objects created in the disregard-for-GC pool (never scanned).",
+               gc_permanent_count(e->heap));
+    metric_u64(out, "reap_gc_clusters", "gauge", "Live object clusters.",
+               gc_cluster_count(e->heap));
+    metric_header(out, "reap_gc_collections_total", "counter",
+                  "Completed reachability analyses, by kind (full purge or incremental purge).");
+    strbuf_printf(out, "reap_gc_collections_total{kind=\"full\"} %llu\n",
+                  (unsigned long long)st.collections_full);
+    strbuf_printf(out, "reap_gc_collections_total{kind=\"incremental\"} %llu\n",
+                  (unsigned long long)(st.collections - st.collections_full));
+    metric_u64(out, "reap_gc_objects_destroyed_total", "counter",
+               "Objects the collector has destroyed and freed.", st.objects_destroyed);
+    metric_u64(out, "reap_gc_try_collect_failures_total", "counter",
+               "Collections skipped because another thread held the GC lock.",
+               st.try_collect_failures);
+    metric_f64(out, "reap_gc_interval_seconds", "gauge",
+               "Seconds between collections in force this frame (idle-server and low-memory "
+               "rules applied).", e->gc.interval);
+    metric_f64(out, "reap_gc_time_since_last_purge_seconds", "gauge",
+               "Seconds counted towards the next collection.", e->gc.time_since_last_purge);
+    metric_u64(out, "reap_gc_purge_pending", "gauge",
+               "1 while an incremental purge is in progress.",
+               gc_is_incremental_purge_pending(e->heap) ? 1 : 0);
+    stats_histogram_write(&e->gc_mark_seconds, "reap_gc_mark_seconds",
+                          "Reachability analysis time per collection.", out);
+    stats_histogram_write(&e->gc_frame_work_seconds, "reap_gc_frame_work_seconds",
+                          "Collector work per frame that did any (mark, purge slice).", out);
+
+    metric_u64(out, "reap_players_connected", "gauge", "Players that joined a world.",
+               net_driver_player_count(e->net));
+    metric_u64(out, "reap_net_connections", "gauge", "Open client connections.",
+               net_driver_connection_count(e->net));
+    metric_header(out, "reap_world_actors", "gauge", "Live actors per world.");
+    for (uint32_t i = 0; i < e->world_count; i++)
+        strbuf_printf(out, "reap_world_actors{world=\"%s\"} %u\n", e->worlds[i]->name,
+                      world_actor_count(e->worlds[i]));
+    metric_header(out, "reap_world_actor_slots", "gauge",
+                  "Actor array length per world, null slots included.");
+    for (uint32_t i = 0; i < e->world_count; i++)
+        strbuf_printf(out, "reap_world_actor_slots{world=\"%s\"} %u\n", e->worlds[i]->name,
+                      world_actor_slots(e->worlds[i]));
+
+    stats_histogram_write(&e->tick_seconds, "reap_tick_seconds", "Work time of one frame.", out);
+    metric_u64(out, "reap_frame", "gauge", "The current frame number.", e->frame);
+    metric_u64(out, "reap_slow_frames_total", "counter",
+               "Frames longer than engine.SlowFrameMs.", e->slow_frames);
+    metric_u64(out, "reap_net_bad_messages_total", "counter",
+               "Client messages answered with an error (undecodable, unknown, oversize or over "
+               "policy).", nc->bad_messages);
+    metric_u64(out, "reap_net_bad_datagrams_total", "counter",
+               "UDP datagrams that were not ENet protocol for this server.", nc->bad_datagrams);
+    metric_u64(out, "reap_net_kicked_total", "counter",
+               "Connections dropped for sending too many bad messages.", nc->kicked);
+    metric_u64(out, "reap_net_connects_total", "counter", "Client connections accepted.",
+               nc->connects);
+    metric_u64(out, "reap_net_timeouts_total", "counter",
+               "Connections that ended without a goodbye (timeout or abrupt loss).",
+               nc->timeouts);
+}

@@ -1,0 +1,309 @@
+/*
+ * cvar.c - the console-variable registry.
+ */
+#include "cvar.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The table is the single source of truth for names, defaults, ranges and help; deploy/reap.ini
+ * lists the same entries. */
+static const cvar_def cvar_defs[CVAR_COUNT] = {
+    [CVAR_GC_TIME_BETWEEN_PURGING] = { "gc.TimeBetweenPurgingPendingKillObjects", CVAR_FLOAT,
+        60, 0, 86400, "seconds between collections while players are connected (0 = never)" },
+    [CVAR_GC_IDLE_SERVER_MULTIPLIER] = {
+        "gc.TimeBetweenPurgingPendingKillObjectsOnIdleServerMultiplier", CVAR_FLOAT, 10, 0.01,
+        1000, "multiplies the interval while no client is connected to any world" },
+    [CVAR_GC_LOW_MEMORY_THRESHOLD_MB] = { "gc.LowMemory.MemoryThresholdMB", CVAR_FLOAT, 0, 0,
+        1048576, "below this much free memory (MB) use the low-memory interval (0 = off)" },
+    [CVAR_GC_LOW_MEMORY_TIME_BETWEEN_PURGING] = {
+        "gc.LowMemory.TimeBetweenPurgingPendingKillObjects", CVAR_FLOAT, 30, 0, 86400,
+        "seconds between collections when memory is low, if shorter than the interval" },
+    [CVAR_GC_INCREMENTAL_TIME_PER_FRAME] = { "gc.IncrementalGCTimePerFrame", CVAR_FLOAT, 0.002,
+        0, 10, "seconds per frame the incremental purge may use" },
+    [CVAR_GC_ALLOW_INCREMENTAL_REACHABILITY] = { "gc.AllowIncrementalReachability", CVAR_BOOL,
+        0, 0, 1, "let marking stop at its time limit and resume next frame" },
+    [CVAR_GC_INCREMENTAL_REACHABILITY_TIME_LIMIT] = { "gc.IncrementalReachabilityTimeLimit",
+        CVAR_FLOAT, 0.005, 0, 10, "seconds per frame incremental marking may use" },
+    [CVAR_GC_DELAY_REACHABILITY_ITERATIONS] = { "gc.DelayReachabilityIterations", CVAR_INT, 0,
+        0, 1000000, "testing: extra suspended marking iterations before finishing" },
+    [CVAR_GC_ALLOW_INCREMENTAL_GATHER] = { "gc.AllowIncrementalGather", CVAR_BOOL, 0, 0, 1,
+        "let gathering unreachable objects be time-sliced" },
+    [CVAR_GC_INCREMENTAL_GATHER_TIME_LIMIT] = { "gc.IncrementalGatherTimeLimit", CVAR_FLOAT, 0,
+        0, 10, "seconds per slice for incremental gather (0 = no limit)" },
+    [CVAR_GC_INCREMENTAL_BEGIN_DESTROY] = { "gc.IncrementalBeginDestroyEnabled", CVAR_BOOL, 1,
+        0, 1, "time-slice begin_destroy during the incremental purge" },
+    [CVAR_GC_CREATE_CLUSTERS] = { "gc.CreateGCClusters", CVAR_BOOL, 1, 0, 1,
+        "build clusters for pawns and props (marked as one unit)" },
+    [CVAR_GC_MIN_CLUSTER_SIZE] = { "gc.MinGCClusterSize", CVAR_INT, 5, 1, 1000000,
+        "smallest number of objects worth a cluster" },
+    [CVAR_GC_NUM_RETRIES_BEFORE_FORCING] = { "gc.NumRetriesBeforeForcingGC", CVAR_INT, 10, 0,
+        1000000, "failed try-collects (GC lock busy) before a collection waits for the lock" },
+    [CVAR_GC_NUM_WORKER_THREADS] = { "gc.NumWorkerThreads", CVAR_INT, 0, 0, 256,
+        "parallel marking workers (0 = one per core)" },
+    [CVAR_GC_COLLECT_EVERY_FRAME] = { "gc.CollectGarbageEveryFrame", CVAR_INT, 0, 0, 1000000,
+        "force a full collection every N frames (0 = off)" },
+    [CVAR_GC_CONTINUOUS_INCREMENTAL] = { "gc.ContinuousIncrementalGC", CVAR_INT, 0, 0, 1,
+        "start a new incremental collection whenever nothing is pending" },
+    [CVAR_GC_HISTORY_SIZE] = { "gc.HistorySize", CVAR_INT, 0, 0, 1024,
+        "collections whose reference history is kept for diagnostics" },
+    [CVAR_GC_GARBAGE_REFERENCE_TRACKING] = { "gc.GarbageReferenceTrackingEnabled", CVAR_BOOL,
+        0, 0, 1, "report who still referenced objects marked as garbage" },
+    [CVAR_GC_VERIFY_ASSUMPTIONS] = { "gc.VerifyAssumptions", CVAR_BOOL, 0, 0, 1,
+        "check the collector's invariants during each collection (slow)" },
+    [CVAR_NET_MAX_MESSAGE_BYTES] = { "net.MaxMessageBytes", CVAR_INT, 4096, 64, 1048576,
+        "largest packet a client may send; larger ones are refused and counted" },
+    [CVAR_NET_MAX_ACTORS_PER_PLAYER] = { "net.MaxActorsPerPlayer", CVAR_INT, 100, 0, 100000,
+        "actors (props and projectiles) one player may own at a time" },
+    [CVAR_NET_MAX_SPAWN_PER_REQUEST] = { "net.MaxSpawnPerRequest", CVAR_INT, 50, 1, 100000,
+        "largest count one spawn request may ask for" },
+    [CVAR_NET_SPAWN_RATE] = { "net.SpawnRatePerSecond", CVAR_FLOAT, 100, 0, 1000000,
+        "actors per second a player may spawn, sustained (token bucket rate)" },
+    [CVAR_NET_SPAWN_BURST] = { "net.SpawnBurst", CVAR_FLOAT, 200, 1, 1000000,
+        "actors a player may spawn at once before the rate applies (token bucket size)" },
+    [CVAR_NET_MAX_BAD_MESSAGES] = { "net.MaxBadMessages", CVAR_INT, 10, 1, 1000000,
+        "bad messages from one connection before it is disconnected" },
+    [CVAR_NET_CONNECTION_TIMEOUT] = { "net.ConnectionTimeout", CVAR_FLOAT, 10, 0.5, 3600,
+        "seconds without acknowledgement before a client is dropped as timed out" },
+    [CVAR_ENGINE_SLOW_FRAME_MS] = { "engine.SlowFrameMs", CVAR_FLOAT, 100, 0, 60000,
+        "frames longer than this many milliseconds are logged (0 = never)" },
+};
+
+static const char *const cvar_result_strs[] = {
+    [0] = "ok",
+    [1] = "unknown console variable",
+    [2] = "bad value",
+    [3] = "value out of range",
+    [4] = "expected NAME=VALUE",
+    [5] = "cannot read the config file",
+    [6] = "already set by a source of higher precedence",
+};
+
+const char *cvar_result_str(cvar_result r)
+{
+    int i = -(int)r;
+    return i >= 0 && i < (int)(sizeof cvar_result_strs / sizeof *cvar_result_strs)
+               ? cvar_result_strs[i]
+               : "unknown result";
+}
+
+void cvar_registry_init(cvar_registry *reg)
+{
+    for (int i = 0; i < CVAR_COUNT; i++) {
+        reg->values[i] = cvar_defs[i].default_value;
+        reg->sources[i] = CVAR_SOURCE_DEFAULT;
+    }
+    reg->generation = 1;
+}
+
+const cvar_def *cvar_def_get(cvar_id id)
+{
+    return id >= 0 && id < CVAR_COUNT ? &cvar_defs[id] : NULL;
+}
+
+const char *cvar_type_name(cvar_type type)
+{
+    switch (type) {
+    case CVAR_INT: return "integer";
+    case CVAR_FLOAT: return "number";
+    case CVAR_BOOL: return "boolean";
+    }
+    return "?";
+}
+
+bool cvar_find(const char *name, cvar_id *out_id)
+{
+    if (name == NULL)
+        return false;
+    for (int i = 0; i < CVAR_COUNT; i++) {
+        if (strcasecmp(name, cvar_defs[i].name) == 0) {
+            *out_id = (cvar_id)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+void cvar_format_number(double v, char *buf, size_t buf_size)
+{
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, buf_size, "%.0f", v);
+        return;
+    }
+    snprintf(buf, buf_size, "%.17g", v);
+    /* Prefer the shortest text that reads back as the same value ("0.002", not 0.0020000...). */
+    for (int prec = 1; prec <= 17; prec++) {
+        char tmp[64];
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v) {
+            snprintf(buf, buf_size, "%s", tmp);
+            return;
+        }
+    }
+}
+
+static void cvar_describe_range(const cvar_def *def, char *buf, size_t buf_size)
+{
+    char lo[32], hi[32];
+
+    if (def->type == CVAR_BOOL) {
+        snprintf(buf, buf_size, "0 or 1");
+        return;
+    }
+    cvar_format_number(def->min_value, lo, sizeof lo);
+    cvar_format_number(def->max_value, hi, sizeof hi);
+    snprintf(buf, buf_size, "%s in [%s, %s]", def->type == CVAR_INT ? "an integer" : "a number",
+             lo, hi);
+}
+
+/* Parses text as a value of def's type, without range checks. */
+static bool cvar_parse_value(const cvar_def *def, const char *text, double *out_value)
+{
+    char *end;
+    double v;
+
+    if (text == NULL)
+        return false;
+    while (*text == ' ' || *text == '\t')
+        text++;
+    if (def->type == CVAR_BOOL) {
+        if (strcasecmp(text, "true") == 0 || strcasecmp(text, "on") == 0) {
+            *out_value = 1;
+            return true;
+        }
+        if (strcasecmp(text, "false") == 0 || strcasecmp(text, "off") == 0) {
+            *out_value = 0;
+            return true;
+        }
+    }
+    if (*text == '\0')
+        return false;
+    errno = 0;
+    v = strtod(text, &end);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (errno != 0 || *end != '\0' || !isfinite(v))
+        return false;
+    if ((def->type == CVAR_INT || def->type == CVAR_BOOL) && v != floor(v))
+        return false;
+    *out_value = v;
+    return true;
+}
+
+static void cvar_error(char *err, size_t err_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void cvar_error(char *err, size_t err_size, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL || err_size == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+}
+
+static bool cvar_store(cvar_registry *reg, cvar_id id, double value, cvar_source source)
+{
+    if (source < reg->sources[id])
+        return false;
+    reg->sources[id] = source;
+    if (reg->values[id] != value) {
+        reg->values[id] = value;
+        reg->generation++;
+    }
+    return true;
+}
+
+cvar_result cvar_set(cvar_registry *reg, const char *name, const char *value_text,
+                     cvar_source source, char *err, size_t err_size)
+{
+    cvar_id id;
+    const cvar_def *def;
+    char range[96];
+    double v;
+
+    if (!cvar_find(name, &id)) {
+        cvar_error(err, err_size,
+                   "unknown console variable '%s' (the console command 'cvars' lists them)",
+                   name ? name : "");
+        return CVAR_E_UNKNOWN;
+    }
+    def = &cvar_defs[id];
+    cvar_describe_range(def, range, sizeof range);
+    if (!cvar_parse_value(def, value_text, &v)) {
+        cvar_error(err, err_size, "bad value '%s' for %s: expected %s", value_text ? value_text : "",
+                   def->name, range);
+        return CVAR_E_VALUE;
+    }
+    if (v < def->min_value || v > def->max_value) {
+        cvar_error(err, err_size, "value '%s' for %s is out of range: expected %s", value_text,
+                   def->name, range);
+        return CVAR_E_RANGE;
+    }
+    if (!cvar_store(reg, id, v, source))
+        return CVAR_E_OVERRIDDEN;
+    return CVAR_OK;
+}
+
+cvar_result cvar_set_id(cvar_registry *reg, cvar_id id, double value, cvar_source source)
+{
+    const cvar_def *def = cvar_def_get(id);
+
+    if (def == NULL)
+        return CVAR_E_UNKNOWN;
+    if (!isfinite(value) || ((def->type != CVAR_FLOAT) && value != floor(value)))
+        return CVAR_E_VALUE;
+    if (value < def->min_value || value > def->max_value)
+        return CVAR_E_RANGE;
+    if (!cvar_store(reg, id, value, source))
+        return CVAR_E_OVERRIDDEN;
+    return CVAR_OK;
+}
+
+cvar_result cvar_set_assignment(cvar_registry *reg, const char *assignment, cvar_source source,
+                                char *err, size_t err_size)
+{
+    const char *eq = assignment ? strchr(assignment, '=') : NULL;
+    char name[128];
+    size_t n;
+
+    if (eq == NULL || eq == assignment || (size_t)(eq - assignment) >= sizeof name) {
+        cvar_error(err, err_size, "bad cvar assignment '%s': expected NAME=VALUE",
+                   assignment ? assignment : "");
+        return CVAR_E_SYNTAX;
+    }
+    n = (size_t)(eq - assignment);
+    memcpy(name, assignment, n);
+    while (n > 0 && (name[n - 1] == ' ' || name[n - 1] == '\t'))
+        n--;
+    name[n] = '\0';
+    return cvar_set(reg, name, eq + 1, source, err, err_size);
+}
+
+double cvar_get(const cvar_registry *reg, cvar_id id)
+{
+    return reg->values[id];
+}
+
+int64_t cvar_get_int(const cvar_registry *reg, cvar_id id)
+{
+    return (int64_t)reg->values[id];
+}
+
+bool cvar_get_bool(const cvar_registry *reg, cvar_id id)
+{
+    return reg->values[id] != 0;
+}
+
+const char *cvar_format_value(const cvar_registry *reg, cvar_id id, char *buf, size_t buf_size)
+{
+    cvar_format_number(reg->values[id], buf, buf_size);
+    return buf;
+}

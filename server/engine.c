@@ -1,0 +1,469 @@
+/*
+ * engine.c - start-up, the frame, collector scheduling glue and shutdown.
+ */
+#include "engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admin.h"
+#include "console.h"
+#include "log.h"
+#include "net_driver.h"
+#include "sysmem.h"
+
+double engine_now(const engine *e)
+{
+    return (double)(uv_hrtime() - e->start_ns) / 1e9;
+}
+
+/* ---- cvars -> collector settings ------------------------------------------------------ */
+
+static void engine_settings_from_cvars(const cvar_registry *cv, gc_settings *s)
+{
+    gc_settings_default(s);
+    s->num_retries_before_forcing = (uint32_t)cvar_get_int(cv, CVAR_GC_NUM_RETRIES_BEFORE_FORCING);
+    s->num_workers = (uint32_t)cvar_get_int(cv, CVAR_GC_NUM_WORKER_THREADS);
+    s->allow_incremental_reachability = cvar_get_bool(cv, CVAR_GC_ALLOW_INCREMENTAL_REACHABILITY);
+    s->incremental_reachability_time_limit =
+        cvar_get(cv, CVAR_GC_INCREMENTAL_REACHABILITY_TIME_LIMIT);
+    s->delay_reachability_iterations =
+        (uint32_t)cvar_get_int(cv, CVAR_GC_DELAY_REACHABILITY_ITERATIONS);
+    s->allow_incremental_gather = cvar_get_bool(cv, CVAR_GC_ALLOW_INCREMENTAL_GATHER);
+    s->incremental_gather_time_limit = cvar_get(cv, CVAR_GC_INCREMENTAL_GATHER_TIME_LIMIT);
+    s->incremental_begin_destroy = cvar_get_bool(cv, CVAR_GC_INCREMENTAL_BEGIN_DESTROY);
+    s->create_clusters = cvar_get_bool(cv, CVAR_GC_CREATE_CLUSTERS);
+    s->min_cluster_size = (uint32_t)cvar_get_int(cv, CVAR_GC_MIN_CLUSTER_SIZE);
+    s->history_size = (uint32_t)cvar_get_int(cv, CVAR_GC_HISTORY_SIZE);
+    s->garbage_reference_tracking = cvar_get_bool(cv, CVAR_GC_GARBAGE_REFERENCE_TRACKING);
+    s->verify_assumptions = cvar_get_bool(cv, CVAR_GC_VERIFY_ASSUMPTIONS);
+}
+
+static void engine_gc_config_from_cvars(const cvar_registry *cv, engine_gc_config *c)
+{
+    c->time_between_purging = cvar_get(cv, CVAR_GC_TIME_BETWEEN_PURGING);
+    c->idle_server_multiplier = cvar_get(cv, CVAR_GC_IDLE_SERVER_MULTIPLIER);
+    c->low_memory_threshold_mb = cvar_get(cv, CVAR_GC_LOW_MEMORY_THRESHOLD_MB);
+    c->low_memory_time_between_purging = cvar_get(cv, CVAR_GC_LOW_MEMORY_TIME_BETWEEN_PURGING);
+    c->incremental_time_per_frame = cvar_get(cv, CVAR_GC_INCREMENTAL_TIME_PER_FRAME);
+    c->collect_every_frame = cvar_get_int(cv, CVAR_GC_COLLECT_EVERY_FRAME);
+    c->continuous_incremental = cvar_get_bool(cv, CVAR_GC_CONTINUOUS_INCREMENTAL);
+}
+
+void engine_apply_cvars(engine *e)
+{
+    gc_settings s;
+    gc_result r;
+
+    if (e->applied_cvar_generation == e->cvars.generation)
+        return;
+    engine_settings_from_cvars(&e->cvars, &s);
+    r = gc_heap_configure(e->heap, &s);
+    if (r != GC_OK)
+        log_warn("gc: settings refused: %s", gc_result_str(r));
+    engine_gc_config_from_cvars(&e->cvars, &e->gc_config);
+    e->applied_cvar_generation = e->cvars.generation;
+}
+
+/* ---- the collector as the schedule sees it ------------------------------------------ */
+
+static bool engine_ops_try_collect(void *ctx, bool full_purge)
+{
+    engine *e = ctx;
+    gc_result r = gc_try_collect(e->heap, 0, full_purge);
+
+    if (r == GC_OK)
+        return true;
+    if (r == GC_E_LOCKED)
+        log_debug("gc: try-collect gave up: the GC lock is held");
+    else
+        log_warn("gc: collection failed: %s", gc_result_str(r));
+    return false;
+}
+
+static void engine_ops_reachability_step(void *ctx)
+{
+    gc_incremental_reachability_step(((engine *)ctx)->heap);
+}
+
+static void engine_ops_incremental_purge(void *ctx, double time_limit)
+{
+    engine *e = ctx;
+
+    if (gc_is_incremental_purge_pending(e->heap))
+        gc_incremental_purge(e->heap, time_limit);
+}
+
+static bool engine_ops_is_reachability_pending(void *ctx)
+{
+    return gc_is_incremental_reachability_pending(((engine *)ctx)->heap);
+}
+
+static bool engine_ops_is_purge_pending(void *ctx)
+{
+    return gc_is_incremental_purge_pending(((engine *)ctx)->heap);
+}
+
+static void engine_ops_cleanup_actors(void *ctx)
+{
+    engine *e = ctx;
+
+    for (uint32_t i = 0; i < e->world_count; i++)
+        world_cleanup_actors(e->worlds[i]);
+}
+
+bool engine_players_connected(const engine *e)
+{
+    return e->net != NULL && net_driver_connection_count(e->net) > 0;
+}
+
+static double engine_free_memory(engine *e, uint64_t now_ns)
+{
+    if (e->gc_config.low_memory_threshold_mb <= 0)
+        return -1;
+    /* Reading /proc each frame is wasteful; once a second is plenty for this rule. */
+    if (e->free_memory_read_ns == 0 || now_ns - e->free_memory_read_ns > 1000000000u) {
+        e->free_memory_mb = sysmem_free_mb();
+        e->free_memory_read_ns = now_ns;
+    }
+    return e->free_memory_mb;
+}
+
+/* Logs and measures every collection the collector finished since the last call. */
+static void engine_note_collections(engine *e)
+{
+    gc_stats st;
+
+    gc_stats_get(e->heap, &st);
+    if (st.collections == e->seen_collections)
+        return;
+    e->seen_collections = st.collections;
+    stats_histogram_observe(&e->gc_mark_seconds, st.mark_seconds);
+    log_info("gc: collection %llu: %u -> %u objects (%u unreachable), mark %.3f ms in %u "
+             "slice(s), gather %.3f ms, purge %.3f ms%s",
+             (unsigned long long)st.collections, st.objects_before,
+             st.objects_before - st.unreachable, st.unreachable, st.mark_seconds * 1e3,
+             st.mark_slices, st.gather_seconds * 1e3, st.purge_seconds * 1e3,
+             st.unreachable > 0 && gc_is_incremental_purge_pending(e->heap)
+                 ? " (purge continues incrementally)"
+                 : "");
+}
+
+static void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
+{
+    engine_gc_ops ops = {
+        .ctx = e,
+        .try_collect = engine_ops_try_collect,
+        .reachability_step = engine_ops_reachability_step,
+        .incremental_purge = engine_ops_incremental_purge,
+        .is_reachability_pending = engine_ops_is_reachability_pending,
+        .is_purge_pending = engine_ops_is_purge_pending,
+        .cleanup_actors = engine_ops_cleanup_actors,
+    };
+    engine_gc_frame fr;
+    bool had_work = gc_is_incremental_purge_pending(e->heap) ||
+                    gc_is_incremental_reachability_pending(e->heap);
+    uint64_t t0 = uv_hrtime();
+    engine_gc_action action;
+
+    fr.frame = e->frame;
+    fr.delta_seconds = delta;
+    fr.dedicated_server = true;
+    fr.any_world_begun_play = false;
+    for (uint32_t i = 0; i < e->world_count; i++)
+        fr.any_world_begun_play |= e->worlds[i]->begun_play;
+    fr.has_game_world = e->world_count > 0;
+    fr.players_connected = engine_players_connected(e);
+    fr.free_memory_mb = engine_free_memory(e, now_ns);
+
+    action = engine_conditional_collect_garbage(&e->gc, &e->gc_config, &fr, &ops);
+    if (action == ENGINE_GC_COLLECT || action == ENGINE_GC_FORCED_FULL_PURGE ||
+        action == ENGINE_GC_REACHABILITY_STEP || (action == ENGINE_GC_PURGE_STEP && had_work))
+        stats_histogram_observe(&e->gc_frame_work_seconds, (double)(uv_hrtime() - t0) / 1e9);
+    engine_note_collections(e);
+}
+
+/* ---- the frame ------------------------------------------------------------------------ */
+
+void engine_frame(engine *e)
+{
+    uint64_t t_start = uv_hrtime();
+    double delta = (double)(t_start - e->last_frame_ns) / 1e9;
+    uint64_t t_net, t_world, t_repl, t_end;
+    double slow_ms, frame_ms;
+
+    e->last_frame_ns = t_start;
+    e->frame++;
+    engine_apply_cvars(e);
+
+    net_driver_service(e->net);
+    t_net = uv_hrtime();
+    for (uint32_t i = 0; i < e->world_count; i++)
+        world_tick(e->worlds[i], delta);
+    t_world = uv_hrtime();
+    net_driver_replicate(e->net);
+    t_repl = uv_hrtime();
+    engine_tick_gc(e, delta, t_repl);
+    t_end = uv_hrtime();
+
+    frame_ms = (double)(t_end - t_start) / 1e6;
+    stats_histogram_observe(&e->tick_seconds, frame_ms / 1e3);
+    slow_ms = cvar_get(&e->cvars, CVAR_ENGINE_SLOW_FRAME_MS);
+    if (slow_ms > 0 && frame_ms > slow_ms) {
+        e->slow_frames++;
+        log_warn("slow frame %llu: %.1f ms (net %.1f, world %.1f, repl %.1f, gc %.1f)",
+                 (unsigned long long)e->frame, frame_ms, (double)(t_net - t_start) / 1e6,
+                 (double)(t_world - t_net) / 1e6, (double)(t_repl - t_world) / 1e6,
+                 (double)(t_end - t_repl) / 1e6);
+    }
+}
+
+static void engine_frame_cb(uv_timer_t *timer)
+{
+    engine *e = timer->data;
+
+    if (!e->stopping)
+        engine_frame(e);
+}
+
+void engine_collect_garbage_now(engine *e, strbuf *out)
+{
+    uint32_t before = gc_object_count(e->heap);
+    uint64_t t0 = uv_hrtime();
+    gc_result r = gc_collect(e->heap, 0, true);
+
+    if (r != GC_OK) {
+        strbuf_printf(out, "obj gc failed: %s\n", gc_result_str(r));
+        return;
+    }
+    engine_ops_cleanup_actors(e);
+    e->gc.time_since_last_purge = 0;
+    e->gc.full_purge_triggered = false;
+    strbuf_printf(out, "collected: %u -> %u objects in %.3f ms\n", before,
+                  gc_object_count(e->heap), (double)(uv_hrtime() - t0) / 1e6);
+    engine_note_collections(e);
+}
+
+world *engine_find_world(engine *e, const char *name)
+{
+    if (e->world_count == 0)
+        return NULL;
+    if (name == NULL || name[0] == '\0')
+        return e->worlds[0];
+    for (uint32_t i = 0; i < e->world_count; i++)
+        if (strcmp(e->worlds[i]->name, name) == 0)
+            return e->worlds[i];
+    return NULL;
+}
+
+/* ---- stop ----------------------------------------------------------------------------- */
+
+static void engine_close_handle(uv_handle_t *h)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+static void engine_stop_cb(uv_timer_t *timer)
+{
+    engine *e = timer->data;
+    uint32_t before;
+    gc_result r;
+
+    log_info("stopping (%s)", e->stop_reason);
+    uv_timer_stop(&e->frame_timer);
+    if (e->net != NULL)
+        net_driver_shutdown(e->net, "server shutting down", 1.0);
+    before = gc_object_count(e->heap);
+    r = gc_collect(e->heap, 0, true);
+    engine_ops_cleanup_actors(e);
+    if (r == GC_OK)
+        log_info("final full purge: %u -> %u objects", before, gc_object_count(e->heap));
+    else
+        log_warn("final full purge failed: %s", gc_result_str(r));
+
+    console_close(e->console);
+    e->console = NULL;
+    admin_close(e->admin);
+    e->admin = NULL;
+    net_driver_close(e->net);
+    e->net = NULL;
+    engine_close_handle((uv_handle_t *)&e->frame_timer);
+    engine_close_handle((uv_handle_t *)&e->stop_timer);
+    engine_close_handle((uv_handle_t *)&e->sigint);
+    engine_close_handle((uv_handle_t *)&e->sigterm);
+    e->handles_open = false;
+}
+
+void engine_request_stop(engine *e, const char *reason)
+{
+    if (e->stopping)
+        return;
+    e->stopping = true;
+    snprintf(e->stop_reason, sizeof e->stop_reason, "%s", reason);
+    /* Not here: the caller may be inside an admin request or an ENet event. */
+    uv_timer_start(&e->stop_timer, engine_stop_cb, 0, 0);
+}
+
+static void engine_signal_cb(uv_signal_t *sig, int signum)
+{
+    engine *e = sig->data;
+
+    if (e->stopping) {
+        log_warn("%s again while stopping; stop is under way", signum == SIGINT ? "SIGINT" : "SIGTERM");
+        return;
+    }
+    engine_request_stop(e, signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+/* ---- start ---------------------------------------------------------------------------- */
+
+static int engine_create_heap(engine *e, char *err, size_t err_size)
+{
+    gc_heap_config cfg;
+    gc_result r;
+
+    memset(&cfg, 0, sizeof cfg);
+    engine_settings_from_cvars(&e->cvars, &cfg.settings);
+    r = gc_heap_create(&cfg, &e->heap);
+    if (r != GC_OK) {
+        snprintf(err, err_size, "cannot create the collector heap: %s", gc_result_str(r));
+        return -1;
+    }
+    world_env_init(&e->env, e->heap);
+    /* Classes are created once and live as long as the process: keep them out of every
+     * collection (UE's disregard-for-GC region). */
+    r = gc_disregard_open(e->heap);
+    if (r == GC_OK)
+        r = world_classes_register(e->heap, &e->env.classes);
+    if (r == GC_OK)
+        r = gc_disregard_close(e->heap);
+    if (r != GC_OK) {
+        snprintf(err, err_size, "cannot register classes: %s", gc_result_str(r));
+        return -1;
+    }
+    return 0;
+}
+
+static int engine_create_worlds(engine *e, char *err, size_t err_size)
+{
+    e->worlds = calloc(e->opts.worlds, sizeof *e->worlds);
+    if (e->worlds == NULL) {
+        snprintf(err, err_size, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < e->opts.worlds; i++) {
+        gc_result r = world_create(&e->env, i, &e->worlds[i]);
+        if (r != GC_OK) {
+            snprintf(err, err_size, "cannot create World%u: %s", i, gc_result_str(r));
+            return -1;
+        }
+        e->world_count++;
+    }
+    return 0;
+}
+
+static int engine_start_handles(engine *e, char *err, size_t err_size)
+{
+    uint64_t period = 1000u / e->opts.tick_hz;
+    int r;
+
+    if (period == 0)
+        period = 1;
+    uv_timer_init(e->loop, &e->frame_timer);
+    uv_timer_init(e->loop, &e->stop_timer);
+    uv_signal_init(e->loop, &e->sigint);
+    uv_signal_init(e->loop, &e->sigterm);
+    e->frame_timer.data = e->stop_timer.data = e->sigint.data = e->sigterm.data = e;
+    e->handles_open = true;
+    r = uv_signal_start(&e->sigint, engine_signal_cb, SIGINT);
+    if (r == 0)
+        r = uv_signal_start(&e->sigterm, engine_signal_cb, SIGTERM);
+    if (r == 0)
+        r = uv_timer_start(&e->frame_timer, engine_frame_cb, period, period);
+    if (r != 0) {
+        snprintf(err, err_size, "cannot start the loop handles: %s", uv_strerror(r));
+        return -1;
+    }
+    return 0;
+}
+
+int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
+                const cvar_registry *cvars, char *err, size_t err_size)
+{
+    memset(e, 0, sizeof *e);
+    e->opts = *opts;
+    e->cvars = *cvars;
+    e->loop = loop;
+    e->start_ns = e->last_frame_ns = uv_hrtime();
+    e->free_memory_mb = -1;
+    engine_gc_schedule_init(&e->gc);
+    stats_histogram_init(&e->tick_seconds);
+    stats_histogram_init(&e->gc_mark_seconds);
+    stats_histogram_init(&e->gc_frame_work_seconds);
+
+    if (engine_create_heap(e, err, err_size) != 0)
+        goto fail;
+    engine_apply_cvars(e);
+    if (engine_create_worlds(e, err, err_size) != 0)
+        goto fail;
+    if (net_driver_create(e, opts->bind, opts->port, opts->max_players, &e->net, err,
+                          err_size) != 0)
+        goto fail;
+    if (admin_create(e, opts->admin_bind, opts->admin_port, &e->admin, err, err_size) != 0)
+        goto fail;
+    if (engine_start_handles(e, err, err_size) != 0)
+        goto fail;
+    if (isatty(STDIN_FILENO) && console_create(e, STDIN_FILENO, &e->console) != 0)
+        log_warn("console: cannot read commands from the terminal");
+    return 0;
+fail:
+    engine_close(e);
+    return -1;
+}
+
+int engine_run(engine *e)
+{
+    gc_stats st;
+
+    gc_stats_get(e->heap, &st);
+    e->seen_collections = st.collections;
+    log_info("reap-server %s: %u world(s) at %u Hz, %u objects (%u permanent)", REAP_VERSION,
+             e->world_count, e->opts.tick_hz, gc_object_count(e->heap),
+             gc_permanent_count(e->heap));
+    log_info("listening on udp %s:%u", e->opts.bind, net_driver_port(e->net));
+    log_info("admin on http://%s:%u (GET /metrics, GET /healthz, POST /console)",
+             e->opts.admin_bind, admin_port(e->admin));
+    uv_run(e->loop, UV_RUN_DEFAULT);
+    log_info("stopped");
+    return 0;
+}
+
+void engine_close(engine *e)
+{
+    /* Handles still open mean start-up failed half-way; close them and let libuv finish. */
+    if (e->handles_open || e->net != NULL || e->admin != NULL || e->console != NULL) {
+        console_close(e->console);
+        admin_close(e->admin);
+        net_driver_close(e->net);
+        e->console = NULL;
+        e->admin = NULL;
+        e->net = NULL;
+        if (e->handles_open) {
+            engine_close_handle((uv_handle_t *)&e->frame_timer);
+            engine_close_handle((uv_handle_t *)&e->stop_timer);
+            engine_close_handle((uv_handle_t *)&e->sigint);
+            engine_close_handle((uv_handle_t *)&e->sigterm);
+            e->handles_open = false;
+        }
+        uv_run(e->loop, UV_RUN_DEFAULT);
+    }
+    if (e->heap != NULL)
+        gc_heap_destroy(e->heap);
+    e->heap = NULL;
+    free(e->worlds);
+    e->worlds = NULL;
+    e->world_count = 0;
+}

@@ -1,0 +1,110 @@
+/*
+ * engine.h - the process-wide server: loop, frame, worlds, collector scheduling.
+ *
+ * One thread, the loop thread, owns every collected object. A frame is one tick of a libuv
+ * timer at --tick-hz and runs its phases in order:
+ *
+ *   net:    service ENet (socket also watched by uv_poll) -> decode -> world commands
+ *   world:  tick every world (movement, projectile lifetimes)
+ *   repl:   per connection, send actor spawns / updates / destroys
+ *   gc:     engine_conditional_collect_garbage (engine_gc.c), time-sliced
+ *   stats:  frame time, slow-frame log
+ *
+ * Everything else that needs the loop (ENet's socket, admin HTTP, stdin console, signals) is
+ * a handle on the same loop, so console commands run between frames, never beside them.
+ *
+ * State by lifetime: this struct (engine, cvars, net driver, admin) lives for the process;
+ * worlds and what they hold are collected objects, per world.
+ */
+#ifndef REAP_ENGINE_H
+#define REAP_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "cvar.h"
+#include "engine_gc.h"
+#include "engine_options.h"
+#include "reap_gc.h"
+#include "stats.h"
+#include "strbuf.h"
+#include "world.h"
+
+typedef struct net_driver net_driver;
+typedef struct admin_server admin_server;
+typedef struct console console;
+
+typedef struct engine {
+    engine_options opts;
+    cvar_registry cvars;
+    uint64_t applied_cvar_generation;
+
+    uv_loop_t *loop;
+    uv_timer_t frame_timer;
+    uv_timer_t stop_timer;
+    uv_signal_t sigint;
+    uv_signal_t sigterm;
+    bool handles_open;
+
+    gc_heap *heap;
+    world_env env;
+    world **worlds;               /* rooted; world_count entries */
+    uint32_t world_count;
+
+    net_driver *net;
+    admin_server *admin;
+    console *console;             /* stdin console, when stdin is a terminal */
+
+    engine_gc_schedule gc;
+    engine_gc_config gc_config;   /* copied from cvars each frame */
+    uint64_t frame;
+    uint64_t start_ns;
+    uint64_t last_frame_ns;
+    double free_memory_mb;
+    uint64_t free_memory_read_ns;
+
+    stats_histogram tick_seconds;
+    stats_histogram gc_mark_seconds;
+    stats_histogram gc_frame_work_seconds;
+    uint64_t seen_collections;    /* gc_stats.collections already logged */
+    uint64_t slow_frames;
+
+    bool stopping;
+    char stop_reason[64];
+} engine;
+
+/* Builds the engine on loop: heap and classes, worlds, net driver, admin, console, signals,
+ * frame timer. opts and cvars are copied. On failure err says why and nothing is left open. */
+int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
+                const cvar_registry *cvars, char *err, size_t err_size);
+
+/* Runs the loop until a stop request has finished shutting down. Returns the exit status. */
+int engine_run(engine *e);
+
+/* Frees what engine_init built (the loop must have finished its handles). */
+void engine_close(engine *e);
+
+/* Asks for a graceful stop (signal, console quit): goodbye to clients, full purge, exit 0.
+ * Safe from any callback on the loop thread; the work runs on the next loop iteration. */
+void engine_request_stop(engine *e, const char *reason);
+
+/* One frame (the timer callback calls it; tests may too). */
+void engine_frame(engine *e);
+
+/* Console `obj gc`: a full collection now, then cleanup actors in every world. */
+void engine_collect_garbage_now(engine *e, strbuf *out);
+
+/* The world named name ("" or NULL: the first world); NULL if none. */
+world *engine_find_world(engine *e, const char *name);
+
+/* Monotonic seconds since the engine started. */
+double engine_now(const engine *e);
+
+/* Copies changed cvars into the collector's settings. */
+void engine_apply_cvars(engine *e);
+
+/* A client connection exists in some world (the idle-server rule). */
+bool engine_players_connected(const engine *e);
+
+#endif /* REAP_ENGINE_H */

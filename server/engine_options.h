@@ -1,0 +1,78 @@
+/*
+ * engine_options.h - reap-server's command line and the [Server] section of its config file.
+ *
+ * Precedence: a flag on the command line, then the config file, then the defaults. --cvar
+ * assignments are kept as given (borrowed from argv) and applied after the config file's
+ * [ConsoleVariables], so the command line wins.
+ */
+#ifndef REAP_ENGINE_OPTIONS_H
+#define REAP_ENGINE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cvar.h"
+#include "log.h"
+
+enum {
+    ENGINE_OPTIONS_MAX_CVARS = 128,
+    ENGINE_MAX_WORLDS = 64,
+    ENGINE_MAX_PLAYERS = 4095, /* ENet's peer limit */
+};
+
+/* Bits of engine_options.given: which options the command line set. */
+enum {
+    ENGINE_OPT_PORT = 1u << 0,
+    ENGINE_OPT_BIND = 1u << 1,
+    ENGINE_OPT_WORLDS = 1u << 2,
+    ENGINE_OPT_TICK_HZ = 1u << 3,
+    ENGINE_OPT_MAX_PLAYERS = 1u << 4,
+    ENGINE_OPT_ADMIN_PORT = 1u << 5,
+    ENGINE_OPT_ADMIN_BIND = 1u << 6,
+    ENGINE_OPT_LOG_LEVEL = 1u << 7,
+};
+
+typedef struct engine_options {
+    const char *config_path;   /* borrowed from argv; NULL = none */
+    char bind[64];
+    uint32_t port;             /* 0 = any free port (printed at start) */
+    uint32_t worlds;
+    uint32_t tick_hz;
+    uint32_t max_players;
+    char admin_bind[64];
+    uint32_t admin_port;       /* 0 = any free port */
+    log_level log_level;
+    const char *cvars[ENGINE_OPTIONS_MAX_CVARS]; /* "NAME=VALUE", borrowed from argv */
+    uint32_t cvar_count;
+    uint32_t given;            /* ENGINE_OPT_* set on the command line */
+    bool help;
+    bool version;
+} engine_options;
+
+typedef enum engine_options_result {
+    ENGINE_OPTIONS_OK = 0,
+    ENGINE_OPTIONS_EXIT = 1,   /* --help or --version: print and exit 0 */
+    ENGINE_OPTIONS_ERROR = -1, /* err names the bad flag or value */
+} engine_options_result;
+
+void engine_options_default(engine_options *opts);
+
+/* Parses argv (argv[0] is the program). Accepts "--flag value" and "--flag=value". */
+engine_options_result engine_options_parse(engine_options *opts, int argc, char **argv,
+                                           char *err, size_t err_size);
+
+/* Reads the ini file: [Server] keys fill options the command line did not give, and
+ * [ConsoleVariables] entries are set in reg with source INI. On failure err names the file,
+ * the line and the bad key or value. */
+int engine_options_load_config(engine_options *opts, cvar_registry *reg, const char *path,
+                               char *err, size_t err_size);
+
+/* Applies the --cvar assignments (source COMMAND_LINE). */
+int engine_options_apply_cvars(const engine_options *opts, cvar_registry *reg, char *err,
+                               size_t err_size);
+
+/* The --help text. */
+const char *engine_options_usage(void);
+
+#endif /* REAP_ENGINE_OPTIONS_H */

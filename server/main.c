@@ -1,0 +1,58 @@
+/*
+ * main.c - reap-server: parse the command line and the config file, run the engine.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <uv.h>
+
+#include "cvar.h"
+#include "engine.h"
+#include "engine_options.h"
+#include "log.h"
+
+int main(int argc, char **argv)
+{
+    engine_options opts;
+    cvar_registry cvars;
+    engine e;
+    char err[512];
+    int status;
+
+    engine_options_default(&opts);
+    cvar_registry_init(&cvars);
+    switch (engine_options_parse(&opts, argc, argv, err, sizeof err)) {
+    case ENGINE_OPTIONS_ERROR:
+        fprintf(stderr, "reap-server: %s\n", err);
+        return 2;
+    case ENGINE_OPTIONS_EXIT:
+        if (opts.help)
+            fputs(engine_options_usage(), stdout);
+        else
+            printf("reap-server %s\n", REAP_VERSION);
+        return 0;
+    case ENGINE_OPTIONS_OK:
+        break;
+    }
+    if (opts.config_path != NULL &&
+        engine_options_load_config(&opts, &cvars, opts.config_path, err, sizeof err) != 0) {
+        fprintf(stderr, "reap-server: %s\n", err);
+        return 2;
+    }
+    if (engine_options_apply_cvars(&opts, &cvars, err, sizeof err) != 0) {
+        fprintf(stderr, "reap-server: %s\n", err);
+        return 2;
+    }
+    log_set_level(opts.log_level);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (engine_init(&e, uv_default_loop(), &opts, &cvars, err, sizeof err) != 0) {
+        log_error("%s", err);
+        uv_loop_close(uv_default_loop());
+        return 1;
+    }
+    status = engine_run(&e);
+    engine_close(&e);
+    uv_loop_close(uv_default_loop());
+    return status;
+}

@@ -1,0 +1,26 @@
+# server/: reap-server. Everything but main.c goes into an archive that tests link too.
+SERVER_PKGS := libuv libenet libprotobuf-c inih libmicrohttpd
+SERVER_SRCS := $(filter-out server/main.c,$(wildcard server/*.c))
+SERVER_OBJS := $(SERVER_SRCS:%.c=$(BUILD)/%.o)
+SERVER_MAIN_OBJ := $(BUILD)/server/main.o
+SERVER_LIB := $(BUILD)/libreap_server.a
+SERVER_BIN := $(BUILD)/reap-server
+SERVER_LIBS := $(call pc_libs,$(SERVER_PKGS)) -lm
+CPPFLAGS_server = -Iserver -Iproto -I$(BUILD)/gen $(call pc_cflags,$(SERVER_PKGS))
+
+ALL_TARGETS += $(SERVER_LIB) $(SERVER_BIN)
+INSTALL_BINS += $(SERVER_BIN)
+# The server archive uses proto and gc: it goes before them on the link line.
+TEST_ARCHIVES := $(SERVER_LIB) $(TEST_ARCHIVES)
+TEST_EXT_LIBS += $(SERVER_LIBS)
+RUN_COMMAND = $(SERVER_BIN) --config deploy/reap.ini
+
+$(SERVER_OBJS) $(SERVER_MAIN_OBJ): | $(PROTO_GEN_H)
+
+$(SERVER_LIB): $(SERVER_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(SERVER_BIN): $(SERVER_MAIN_OBJ) $(SERVER_LIB) $(PROTO_LIB) $(GC_LIB)
+	$(CC) $(LDFLAGS_BASE) $(SERVER_MAIN_OBJ) $(SERVER_LIB) $(PROTO_LIB) $(GC_LIB) \
+		$(SERVER_LIBS) $(PROTO_LIBS) $(GC_LIBS) -o $@

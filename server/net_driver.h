@@ -1,0 +1,72 @@
+/*
+ * net_driver.h - players over ENet: connections, message handling, replication.
+ *
+ * Process-wide (one ENet host on one UDP port for every world); each connection belongs to
+ * one world once its Hello is accepted. ENet does its acks, resends and timeouts only inside
+ * enet_host_service, so the driver drains it whenever the socket is readable (uv_poll) and
+ * once per frame.
+ *
+ * Input handling (the hot path) allocates nothing per message: packets are decoded into a
+ * reused arena and replies are encoded into a reused buffer. Anything undecodable, unknown,
+ * oversize or over policy is answered with an Error to that peer and counted
+ * (reap_net_bad_messages_total); a peer that reaches net.MaxBadMessages is disconnected.
+ * Nothing a peer sends affects another peer.
+ */
+#ifndef REAP_NET_DRIVER_H
+#define REAP_NET_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <enet/enet.h>
+
+#include "strbuf.h"
+
+typedef struct engine engine;
+typedef struct net_driver net_driver;
+
+typedef struct net_driver_counters {
+    uint64_t bad_messages;     /* error replies for bad input (reap_net_bad_messages_total) */
+    uint64_t bad_datagrams;    /* datagrams that are not ENet protocol at all */
+    uint64_t kicked;           /* connections dropped for repeated abuse */
+    uint64_t connects;
+    uint64_t disconnects;
+    uint64_t timeouts;         /* disconnects without a goodbye */
+    uint64_t messages_in;
+    uint64_t packets_out;
+} net_driver_counters;
+
+/* Opens the UDP host on bind:port (port 0 = any free port) and starts watching its socket.
+ * *out_nd is owned by the caller: close with net_driver_close. */
+int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_players,
+                      net_driver **out_nd, char *err, size_t err_size);
+
+/* Says goodbye to every peer and waits (servicing ENet) at most timeout seconds for their
+ * acknowledgements; then every remaining player leaves its world. */
+void net_driver_shutdown(net_driver *nd, const char *reason, double timeout);
+
+/* Stops watching the socket and frees the driver once libuv has closed the handle. */
+void net_driver_close(net_driver *nd);
+
+uint32_t net_driver_port(const net_driver *nd);
+
+/* Drains pending ENet events: connects, messages, disconnects. */
+void net_driver_service(net_driver *nd);
+
+/* Sends every world's replication outbox (and snapshots to new players), then resets the
+ * outboxes. Once per frame, after the worlds ticked. */
+void net_driver_replicate(net_driver *nd);
+
+uint32_t net_driver_connection_count(const net_driver *nd); /* connected peers */
+uint32_t net_driver_player_count(const net_driver *nd);     /* joined a world */
+const net_driver_counters *net_driver_counters_get(const net_driver *nd);
+
+/* Console `players`: one line per connection. */
+void net_driver_list_players(const net_driver *nd, strbuf *out);
+
+/* True when a received datagram cannot be ENet protocol for this host (exposed for tests). */
+bool net_datagram_is_garbage(const ENetHost *host, const ENetAddress *from, const uint8_t *data,
+                             size_t len);
+
+#endif /* REAP_NET_DRIVER_H */

@@ -1,0 +1,277 @@
+/*
+ * world.c - classes, worlds and levels; world ticking and actor-slot cleanup.
+ */
+#include "world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- class schemas ---------------------------------------------------------------------
+ * Every reference member of every payload struct is listed, so the collector sees all edges
+ * and can null the ones that point at garbage. Subclass schemas start with the super's. */
+
+static const gc_member world_members[] = {
+    GC_REF_ARRAY(world, levels),
+    GC_REF(world, persistent_level),
+    GC_MEMBERS_END,
+};
+
+static const gc_member level_members[] = {
+    GC_REF(level, world),
+    GC_REF_ARRAY(level, actors),
+    GC_MEMBERS_END,
+};
+
+static const gc_member actor_members[] = {
+    GC_REF(actor, level),
+    GC_REF(actor, owner),
+    GC_MEMBERS_END,
+};
+
+static const gc_member component_members[] = {
+    GC_REF(actor_component, owner_actor),
+    GC_MEMBERS_END,
+};
+
+static const gc_member pawn_members[] = {
+    GC_REF(pawn, movement),
+    GC_REF(pawn, collision),
+    GC_MEMBERS_END,
+};
+
+static const gc_member controller_members[] = {
+    GC_REF(player_controller, pawn),
+    GC_REF_ARRAY(player_controller, owned),
+    GC_MEMBERS_END,
+};
+
+static const gc_member attachment_members[] = {
+    GC_REF(prop_attachment, part),
+    GC_REF(prop_attachment, anchor),
+    GC_MEMBERS_END,
+};
+
+static const gc_member prop_members[] = {
+    GC_REF_ARRAY(prop, parts),
+    GC_STRUCT_ARRAY(prop, attachments, prop_attachment, attachment_members),
+    GC_MEMBERS_END,
+};
+
+static void world_destructor(void *obj)
+{
+    world *w = obj;
+
+    gc_ref_array_free(&w->levels);
+    free(w->spawned);
+    free(w->destroyed);
+}
+
+static void level_destructor(void *obj)
+{
+    gc_ref_array_free(&((level *)obj)->actors);
+}
+
+static void controller_destructor(void *obj)
+{
+    gc_ref_array_free(&((player_controller *)obj)->owned);
+}
+
+static void prop_destructor(void *obj)
+{
+    prop *p = obj;
+
+    gc_ref_array_free(&p->parts);
+    gc_struct_array_free(&p->attachments);
+}
+
+static gc_result world_class_add(gc_heap *heap, const char *name, size_t size,
+                                 const gc_class *super, uint32_t flags, const gc_member *members,
+                                 void (*destructor)(void *), gc_class **out)
+{
+    gc_class_desc desc;
+
+    memset(&desc, 0, sizeof desc);
+    desc.name = name;
+    desc.size = size;
+    desc.super = super;
+    desc.flags = flags;
+    desc.members = members;
+    desc.hooks.destructor = destructor;
+    return gc_class_register(heap, &desc, out);
+}
+
+gc_result world_classes_register(gc_heap *heap, world_classes *out_classes)
+{
+    world_classes c;
+    gc_result r;
+
+    memset(&c, 0, sizeof c);
+#define ADD(field, name, type, super, flags, members, dtor)                                     \
+    do {                                                                                        \
+        r = world_class_add(heap, name, sizeof(type), super, flags, members, dtor, &c.field);   \
+        if (r != GC_OK)                                                                         \
+            return r;                                                                           \
+    } while (0)
+    ADD(world, "World", world, NULL, 0, world_members, world_destructor);
+    ADD(level, "Level", level, NULL, 0, level_members, level_destructor);
+    ADD(actor, "Actor", actor, NULL, 0, actor_members, NULL);
+    ADD(world_settings, "WorldSettings", actor, c.actor, 0, NULL, NULL);
+    ADD(default_volume, "DefaultVolume", actor, c.actor, 0, NULL, NULL);
+    ADD(player_controller, "PlayerController", player_controller, c.actor, 0,
+        controller_members, controller_destructor);
+    ADD(pawn, "Pawn", pawn, c.actor, GC_CLASS_CLUSTER_ROOT, pawn_members, NULL);
+    ADD(movement_component, "MovementComponent", actor_component, NULL,
+        GC_CLASS_CAN_BE_IN_CLUSTER, component_members, NULL);
+    ADD(collision_component, "CollisionComponent", actor_component, NULL,
+        GC_CLASS_CAN_BE_IN_CLUSTER, component_members, NULL);
+    ADD(projectile, "Projectile", projectile, c.actor, 0, NULL, NULL);
+    ADD(prop, "Prop", prop, c.actor, GC_CLASS_CLUSTER_ROOT, prop_members, prop_destructor);
+    ADD(prop_part, "PropPart", actor, c.actor, GC_CLASS_CAN_BE_IN_CLUSTER, NULL, NULL);
+#undef ADD
+    *out_classes = c;
+    return GC_OK;
+}
+
+void world_env_init(world_env *env, gc_heap *heap)
+{
+    memset(env, 0, sizeof *env);
+    env->heap = heap;
+    env->next_net_id = 1;
+    env->projectile_lifetime = 2.0;
+}
+
+gc_result world_create(world_env *env, uint32_t index, world **out_world)
+{
+    gc_heap *heap = env->heap;
+    char name[WORLD_NAME_MAX];
+    void *obj;
+    world *w;
+    level *lvl = NULL;
+    gc_result r;
+
+    snprintf(name, sizeof name, "World%u", index);
+    r = gc_object_create(heap, env->classes.world, NULL, name, GC_CREATE_ROOT, &obj);
+    if (r != GC_OK)
+        return r;
+    w = obj;
+    w->env = env;
+    w->index = index;
+    snprintf(w->name, sizeof w->name, "%s", name);
+
+    r = gc_object_create(heap, env->classes.level, w, "Level0", 0, &obj);
+    if (r == GC_OK) {
+        lvl = obj;
+        WORLD_STORE_REF(heap, lvl->world, w);
+        r = gc_ref_array_push(&w->levels, lvl);
+    }
+    if (r == GC_OK) {
+        gc_write_barrier(heap, lvl);
+        WORLD_STORE_REF(heap, w->persistent_level, lvl);
+        r = actor_spawn_level_fixtures(w, lvl);
+    }
+    if (r != GC_OK) {
+        /* Unrooted, the half-built world is garbage at the next collection. */
+        gc_root_remove(heap, w);
+        return r;
+    }
+    *out_world = w;
+    return GC_OK;
+}
+
+static void world_tick_actor_cb(actor *a, void *userdata)
+{
+    double dt = *(const double *)userdata;
+    world *w = a->level->world;
+
+    if (a->kind == ACTOR_KIND_PAWN) {
+        pawn *p = (pawn *)a;
+        float speed = p->movement != NULL ? p->movement->params[0] : 0.0f;
+
+        p->heading += (float)(dt * 0.5);
+        a->vel[0] = speed * cosf(p->heading);
+        a->vel[1] = speed * sinf(p->heading);
+    }
+    if (!a->moves)
+        return;
+    for (int i = 0; i < 3; i++)
+        a->pos[i] += (float)(a->vel[i] * dt);
+    if (a->kind == ACTOR_KIND_PROJECTILE) {
+        projectile *pr = (projectile *)a;
+
+        pr->life_left -= dt;
+        if (pr->life_left <= 0)
+            actor_destroy(w, a);
+    }
+}
+
+void world_tick(world *w, double dt)
+{
+    w->begun_play = true;
+    w->frames++;
+    world_foreach_actor(w, world_tick_actor_cb, &dt);
+}
+
+void world_foreach_actor(world *w, world_actor_visit_fn fn, void *userdata)
+{
+    for (uint32_t l = 0; l < w->levels.count; l++) {
+        level *lvl = w->levels.data[l];
+
+        if (lvl == NULL)
+            continue;
+        /* Index loop, not pointer: fn may destroy actors (which only nulls slots). */
+        for (uint32_t i = 0; i < lvl->actors.count; i++) {
+            actor *a = lvl->actors.data[i];
+            if (a != NULL)
+                fn(a, userdata);
+        }
+    }
+}
+
+void world_cleanup_actors(world *w)
+{
+    for (uint32_t l = 0; l < w->levels.count; l++) {
+        level *lvl = w->levels.data[l];
+        uint32_t count;
+
+        if (lvl == NULL)
+            continue;
+        count = world_compact_actor_slots(lvl->actors.data, lvl->actors.count,
+                                          WORLD_FIRST_DYNAMIC_SLOT);
+        lvl->actors.count = count;
+        /* Actors remember their slot so that destroying one is O(1); renumber the moved. */
+        for (uint32_t i = WORLD_FIRST_DYNAMIC_SLOT; i < count; i++)
+            ((actor *)lvl->actors.data[i])->slot = i;
+    }
+}
+
+uint32_t world_actor_count(const world *w)
+{
+    uint32_t n = 0;
+
+    for (uint32_t l = 0; l < w->levels.count; l++) {
+        const level *lvl = w->levels.data[l];
+        if (lvl != NULL)
+            n += lvl->live_actors;
+    }
+    return n;
+}
+
+uint32_t world_actor_slots(const world *w)
+{
+    uint32_t n = 0;
+
+    for (uint32_t l = 0; l < w->levels.count; l++) {
+        const level *lvl = w->levels.data[l];
+        if (lvl != NULL)
+            n += lvl->actors.count;
+    }
+    return n;
+}
+
+void world_outbox_reset(world *w)
+{
+    w->spawned_count = 0;
+    w->destroyed_count = 0;
+}

@@ -1,0 +1,219 @@
+/*
+ * world.h - worlds, levels and actors: the collected objects of the game.
+ *
+ * Per-world state (UE UWorld/ULevel/AActor). Every struct below except world_env and
+ * actor_snapshot is the payload of a collected object; its reference members are listed in
+ * the class schema (world.c) so the collector can trace and null them. Store a reference with
+ * WORLD_STORE_REF (the write barrier) and never keep a pointer to an actor anywhere the
+ * collector cannot see.
+ *
+ * Ownership tree (outer chain), which is also the object path:
+ *   World0 -> World0.Level0 -> World0.Level0.Pawn_12 -> World0.Level0.Pawn_12.Movement
+ * A level's actor array keeps slots 0 and 1 permanent (world settings, default volume);
+ * dynamic actors start at WORLD_FIRST_DYNAMIC_SLOT. Destroying an actor marks it garbage and
+ * nulls its slot; world_cleanup_actors removes the null slots after a collection.
+ *
+ * Actors carry a net id that is never reused (UE's network GUID); clients key their mirror of
+ * the world by it. Object indices are reused and never go on the wire.
+ */
+#ifndef REAP_WORLD_H
+#define REAP_WORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "reap_gc.h"
+
+enum {
+    WORLD_FIRST_DYNAMIC_SLOT = 2,
+    WORLD_PROP_PARTS = 4,        /* child actors per prop: with the prop, a cluster of 5 */
+    WORLD_NAME_MAX = 32,
+    ACTOR_NAME_MAX = 48,
+    PLAYER_NAME_MAX = 32,
+};
+
+/* Numbered as reap.proto's ActorClass, so a kind goes on the wire as is. */
+typedef enum actor_kind {
+    ACTOR_KIND_WORLD_SETTINGS = 1,
+    ACTOR_KIND_DEFAULT_VOLUME = 2,
+    ACTOR_KIND_PLAYER_CONTROLLER = 3,
+    ACTOR_KIND_PAWN = 4,
+    ACTOR_KIND_PROJECTILE = 5,
+    ACTOR_KIND_PROP = 6,
+    ACTOR_KIND_PROP_PART = 7,    /* a prop's child actor: owned by the prop, not replicated */
+} actor_kind;
+
+#define WORLD_STORE_REF(heap, lvalue, value)          \
+    do {                                              \
+        (lvalue) = (value);                           \
+        if ((lvalue) != NULL)                         \
+            gc_write_barrier((heap), (lvalue));       \
+    } while (0)
+
+typedef struct world_classes {
+    gc_class *world;
+    gc_class *level;
+    gc_class *actor;
+    gc_class *world_settings;
+    gc_class *default_volume;
+    gc_class *player_controller;
+    gc_class *pawn;
+    gc_class *movement_component;
+    gc_class *collision_component;
+    gc_class *projectile;
+    gc_class *prop;
+    gc_class *prop_part;
+} world_classes;
+
+/* Process-wide state the worlds share; owned by the engine (not a collected object). */
+typedef struct world_env {
+    gc_heap *heap;
+    world_classes classes;
+    uint64_t next_net_id;        /* starts at 1; never reused */
+    double projectile_lifetime;  /* seconds */
+    uint64_t clusters_created;
+} world_env;
+
+typedef struct level level;
+typedef struct world world;
+typedef struct player_controller player_controller;
+
+typedef struct actor {
+    uint64_t net_id;
+    actor_kind kind;
+    uint32_t slot;               /* index in level->actors while placed */
+    level *level;                /* ref */
+    struct actor *owner;         /* ref: the owning player controller, or NULL */
+    uint32_t owner_player_id;    /* 0: owned by the world */
+    bool replicates;
+    bool moves;
+    bool placed;                 /* has a level slot */
+    float pos[3];
+    float vel[3];
+} actor;
+
+typedef struct actor_component {
+    actor *owner_actor;          /* ref */
+    float params[4];
+} actor_component;
+
+typedef struct pawn {
+    actor base;
+    actor_component *movement;   /* ref, outer = the pawn */
+    actor_component *collision;  /* ref, outer = the pawn */
+    float heading;
+} pawn;
+
+struct player_controller {
+    actor base;
+    pawn *pawn;                  /* ref */
+    gc_ref_array owned;          /* refs: props and projectiles this player spawned */
+    uint32_t player_id;
+    char player_name[PLAYER_NAME_MAX];
+};
+
+typedef struct projectile {
+    actor base;
+    gc_weak instigator;          /* weak: the pawn that fired it may die first */
+    double life_left;
+} projectile;
+
+typedef struct prop_attachment {
+    actor *part;                 /* ref */
+    actor *anchor;               /* ref: the owner's pawn when spawned (killable) */
+    float offset[3];
+} prop_attachment;
+
+typedef struct prop {
+    actor base;
+    gc_ref_array parts;          /* refs: child actors, outer = the prop */
+    gc_struct_array attachments; /* prop_attachment elements, refs inside */
+} prop;
+
+struct level {
+    world *world;                /* ref */
+    gc_ref_array actors;         /* refs; slots 0-1 permanent, null slots until cleanup */
+    uint32_t index;
+    uint32_t live_actors;        /* non-null dynamic + permanent slots */
+};
+
+/* What a client needs to mirror an actor: plain data, copied at spawn time. */
+typedef struct actor_snapshot {
+    uint64_t net_id;
+    uint32_t kind;
+    uint32_t owner_player_id;
+    float pos[3];
+    char name[ACTOR_NAME_MAX];
+} actor_snapshot;
+
+struct world {
+    world_env *env;              /* borrowed; outlives the world */
+    char name[WORLD_NAME_MAX];
+    uint32_t index;
+    gc_ref_array levels;         /* refs */
+    level *persistent_level;     /* ref */
+    bool begun_play;             /* its first frame ran */
+    uint64_t frames;
+    uint32_t connections;        /* client connections in this world (net driver keeps it) */
+    /* Replication outbox for this frame: plain data, drained by the net driver. */
+    actor_snapshot *spawned;
+    uint32_t spawned_count, spawned_cap;
+    uint64_t *destroyed;
+    uint32_t destroyed_count, destroyed_cap;
+};
+
+/* ---- classes and worlds --------------------------------------------------------------- */
+
+/* Registers the classes (their schemas name every reference member). Call once, at start-up,
+ * best while the disregard pool is open so the classes are permanent. */
+gc_result world_classes_register(gc_heap *heap, world_classes *out_classes);
+
+void world_env_init(world_env *env, gc_heap *heap);
+
+/* Creates World<index> with its persistent level Level0 (world settings and default volume in
+ * slots 0-1) and adds it to the root set. *out_world is owned by the heap. */
+gc_result world_create(world_env *env, uint32_t index, world **out_world);
+
+/* Begins play (first call) and advances movement and projectile lifetimes by dt seconds;
+ * projectiles whose life ran out are destroyed. */
+void world_tick(world *w, double dt);
+
+/* UE UWorld::CleanupActors: removes null slots of every level (see world_cleanup.c). */
+void world_cleanup_actors(world *w);
+/* The compaction itself over a plain array; returns the new count. */
+uint32_t world_compact_actor_slots(void **slots, uint32_t count, uint32_t first_dynamic);
+
+uint32_t world_actor_count(const world *w);   /* live actors in all levels */
+uint32_t world_actor_slots(const world *w);   /* slot count including null slots */
+void world_outbox_reset(world *w);
+
+/* Calls fn for every live, placed actor of the world in slot order. fn may destroy actors. */
+typedef void (*world_actor_visit_fn)(actor *a, void *userdata);
+void world_foreach_actor(world *w, world_actor_visit_fn fn, void *userdata);
+
+/* ---- actors --------------------------------------------------------------------------- */
+
+const char *actor_kind_name(actor_kind kind);
+
+/* Spawns a player: a controller and its pawn (with movement and collision components). */
+gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_name,
+                             player_controller **out_controller);
+
+/* Spawns a prop or a projectile owned by the controller's player. */
+gc_result actor_spawn(world *w, actor_kind kind, player_controller *owner, actor **out_actor);
+
+/* Destroys an actor: marks it garbage, nulls its level slot and queues the destroy for
+ * clients. A controller takes its pawn and everything it owns with it. Destroying an actor
+ * twice does nothing. */
+void actor_destroy(world *w, actor *a);
+
+/* Finds an actor the controller owns by net id; NULL if none. */
+actor *actor_find_owned(player_controller *pc, uint64_t net_id);
+uint32_t actor_owned_count(const player_controller *pc);
+
+void actor_snapshot_fill(const actor *a, actor_snapshot *out);
+
+/* For world_create: places the two permanent actors in slots 0-1 of a fresh level. */
+gc_result actor_spawn_level_fixtures(world *w, level *lvl);
+
+#endif /* REAP_WORLD_H */
