@@ -105,7 +105,8 @@ typedef struct shape_figures {
     bench_runs garbage_wall; /* build, unroot, gc_collect(full) */
     bench_runs garbage_mark, garbage_gather, garbage_purge; /* its phases, from gc_stats */
     uint32_t destroyed;      /* gc_stats.destroyed of the last one */
-    incr_figures incr;
+    incr_figures incr;       /* gather in the slice that ends marking (UE's default) */
+    incr_figures incr_gather;/* allow_incremental_gather: gather sliced in the purge */
 } shape_figures;
 
 typedef struct purge_figures {
@@ -143,12 +144,15 @@ static const bench_shape standard_shapes[2] = {BENCH_SHAPE_ROOT_ARRAY, BENCH_SHA
 
 /* ---- heap and settings ------------------------------------------------------------------ */
 
-static gc_result configure(reap_bench *b, uint32_t workers, bool incremental, bool clusters)
+/* incremental: 0 off, 1 incremental reachability, 2 that and incremental gather. */
+static gc_result configure(reap_bench *b, uint32_t workers, int incremental, bool clusters)
 {
     gc_settings s = *gc_heap_settings(b->heap);
     s.num_workers = workers;
-    s.allow_incremental_reachability = incremental;
+    s.allow_incremental_reachability = incremental > 0;
     s.incremental_reachability_time_limit = SLICE_LIMIT;
+    s.allow_incremental_gather = incremental > 1;
+    s.incremental_gather_time_limit = incremental > 1 ? SLICE_LIMIT : 0;
     s.create_clusters = clusters;
     return gc_heap_configure(b->heap, &s);
 }
@@ -274,35 +278,38 @@ static void collect_live(reap_bench *b, live_figures *f, uint32_t *out_marked)
 static void measure_live(reap_bench *b, shape_figures *f, bool with_workers)
 {
     f->dflt.ok = f->w1.ok = f->w2.ok = true;
-    configure(b, 0, false, true);
+    configure(b, 0, 0, true);
     for (int i = 0; i < BENCH_WARMUP; i++)
         gc_collect(b->heap, 0, true);
     for (int i = 0; i < BENCH_REPS; i++) {
-        configure(b, 0, false, true);
+        configure(b, 0, 0, true);
         collect_live(b, &f->dflt, &f->marked);
         if (!with_workers)
             continue;
-        if (configure(b, 1, false, true) == GC_OK)
+        if (configure(b, 1, 0, true) == GC_OK)
             collect_live(b, &f->w1, NULL);
         else
             f->w1.ok = false;
-        if (configure(b, 2, false, true) == GC_OK)
+        if (configure(b, 2, 0, true) == GC_OK)
             collect_live(b, &f->w2, NULL);
         else
             f->w2.ok = false;
     }
-    configure(b, 0, false, true);
+    configure(b, 0, 0, true);
 }
 
-/* One incremental collection at the 2 ms limit, timing every call that does marking. */
-static void measure_incremental(reap_bench *b, incr_figures *f)
+/* One incremental collection at the 2 ms limit, timing every call that does marking. With
+ * sliced_gather, gathering is left to the purge (allow_incremental_gather, 2 ms) and the
+ * gc_incremental_purge(heap, 0.002) calls that do it count as slices too; otherwise the
+ * purge (empty: everything is live) is finished untimed. */
+static void measure_incremental(reap_bench *b, incr_figures *f, bool sliced_gather)
 {
     static double slices[MAX_SLICES];
     size_t n = 0;
     memset(f, 0, sizeof *f);
     f->single_call = NAN;
-    if (configure(b, 0, true, true) != GC_OK) {
-        configure(b, 0, false, true);
+    if (configure(b, 0, sliced_gather ? 2 : 1, true) != GC_OK) {
+        configure(b, 0, 0, true);
         return;
     }
     double t0 = bench_now();
@@ -319,9 +326,17 @@ static void measure_incremental(reap_bench *b, incr_figures *f)
     gc_stats_get(b->heap, &st);
     f->reported_slices = st.mark_slices;
     f->reported_longest = st.longest_slice_seconds;
+    if (sliced_gather && r == GC_OK) {
+        bool done = false;
+        while (!done && n < MAX_SLICES) {
+            t0 = bench_now();
+            done = gc_incremental_purge(b->heap, SLICE_LIMIT);
+            slices[n++] = bench_now() - t0;
+        }
+    }
     while (!gc_incremental_purge(b->heap, 0))
         ;
-    configure(b, 0, false, true);
+    configure(b, 0, 0, true);
     f->supported = r == GC_OK && (n > 1 || slices[0] <= SLICE_TARGET);
     f->first = slices[0];
     f->last = slices[n - 1];
@@ -349,7 +364,7 @@ static void measure_purge(reap_bench *b, const bench_graph *g, purge_figures *f)
     if (build_graph(b, g, &root) != 0)
         return;
     gc_root_remove(b->heap, root);
-    configure(b, 0, false, true);
+    configure(b, 0, 0, true);
     double t0 = bench_now();
     gc_result r = gc_collect(b->heap, 0, false);
     f->mark_gather = bench_now() - t0;
@@ -411,13 +426,13 @@ static void measure_actors(reap_bench *b, actor_figures *f)
     }
     f->objects = gc_object_count(b->heap) - b->baseline_objects;
 
-    configure(b, 0, false, false);
+    configure(b, 0, 0, false);
     for (int i = 0; i < BENCH_WARMUP; i++)
         gc_collect(b->heap, 0, true);
     for (int i = 0; i < BENCH_REPS; i++)
         collect_live(b, &f->plain, NULL);
 
-    configure(b, 0, false, true);
+    configure(b, 0, 0, true);
     f->cluster_error = GC_OK;
     for (uint32_t a = 0; a < BENCH_ACTORS; a++) {
         gc_result r = gc_cluster_create(b->heap, actors[a]);
@@ -468,16 +483,16 @@ static void progress_live(const char *what, const shape_figures *f)
                    bench_fmt_ms(g, sizeof g, live_median(&f->w2, true)), f->marked);
 }
 
-static void progress_incr(const char *what, const incr_figures *f)
+static void progress_incr(const char *what, const char *variant, const incr_figures *f)
 {
     char a[32], b2[32], c[32], d[32], e[32], g[32];
     if (!f->supported)
-        bench_progress("%s, incremental at 2 ms: n/a (one call took %s ms: no slicing)", what,
-                       bench_fmt_ms(a, sizeof a, f->single_call));
+        bench_progress("%s, incremental at 2 ms%s: n/a (one call took %s ms: no slicing)", what,
+                       variant, bench_fmt_ms(a, sizeof a, f->single_call));
     else
-        bench_progress("%s, incremental at 2 ms: %u slices, longest %s ms (slice %u; first "
+        bench_progress("%s, incremental at 2 ms%s: %u slices, longest %s ms (slice %u; first "
                        "%s, last %s), p99 %s ms, total %s ms (collector's own count: %u "
-                       "slices, longest %s ms)", what, f->slices.count,
+                       "slices, longest %s ms)", what, variant, f->slices.count,
                        bench_fmt_ms(a, sizeof a, f->slices.longest), f->longest_at,
                        bench_fmt_ms(e, sizeof e, f->first), bench_fmt_ms(g, sizeof g, f->last),
                        bench_fmt_ms(b2, sizeof b2, f->slices.p99),
@@ -581,6 +596,17 @@ static void build_ratios(const bench_all *all, const char *peers, ratio_table *t
     ratio_add(t, "big_array_longest_slice", "one big array: longest slice (peer: Lua step)",
               bf->slices.longest, lua_step, bf->slices.longest * 1e3, "ms", "<= 2.2", -1,
               SLICE_TARGET * 1e3);
+    static const char *const g_keys[3] = {"root_array_longest_slice_sliced_gather",
+                                          "single_root_longest_slice_sliced_gather",
+                                          "big_array_longest_slice_sliced_gather"};
+    static const char *const g_labels[3] = {"root array: longest slice, sliced gather",
+                                            "single root: longest slice, sliced gather",
+                                            "one big array: longest slice, sliced gather"};
+    const incr_figures *gf[3] = {&all->shape[0].incr_gather, &all->shape[1].incr_gather,
+                                 &all->big.incr_gather};
+    for (int i = 0; i < 3; i++)
+        ratio_add(t, g_keys[i], g_labels[i], gf[i]->slices.longest, NAN,
+                  gf[i]->slices.longest * 1e3, "ms", "<= 2.2", -1, SLICE_TARGET * 1e3);
     ratio_add(t, "purge_longest_slice", "purge 1M garbage: longest slice at 2 ms",
               all->purge.slices.longest, NAN, all->purge.slices.longest * 1e3, "ms", "<= 2.2",
               -1, SLICE_TARGET * 1e3);
@@ -630,9 +656,9 @@ static void json_live(bench_json *j, const char *prefix, const live_figures *f, 
     bench_json_runs_ms(j, key, &f->mark);
 }
 
-static void json_incr(bench_json *j, const incr_figures *f)
+static void json_incr(bench_json *j, const char *key, const incr_figures *f)
 {
-    bench_json_begin(j, "incremental_2ms");
+    bench_json_begin(j, key);
     bench_json_bool(j, "supported", f->supported);
     if (f->supported)
         bench_json_int(j, "slices", f->slices.count);
@@ -712,14 +738,16 @@ static bool write_full_json(const char *dir, const bench_all *all, const ratio_t
                        live_median(&f->w1, true) / live_median(&f->w2, true));
         bench_json_num(&j, "collect_speedup_2_workers",
                        live_median(&f->w1, false) / live_median(&f->w2, false));
-        json_incr(&j, &f->incr);
+        json_incr(&j, "incremental_2ms", &f->incr);
+        json_incr(&j, "incremental_2ms_sliced_gather", &f->incr_gather);
         bench_json_end(&j);
     }
     bench_json_begin(&j, "big_array");
     bench_json_str(&j, "what", "one rooted object whose gc_ref_array holds N references to N "
                                "objects with empty slots");
     json_live(&j, "workers_default", &all->big.dflt, all->n);
-    json_incr(&j, &all->big.incr);
+    json_incr(&j, "incremental_2ms", &all->big.incr);
+    json_incr(&j, "incremental_2ms_sliced_gather", &all->big.incr_gather);
     bench_json_end(&j);
 
     bench_json_begin(&j, "purge");
@@ -796,6 +824,32 @@ static void print_core_table(const bench_all *all)
     }
 }
 
+static void print_incr_rows(const char *title, const incr_figures *const in[3])
+{
+    char a[32], b2[32], c[32], label[96];
+    snprintf(label, sizeof label, "%s: slices", title);
+    printf("%-44s %12s %12s %14s\n", label,
+           in[0]->supported ? bench_fmt_num(a, sizeof a, in[0]->slices.count, 0) : "n/a",
+           in[1]->supported ? bench_fmt_num(b2, sizeof b2, in[1]->slices.count, 0) : "n/a",
+           in[2]->supported ? bench_fmt_num(c, sizeof c, in[2]->slices.count, 0) : "n/a");
+    snprintf(label, sizeof label, "%s: longest slice", title);
+    printf("%-44s %12s %12s %14s\n", label, bench_fmt_ms(a, sizeof a, in[0]->slices.longest),
+           bench_fmt_ms(b2, sizeof b2, in[1]->slices.longest),
+           bench_fmt_ms(c, sizeof c, in[2]->slices.longest));
+    snprintf(label, sizeof label, "%s: p99 slice", title);
+    printf("%-44s %12s %12s %14s\n", label, bench_fmt_ms(a, sizeof a, in[0]->slices.p99),
+           bench_fmt_ms(b2, sizeof b2, in[1]->slices.p99),
+           bench_fmt_ms(c, sizeof c, in[2]->slices.p99));
+    snprintf(label, sizeof label, "%s: last slice", title);
+    printf("%-44s %12s %12s %14s\n", label, bench_fmt_ms(a, sizeof a, in[0]->last),
+           bench_fmt_ms(b2, sizeof b2, in[1]->last), bench_fmt_ms(c, sizeof c, in[2]->last));
+    if (!in[0]->supported || !in[1]->supported || !in[2]->supported)
+        printf("%-44s %12s %12s %14s\n", "  (not sliced: the one call took)",
+               bench_fmt_ms(a, sizeof a, in[0]->single_call),
+               bench_fmt_ms(b2, sizeof b2, in[1]->single_call),
+               bench_fmt_ms(c, sizeof c, in[2]->single_call));
+}
+
 static void print_full_table(const bench_all *all)
 {
     char a[32], b2[32], c[32], d[32], e[32];
@@ -823,22 +877,10 @@ static void print_full_table(const bench_all *all)
            bench_fmt_ms(a, sizeof a, live_median(&all->shape[0].w2, false)),
            bench_fmt_ms(b2, sizeof b2, live_median(&all->shape[1].w2, false)), "-");
     const incr_figures *in[3] = {&all->shape[0].incr, &all->shape[1].incr, &all->big.incr};
-    printf("%-44s %12s %12s %14s\n", "incremental 2 ms: slices",
-           in[0]->supported ? bench_fmt_num(a, sizeof a, in[0]->slices.count, 0) : "n/a",
-           in[1]->supported ? bench_fmt_num(b2, sizeof b2, in[1]->slices.count, 0) : "n/a",
-           in[2]->supported ? bench_fmt_num(c, sizeof c, in[2]->slices.count, 0) : "n/a");
-    printf("%-44s %12s %12s %14s\n", "incremental 2 ms: longest slice",
-           bench_fmt_ms(a, sizeof a, in[0]->slices.longest),
-           bench_fmt_ms(b2, sizeof b2, in[1]->slices.longest),
-           bench_fmt_ms(c, sizeof c, in[2]->slices.longest));
-    printf("%-44s %12s %12s %14s\n", "incremental 2 ms: p99 slice",
-           bench_fmt_ms(a, sizeof a, in[0]->slices.p99),
-           bench_fmt_ms(b2, sizeof b2, in[1]->slices.p99),
-           bench_fmt_ms(c, sizeof c, in[2]->slices.p99));
-    printf("%-44s %12s %12s %14s\n", "  (unsliced: the one call took)",
-           bench_fmt_ms(a, sizeof a, in[0]->single_call),
-           bench_fmt_ms(b2, sizeof b2, in[1]->single_call),
-           bench_fmt_ms(c, sizeof c, in[2]->single_call));
+    print_incr_rows("incremental 2 ms", in);
+    const incr_figures *ig[3] = {&all->shape[0].incr_gather, &all->shape[1].incr_gather,
+                                 &all->big.incr_gather};
+    print_incr_rows("incremental 2 ms + sliced gather", ig);
     const purge_figures *p = &all->purge;
     printf("purge of %u garbage objects: unsliced %s ms; at 2 ms: %s slices, total %s ms, "
            "longest %s ms, p99 %s ms\n", all->n,
@@ -937,8 +979,10 @@ int main(int argc, char **argv)
         if (f->marked < b.n)
             printf("  !! only %u objects were marked; the graph has %u, all reachable\n",
                    f->marked, b.n);
-        measure_incremental(&b, &f->incr);
-        progress_incr(name, &f->incr);
+        measure_incremental(&b, &f->incr, false);
+        progress_incr(name, "", &f->incr);
+        measure_incremental(&b, &f->incr_gather, true);
+        progress_incr(name, " + sliced gather", &f->incr_gather);
         drop_graph(&b, root, f);
         for (int i = 1; i < GARBAGE_REPS; i++) {
             if (build_graph(&b, g, &root) != 0)
@@ -975,8 +1019,10 @@ int main(int argc, char **argv)
         bench_progress("one big array: built %u objects in %.2f s", b.n, all.big.build);
         measure_live(&b, &all.big, false);
         progress_live("one big array", &all.big);
-        measure_incremental(&b, &all.big.incr);
-        progress_incr("one big array", &all.big.incr);
+        measure_incremental(&b, &all.big.incr, false);
+        progress_incr("one big array", "", &all.big.incr);
+        measure_incremental(&b, &all.big.incr_gather, true);
+        progress_incr("one big array", " + sliced gather", &all.big.incr_gather);
         drop_graph(&b, root, NULL);
     }
 
