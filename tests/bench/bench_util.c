@@ -146,6 +146,21 @@ bool bench_is_optimised(void)
 #endif
 }
 
+void bench_print_load(const char *when)
+{
+    char buf[128] = "unknown";
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f))
+            snprintf(buf, sizeof buf, "unknown");
+        fclose(f);
+        buf[strcspn(buf, "\n")] = '\0';
+    }
+    printf("environment: load average %s: %s (other work on the machine skews 2-thread "
+           "figures most)\n", when, buf);
+    fflush(stdout);
+}
+
 void bench_print_environment(void)
 {
 #ifdef __VERSION__
@@ -156,6 +171,7 @@ void bench_print_environment(void)
     printf("environment: cc %s, %s, %ld cores online\n", cc,
            bench_is_optimised() ? "optimised" : "NOT OPTIMISED (figures meaningless)",
            sysconf(_SC_NPROCESSORS_ONLN));
+    bench_print_load("at start");
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     printf("environment: built with a sanitizer: figures are not comparable\n");
 #endif

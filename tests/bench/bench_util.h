@@ -72,8 +72,10 @@ const char *bench_fmt_num(char *buf, size_t size, double v, int decimals);
 
 /* True when the build was optimised; benchmarks warn loudly otherwise. */
 bool bench_is_optimised(void);
-/* One line naming the compiler, the optimisation and the machine's core count. */
+/* Lines naming the compiler, the optimisation, the machine's core count and its load. */
 void bench_print_environment(void);
+/* One line with /proc/loadavg, e.g. when = "at the end". */
+void bench_print_load(const char *when);
 
 /* ---- JSON writer --------------------------------------------------------------------- */
 

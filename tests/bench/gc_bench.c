@@ -1060,6 +1060,7 @@ int main(int argc, char **argv)
     if (written)
         printf("\ngc_bench: wrote %s/gc_core.json and %s/gc_full.json in %.1f s\n", outdir,
                outdir, all.total_seconds);
+    bench_print_load("at the end");
     free(peers);
     free(b.objs);
     for (int s = 0; s < 3; s++)

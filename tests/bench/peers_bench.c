@@ -312,6 +312,7 @@ int main(int argc, char **argv)
     if (written)
         printf("peers_bench: wrote %s/peers.json\n", outdir);
 
+    bench_print_load("at the end");
     for (int s = 0; s < SHAPES; s++)
         bench_graph_free(&graphs[s]);
     return written ? 0 : 1;
