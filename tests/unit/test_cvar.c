@@ -1,0 +1,385 @@
+/*
+ * test_cvar.c - the console-variable registry: names, types, ranges, precedence, ini files.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cvar.h"
+#include "engine_options.h"
+
+static void test_defaults_are_unreal_engines(void **state)
+{
+    cvar_registry reg;
+
+    (void)state;
+    cvar_registry_init(&reg);
+
+    assert_true(cvar_get(&reg, CVAR_GC_TIME_BETWEEN_PURGING) == 60.0);
+    assert_true(cvar_get(&reg, CVAR_GC_IDLE_SERVER_MULTIPLIER) == 10.0);
+    assert_true(cvar_get(&reg, CVAR_GC_LOW_MEMORY_THRESHOLD_MB) == 0.0);
+    assert_true(cvar_get(&reg, CVAR_GC_LOW_MEMORY_TIME_BETWEEN_PURGING) == 30.0);
+    assert_true(cvar_get(&reg, CVAR_GC_INCREMENTAL_TIME_PER_FRAME) == 0.002);
+    assert_false(cvar_get_bool(&reg, CVAR_GC_ALLOW_INCREMENTAL_REACHABILITY));
+    assert_true(cvar_get(&reg, CVAR_GC_INCREMENTAL_REACHABILITY_TIME_LIMIT) == 0.005);
+    assert_true(cvar_get_bool(&reg, CVAR_GC_INCREMENTAL_BEGIN_DESTROY));
+    assert_true(cvar_get_bool(&reg, CVAR_GC_CREATE_CLUSTERS));
+    assert_int_equal(cvar_get_int(&reg, CVAR_GC_MIN_CLUSTER_SIZE), 5);
+    assert_int_equal(cvar_get_int(&reg, CVAR_GC_NUM_RETRIES_BEFORE_FORCING), 10);
+    assert_int_equal(cvar_get_int(&reg, CVAR_GC_COLLECT_EVERY_FRAME), 0);
+}
+
+static void test_every_cvar_has_a_name_help_and_a_default_inside_its_range(void **state)
+{
+    (void)state;
+    for (int i = 0; i < CVAR_COUNT; i++) {
+        const cvar_def *d = cvar_def_get((cvar_id)i);
+        cvar_id found;
+
+        assert_non_null(d->name);
+        assert_non_null(d->help);
+        assert_true(d->min_value <= d->default_value && d->default_value <= d->max_value);
+        assert_true(cvar_find(d->name, &found));
+        assert_int_equal(found, i);
+    }
+}
+
+static void test_names_match_case_insensitively(void **state)
+{
+    cvar_registry reg;
+
+    (void)state;
+    cvar_registry_init(&reg);
+
+    assert_int_equal(cvar_set(&reg, "GC.timebetweenpurgingpendingkillobjects", "5",
+                              CVAR_SOURCE_CONSOLE, NULL, 0), CVAR_OK);
+    assert_true(cvar_get(&reg, CVAR_GC_TIME_BETWEEN_PURGING) == 5.0);
+}
+
+static void test_an_unknown_name_is_an_error_that_names_it(void **state)
+{
+    cvar_registry reg;
+    char err[256] = "";
+
+    (void)state;
+    cvar_registry_init(&reg);
+
+    assert_int_equal(cvar_set(&reg, "gc.NoSuchThing", "1", CVAR_SOURCE_CONSOLE, err, sizeof err),
+                     CVAR_E_UNKNOWN);
+    assert_non_null(strstr(err, "gc.NoSuchThing"));
+}
+
+static void test_a_value_out_of_range_is_refused_with_the_range_in_the_message(void **state)
+{
+    cvar_registry reg;
+    char err[256] = "";
+
+    (void)state;
+    cvar_registry_init(&reg);
+
+    assert_int_equal(cvar_set(&reg, "gc.MinGCClusterSize", "0", CVAR_SOURCE_CONSOLE, err,
+                              sizeof err), CVAR_E_RANGE);
+    assert_non_null(strstr(err, "gc.MinGCClusterSize"));
+    assert_non_null(strstr(err, "[1, 1000000]"));
+    assert_int_equal(cvar_get_int(&reg, CVAR_GC_MIN_CLUSTER_SIZE), 5);
+}
+
+static void test_text_that_is_not_a_number_is_refused(void **state)
+{
+    cvar_registry reg;
+    char err[256] = "";
+
+    (void)state;
+    cvar_registry_init(&reg);
+
+    assert_int_equal(cvar_set(&reg, "gc.IncrementalGCTimePerFrame", "fast", CVAR_SOURCE_CONSOLE,
+                              err, sizeof err), CVAR_E_VALUE);
+    assert_non_null(strstr(err, "'fast'"));
+    assert_int_equal(cvar_set(&reg, "gc.IncrementalGCTimePerFrame", "1x", CVAR_SOURCE_CONSOLE,
+                              NULL, 0), CVAR_E_VALUE);
+    assert_int_equal(cvar_set(&reg, "gc.IncrementalGCTimePerFrame", "", CVAR_SOURCE_CONSOLE,
+                              NULL, 0), CVAR_E_VALUE);
+    assert_int_equal(cvar_set(&reg, "gc.IncrementalGCTimePerFrame", "nan", CVAR_SOURCE_CONSOLE,
+                              NULL, 0), CVAR_E_VALUE);
+}
+
+static void test_an_integer_cvar_refuses_a_fraction(void **state)
+{
+    cvar_registry reg;
+
+    (void)state;
+    cvar_registry_init(&reg);
+
+    assert_int_equal(cvar_set(&reg, "gc.MinGCClusterSize", "2.5", CVAR_SOURCE_CONSOLE, NULL, 0),
+                     CVAR_E_VALUE);
+}
+
+static void test_a_boolean_cvar_accepts_words_and_digits(void **state)
+{
+    cvar_registry reg;
+
+    (void)state;
+    cvar_registry_init(&reg);
+
+    assert_int_equal(cvar_set(&reg, "gc.AllowIncrementalReachability", "true",
+                              CVAR_SOURCE_CONSOLE, NULL, 0), CVAR_OK);
+    assert_true(cvar_get_bool(&reg, CVAR_GC_ALLOW_INCREMENTAL_REACHABILITY));
+    assert_int_equal(cvar_set(&reg, "gc.AllowIncrementalReachability", "0", CVAR_SOURCE_CONSOLE,
+                              NULL, 0), CVAR_OK);
+    assert_false(cvar_get_bool(&reg, CVAR_GC_ALLOW_INCREMENTAL_REACHABILITY));
+    assert_int_equal(cvar_set(&reg, "gc.AllowIncrementalReachability", "2", CVAR_SOURCE_CONSOLE,
+                              NULL, 0), CVAR_E_RANGE);
+}
+
+static void test_a_lower_source_never_overrides_a_higher_one(void **state)
+{
+    cvar_registry reg;
+
+    (void)state;
+    cvar_registry_init(&reg);
+    cvar_set(&reg, "gc.TimeBetweenPurgingPendingKillObjects", "5", CVAR_SOURCE_COMMAND_LINE,
+             NULL, 0);
+
+    cvar_result r = cvar_set(&reg, "gc.TimeBetweenPurgingPendingKillObjects", "9",
+                             CVAR_SOURCE_INI, NULL, 0);
+
+    assert_int_equal(r, CVAR_E_OVERRIDDEN);
+    assert_true(cvar_get(&reg, CVAR_GC_TIME_BETWEEN_PURGING) == 5.0);
+}
+
+static void test_the_console_overrides_the_command_line(void **state)
+{
+    cvar_registry reg;
+
+    (void)state;
+    cvar_registry_init(&reg);
+    cvar_set(&reg, "gc.TimeBetweenPurgingPendingKillObjects", "5", CVAR_SOURCE_COMMAND_LINE,
+             NULL, 0);
+
+    cvar_set(&reg, "gc.TimeBetweenPurgingPendingKillObjects", "7", CVAR_SOURCE_CONSOLE, NULL, 0);
+
+    assert_true(cvar_get(&reg, CVAR_GC_TIME_BETWEEN_PURGING) == 7.0);
+}
+
+static void test_a_change_bumps_the_generation_and_a_no_op_does_not(void **state)
+{
+    cvar_registry reg;
+
+    (void)state;
+    cvar_registry_init(&reg);
+    uint64_t g0 = reg.generation;
+
+    cvar_set(&reg, "gc.TimeBetweenPurgingPendingKillObjects", "60", CVAR_SOURCE_CONSOLE, NULL, 0);
+    assert_int_equal(reg.generation, g0);
+    cvar_set(&reg, "gc.TimeBetweenPurgingPendingKillObjects", "61", CVAR_SOURCE_CONSOLE, NULL, 0);
+    assert_int_equal(reg.generation, g0 + 1);
+}
+
+static void test_an_assignment_needs_a_name_and_an_equals_sign(void **state)
+{
+    cvar_registry reg;
+    char err[256] = "";
+
+    (void)state;
+    cvar_registry_init(&reg);
+
+    assert_int_equal(cvar_set_assignment(&reg, "gc.MinGCClusterSize", CVAR_SOURCE_COMMAND_LINE,
+                                         err, sizeof err), CVAR_E_SYNTAX);
+    assert_non_null(strstr(err, "NAME=VALUE"));
+    assert_int_equal(cvar_set_assignment(&reg, "=3", CVAR_SOURCE_COMMAND_LINE, NULL, 0),
+                     CVAR_E_SYNTAX);
+    assert_int_equal(cvar_set_assignment(&reg, "gc.MinGCClusterSize=8", CVAR_SOURCE_COMMAND_LINE,
+                                         NULL, 0), CVAR_OK);
+    assert_int_equal(cvar_get_int(&reg, CVAR_GC_MIN_CLUSTER_SIZE), 8);
+}
+
+static void test_values_format_as_a_user_would_type_them(void **state)
+{
+    cvar_registry reg;
+    char buf[64];
+
+    (void)state;
+    cvar_registry_init(&reg);
+
+    assert_string_equal(cvar_format_value(&reg, CVAR_GC_INCREMENTAL_TIME_PER_FRAME, buf,
+                                          sizeof buf), "0.002");
+    assert_string_equal(cvar_format_value(&reg, CVAR_GC_TIME_BETWEEN_PURGING, buf, sizeof buf),
+                        "60");
+}
+
+/* ---- the config file ---------------------------------------------------------------- */
+
+static char *write_temp(const char *text)
+{
+    static char path[64];
+    int fd;
+
+    snprintf(path, sizeof path, "/tmp/reap-test-cvar-XXXXXX");
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static void test_the_ini_sets_cvars_and_server_options(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[256] = "";
+    char *path = write_temp("[Server]\nPort = 9000\nWorlds = 3\n"
+                            "[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKillObjects = 12\n");
+
+    (void)state;
+    engine_options_default(&opts);
+    cvar_registry_init(&reg);
+
+    int r = engine_options_load_config(&opts, &reg, path, err, sizeof err);
+    unlink(path);
+
+    assert_int_equal(r, 0);
+    assert_int_equal(opts.port, 9000);
+    assert_int_equal(opts.worlds, 3);
+    assert_true(cvar_get(&reg, CVAR_GC_TIME_BETWEEN_PURGING) == 12.0);
+}
+
+static void test_the_command_line_wins_over_the_ini(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[256] = "";
+    char *argv[] = { "reap-server", "--port", "1234", "--cvar",
+                     "gc.TimeBetweenPurgingPendingKillObjects=3" };
+    char *path = write_temp("[Server]\nPort = 9000\n"
+                            "[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKillObjects = 12\n");
+
+    (void)state;
+    engine_options_default(&opts);
+    cvar_registry_init(&reg);
+    assert_int_equal(engine_options_parse(&opts, 5, argv, err, sizeof err), ENGINE_OPTIONS_OK);
+
+    engine_options_load_config(&opts, &reg, path, err, sizeof err);
+    engine_options_apply_cvars(&opts, &reg, err, sizeof err);
+    unlink(path);
+
+    assert_int_equal(opts.port, 1234);
+    assert_true(cvar_get(&reg, CVAR_GC_TIME_BETWEEN_PURGING) == 3.0);
+}
+
+static void test_a_bad_ini_value_names_the_file_line_cvar_and_range(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+    char *path = write_temp("[ConsoleVariables]\n\ngc.MinGCClusterSize = -4\n");
+
+    (void)state;
+    engine_options_default(&opts);
+    cvar_registry_init(&reg);
+
+    int r = engine_options_load_config(&opts, &reg, path, err, sizeof err);
+    unlink(path);
+
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(err, ":3:"));
+    assert_non_null(strstr(err, "gc.MinGCClusterSize"));
+    assert_non_null(strstr(err, "[1, 1000000]"));
+}
+
+static void test_an_unknown_ini_section_or_key_is_an_error(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+    char *path = write_temp("[Server]\nPortt = 1\n");
+
+    (void)state;
+    engine_options_default(&opts);
+    cvar_registry_init(&reg);
+
+    int r = engine_options_load_config(&opts, &reg, path, err, sizeof err);
+    unlink(path);
+
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(err, "Portt"));
+}
+
+static void test_a_missing_config_file_is_an_error_naming_it(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+
+    (void)state;
+    engine_options_default(&opts);
+    cvar_registry_init(&reg);
+
+    assert_int_equal(engine_options_load_config(&opts, &reg, "/nonexistent/reap.ini", err,
+                                                sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent/reap.ini"));
+}
+
+static void test_the_shipped_config_lists_every_cvar_at_its_default(void **state)
+{
+    engine_options opts;
+    cvar_registry reg, defaults;
+    char err[512] = "";
+    FILE *f = fopen("deploy/reap.ini", "r");
+    char text[16384];
+    size_t n;
+
+    (void)state;
+    assert_non_null(f);
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    engine_options_default(&opts);
+    cvar_registry_init(&reg);
+    cvar_registry_init(&defaults);
+
+    assert_int_equal(engine_options_load_config(&opts, &reg, "deploy/reap.ini", err, sizeof err),
+                     0);
+    for (int i = 0; i < CVAR_COUNT; i++) {
+        const char *name = cvar_def_get((cvar_id)i)->name;
+        char line[160];
+
+        snprintf(line, sizeof line, "\n%s = ", name);
+        if (strstr(text, line) == NULL)
+            fail_msg("deploy/reap.ini does not list %s", name);
+        assert_int_equal(reg.sources[i], CVAR_SOURCE_INI);
+        assert_true(cvar_get(&reg, (cvar_id)i) == cvar_get(&defaults, (cvar_id)i));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_are_unreal_engines),
+        cmocka_unit_test(test_every_cvar_has_a_name_help_and_a_default_inside_its_range),
+        cmocka_unit_test(test_names_match_case_insensitively),
+        cmocka_unit_test(test_an_unknown_name_is_an_error_that_names_it),
+        cmocka_unit_test(test_a_value_out_of_range_is_refused_with_the_range_in_the_message),
+        cmocka_unit_test(test_text_that_is_not_a_number_is_refused),
+        cmocka_unit_test(test_an_integer_cvar_refuses_a_fraction),
+        cmocka_unit_test(test_a_boolean_cvar_accepts_words_and_digits),
+        cmocka_unit_test(test_a_lower_source_never_overrides_a_higher_one),
+        cmocka_unit_test(test_the_console_overrides_the_command_line),
+        cmocka_unit_test(test_a_change_bumps_the_generation_and_a_no_op_does_not),
+        cmocka_unit_test(test_an_assignment_needs_a_name_and_an_equals_sign),
+        cmocka_unit_test(test_values_format_as_a_user_would_type_them),
+        cmocka_unit_test(test_the_ini_sets_cvars_and_server_options),
+        cmocka_unit_test(test_the_command_line_wins_over_the_ini),
+        cmocka_unit_test(test_a_bad_ini_value_names_the_file_line_cvar_and_range),
+        cmocka_unit_test(test_an_unknown_ini_section_or_key_is_an_error),
+        cmocka_unit_test(test_a_missing_config_file_is_an_error_naming_it),
+        cmocka_unit_test(test_the_shipped_config_lists_every_cvar_at_its_default),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

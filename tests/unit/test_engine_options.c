@@ -1,0 +1,195 @@
+/*
+ * test_engine_options.c - reap-server's command line: defaults, flags, clear errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine_options.h"
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static engine_options_result parse(engine_options *o, int argc, char **argv, char *err)
+{
+    engine_options_default(o);
+    err[0] = '\0';
+    return engine_options_parse(o, argc, argv, err, 256);
+}
+
+static void test_defaults_match_the_design(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_OK);
+
+    assert_int_equal(o.port, 7777);
+    assert_string_equal(o.bind, "0.0.0.0");
+    assert_int_equal(o.worlds, 1);
+    assert_int_equal(o.tick_hz, 30);
+    assert_string_equal(o.admin_bind, "127.0.0.1");
+    assert_int_equal(o.admin_port, 7780);
+    assert_int_equal(o.log_level, LOG_INFO);
+}
+
+static void test_flags_accept_a_separate_or_an_attached_value(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--port", "0", "--worlds=3", "--tick-hz", "60",
+                     "--log-level=debug", "--max-players", "10", "--admin-port=0" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_OK);
+
+    assert_int_equal(o.port, 0);
+    assert_int_equal(o.worlds, 3);
+    assert_int_equal(o.tick_hz, 60);
+    assert_int_equal(o.log_level, LOG_DEBUG);
+    assert_int_equal(o.max_players, 10);
+    assert_int_equal(o.admin_port, 0);
+    assert_true(o.given & ENGINE_OPT_PORT);
+}
+
+static void test_cvar_flags_are_collected_in_order(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--cvar", "a.B=1", "--cvar=c.D=2" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_OK);
+
+    assert_int_equal(o.cvar_count, 2);
+    assert_string_equal(o.cvars[0], "a.B=1");
+    assert_string_equal(o.cvars[1], "c.D=2");
+}
+
+static void test_an_unknown_flag_is_named_in_the_error(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--prot", "1" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--prot"));
+}
+
+static void test_an_out_of_range_value_names_the_flag_value_and_range(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--port", "70000" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--port"));
+    assert_non_null(strstr(err, "70000"));
+    assert_non_null(strstr(err, "[0, 65535]"));
+}
+
+static void test_a_non_numeric_value_is_refused(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--worlds", "two" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "'two'"));
+}
+
+static void test_zero_worlds_is_refused(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--worlds", "0" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+}
+
+static void test_a_flag_without_its_value_is_an_error(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--port" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "needs a value"));
+}
+
+static void test_a_bad_log_level_lists_the_accepted_ones(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--log-level", "loud" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "debug, info, warn or error"));
+}
+
+static void test_a_cvar_flag_without_an_equals_sign_is_refused(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--cvar", "gc.MinGCClusterSize" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "NAME=VALUE"));
+}
+
+static void test_help_and_version_ask_to_exit(void **state)
+{
+    engine_options o;
+    char *help[] = { "reap-server", "--help" };
+    char *version[] = { "reap-server", "--version" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(help), help, err), ENGINE_OPTIONS_EXIT);
+    assert_true(o.help);
+    assert_int_equal(parse(&o, ARGC(version), version, err), ENGINE_OPTIONS_EXIT);
+    assert_true(o.version);
+    assert_non_null(strstr(engine_options_usage(), "--admin-port"));
+}
+
+static void test_a_positional_argument_is_refused(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "reap.ini" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "reap.ini"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_match_the_design),
+        cmocka_unit_test(test_flags_accept_a_separate_or_an_attached_value),
+        cmocka_unit_test(test_cvar_flags_are_collected_in_order),
+        cmocka_unit_test(test_an_unknown_flag_is_named_in_the_error),
+        cmocka_unit_test(test_an_out_of_range_value_names_the_flag_value_and_range),
+        cmocka_unit_test(test_a_non_numeric_value_is_refused),
+        cmocka_unit_test(test_zero_worlds_is_refused),
+        cmocka_unit_test(test_a_flag_without_its_value_is_an_error),
+        cmocka_unit_test(test_a_bad_log_level_lists_the_accepted_ones),
+        cmocka_unit_test(test_a_cvar_flag_without_an_equals_sign_is_refused),
+        cmocka_unit_test(test_help_and_version_ask_to_exit),
+        cmocka_unit_test(test_a_positional_argument_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

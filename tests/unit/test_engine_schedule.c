@@ -1,0 +1,558 @@
+/*
+ * test_engine_schedule.c - when the engine collects (UE ConditionalCollectGarbage).
+ *
+ * The schedule is driven with a fake clock (the frame deltas a test passes) and a fake
+ * collector that records what it was asked to do.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine_gc.h"
+
+typedef struct fake_gc {
+    int collects;             /* try_collect calls that succeeded */
+    int full_purges;          /* of those, with full_purge */
+    int refusals;             /* try_collect calls refused (lock held) */
+    bool refuse;              /* the next try_collect calls are refused */
+    int reach_steps;
+    int purge_steps;
+    double last_purge_budget;
+    int cleanups;
+    bool reach_pending;
+    bool purge_pending;
+    bool collect_leaves_purge_pending; /* a non-full collect leaves a purge pending */
+} fake_gc;
+
+static bool fake_try_collect(void *ctx, bool full_purge)
+{
+    fake_gc *f = ctx;
+
+    if (f->refuse) {
+        f->refusals++;
+        return false;
+    }
+    f->collects++;
+    if (full_purge)
+        f->full_purges++;
+    else if (f->collect_leaves_purge_pending)
+        f->purge_pending = true;
+    return true;
+}
+
+static void fake_reachability_step(void *ctx)
+{
+    ((fake_gc *)ctx)->reach_steps++;
+}
+
+static void fake_incremental_purge(void *ctx, double time_limit)
+{
+    fake_gc *f = ctx;
+
+    f->purge_steps++;
+    f->last_purge_budget = time_limit;
+}
+
+static bool fake_is_reachability_pending(void *ctx)
+{
+    return ((fake_gc *)ctx)->reach_pending;
+}
+
+static bool fake_is_purge_pending(void *ctx)
+{
+    return ((fake_gc *)ctx)->purge_pending;
+}
+
+static void fake_cleanup_actors(void *ctx)
+{
+    ((fake_gc *)ctx)->cleanups++;
+}
+
+typedef struct fixture {
+    fake_gc gc;
+    engine_gc_ops ops;
+    engine_gc_schedule sched;
+    engine_gc_config cfg;
+    engine_gc_frame fr;
+} fixture;
+
+static int setup(void **state)
+{
+    static fixture fx;
+
+    memset(&fx, 0, sizeof fx);
+    fx.ops = (engine_gc_ops){ &fx.gc, fake_try_collect, fake_reachability_step,
+                              fake_incremental_purge, fake_is_reachability_pending,
+                              fake_is_purge_pending, fake_cleanup_actors };
+    engine_gc_schedule_init(&fx.sched);
+    /* UE's defaults. */
+    fx.cfg.time_between_purging = 60;
+    fx.cfg.idle_server_multiplier = 10;
+    fx.cfg.low_memory_threshold_mb = 0;
+    fx.cfg.low_memory_time_between_purging = 30;
+    fx.cfg.incremental_time_per_frame = 0.002;
+    fx.fr.dedicated_server = true;
+    fx.fr.any_world_begun_play = true;
+    fx.fr.has_game_world = true;
+    fx.fr.players_connected = true;
+    fx.fr.free_memory_mb = -1;
+    *state = &fx;
+    return 0;
+}
+
+/* Runs n frames of dt seconds each; returns the last action. */
+static engine_gc_action run_frames(fixture *fx, int n, double dt)
+{
+    engine_gc_action a = ENGINE_GC_NONE;
+
+    for (int i = 0; i < n; i++) {
+        fx->fr.frame++;
+        fx->fr.delta_seconds = dt;
+        a = engine_conditional_collect_garbage(&fx->sched, &fx->cfg, &fx->fr, &fx->ops);
+    }
+    return a;
+}
+
+/* ---- the interval ---------------------------------------------------------------------- */
+
+static void test_interval_is_the_base_interval_while_players_are_connected(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.players_connected = true;
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 60.0);
+}
+
+static void test_idle_dedicated_server_multiplies_the_interval(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.players_connected = false;
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 600.0);
+}
+
+static void test_a_server_that_is_not_dedicated_never_multiplies_the_interval(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.dedicated_server = false;
+    fx->fr.players_connected = false;
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 60.0);
+}
+
+static void test_low_memory_uses_the_low_memory_interval_when_shorter(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.low_memory_threshold_mb = 512;
+    fx->fr.free_memory_mb = 100;
+    fx->fr.players_connected = false;
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 30.0);
+}
+
+static void test_low_memory_keeps_the_interval_when_it_is_already_shorter(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.time_between_purging = 5;
+    fx->cfg.low_memory_threshold_mb = 512;
+    fx->fr.free_memory_mb = 100;
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 5.0);
+}
+
+static void test_enough_free_memory_keeps_the_normal_interval(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.low_memory_threshold_mb = 512;
+    fx->fr.free_memory_mb = 4096;
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 60.0);
+}
+
+static void test_low_memory_rule_is_off_when_the_threshold_is_zero(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.low_memory_threshold_mb = 0;
+    fx->fr.free_memory_mb = 1;
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 60.0);
+}
+
+static void test_unknown_free_memory_never_triggers_the_low_memory_interval(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.low_memory_threshold_mb = 512;
+    fx->fr.free_memory_mb = -1;
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 60.0);
+}
+
+static void test_the_schedule_reports_the_interval_in_force_each_frame(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.players_connected = false;
+    run_frames(fx, 1, 0.1);
+    assert_true(fx->sched.interval == 600.0);
+
+    fx->fr.players_connected = true;
+    run_frames(fx, 1, 0.1);
+
+    assert_true(fx->sched.interval == 60.0);
+}
+
+/* ---- when a collection happens ------------------------------------------------------- */
+
+static void test_nothing_happens_before_any_world_has_begun_play(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.any_world_begun_play = false;
+
+    engine_gc_action a = run_frames(fx, 100, 1.0);
+
+    assert_int_equal(a, ENGINE_GC_NONE);
+    assert_int_equal(fx->gc.collects, 0);
+    assert_true(fx->sched.time_since_last_purge == 0.0);
+}
+
+static void test_no_collection_before_the_interval_has_passed(void **state)
+{
+    fixture *fx = *state;
+
+    run_frames(fx, 60, 1.0); /* exactly 60 s: the interval must be exceeded */
+
+    assert_int_equal(fx->gc.collects, 0);
+    assert_true(fx->sched.time_since_last_purge == 60.0);
+}
+
+static void test_a_collection_runs_once_the_interval_has_passed(void **state)
+{
+    fixture *fx = *state;
+
+    engine_gc_action a = run_frames(fx, 61, 1.0);
+
+    assert_int_equal(a, ENGINE_GC_COLLECT);
+    assert_int_equal(fx->gc.collects, 1);
+}
+
+static void test_an_idle_server_collects_ten_times_less_often(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.players_connected = false;
+
+    run_frames(fx, 600, 1.0);
+    assert_int_equal(fx->gc.collects, 0);
+    run_frames(fx, 1, 1.0);
+
+    assert_int_equal(fx->gc.collects, 1);
+}
+
+static void test_the_timer_restarts_after_a_collection(void **state)
+{
+    fixture *fx = *state;
+
+    run_frames(fx, 61, 1.0);
+
+    assert_true(fx->sched.time_since_last_purge == 0.0);
+    run_frames(fx, 60, 1.0);
+    assert_int_equal(fx->gc.collects, 1);
+    run_frames(fx, 1, 1.0);
+    assert_int_equal(fx->gc.collects, 2);
+}
+
+static void test_cleanup_actors_runs_after_every_collection(void **state)
+{
+    fixture *fx = *state;
+
+    run_frames(fx, 61 * 3, 1.0);
+
+    assert_int_equal(fx->gc.collects, 3);
+    assert_int_equal(fx->gc.cleanups, 3);
+}
+
+static void test_a_collection_with_a_game_world_leaves_the_purge_incremental(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.has_game_world = true;
+    run_frames(fx, 61, 1.0);
+
+    assert_int_equal(fx->gc.collects, 1);
+    assert_int_equal(fx->gc.full_purges, 0);
+}
+
+static void test_a_collection_without_a_game_world_is_a_full_purge(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.has_game_world = false;
+    run_frames(fx, 61, 1.0);
+
+    assert_int_equal(fx->gc.full_purges, 1);
+}
+
+static void test_a_zero_interval_never_collects(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.time_between_purging = 0;
+
+    run_frames(fx, 1000, 1.0);
+
+    assert_int_equal(fx->gc.collects, 0);
+}
+
+static void test_a_refused_collection_is_retried_next_frame_without_resetting_the_timer(
+    void **state)
+{
+    fixture *fx = *state;
+
+    fx->gc.refuse = true;
+    run_frames(fx, 61, 1.0);
+    assert_int_equal(fx->gc.refusals, 1);
+    assert_true(fx->sched.time_since_last_purge == 61.0);
+
+    fx->gc.refuse = false;
+    run_frames(fx, 1, 1.0);
+
+    assert_int_equal(fx->gc.collects, 1);
+    assert_int_equal(fx->gc.cleanups, 1);
+}
+
+/* ---- work left from earlier frames ----------------------------------------------------- */
+
+static void test_a_pending_purge_advances_within_the_frame_budget(void **state)
+{
+    fixture *fx = *state;
+
+    fx->gc.purge_pending = true;
+
+    engine_gc_action a = run_frames(fx, 1, 1.0);
+
+    assert_int_equal(a, ENGINE_GC_PURGE_STEP);
+    assert_int_equal(fx->gc.purge_steps, 1);
+    assert_true(fx->gc.last_purge_budget == 0.002);
+}
+
+static void test_a_pending_purge_postpones_the_next_collection(void **state)
+{
+    fixture *fx = *state;
+
+    fx->gc.purge_pending = true;
+
+    run_frames(fx, 100, 1.0);
+
+    assert_int_equal(fx->gc.collects, 0);
+    assert_int_equal(fx->gc.purge_steps, 100);
+}
+
+static void test_a_pending_incremental_mark_continues_instead_of_collecting(void **state)
+{
+    fixture *fx = *state;
+
+    fx->gc.reach_pending = true;
+
+    engine_gc_action a = run_frames(fx, 100, 1.0);
+
+    assert_int_equal(a, ENGINE_GC_REACHABILITY_STEP);
+    assert_int_equal(fx->gc.reach_steps, 100);
+    assert_int_equal(fx->gc.collects, 0);
+    assert_int_equal(fx->gc.purge_steps, 0);
+}
+
+static void test_the_schedule_acts_at_most_once_per_frame(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.frame = 7;
+    fx->fr.delta_seconds = 100.0;
+    engine_conditional_collect_garbage(&fx->sched, &fx->cfg, &fx->fr, &fx->ops);
+    fx->sched.time_since_last_purge = 1000.0;
+
+    engine_gc_action a = engine_conditional_collect_garbage(&fx->sched, &fx->cfg, &fx->fr,
+                                                            &fx->ops);
+
+    assert_int_equal(a, ENGINE_GC_SAME_FRAME);
+    assert_int_equal(fx->gc.collects, 1);
+    assert_true(fx->sched.time_since_last_purge == 1000.0);
+}
+
+static void test_a_second_call_in_a_frame_still_continues_a_pending_mark(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.frame = 7;
+    engine_conditional_collect_garbage(&fx->sched, &fx->cfg, &fx->fr, &fx->ops);
+    fx->gc.reach_pending = true;
+
+    engine_gc_action a = engine_conditional_collect_garbage(&fx->sched, &fx->cfg, &fx->fr,
+                                                            &fx->ops);
+
+    assert_int_equal(a, ENGINE_GC_REACHABILITY_STEP);
+    assert_int_equal(fx->gc.reach_steps, 1);
+}
+
+static void test_a_delayed_frame_skips_once_then_collects(void **state)
+{
+    fixture *fx = *state;
+
+    run_frames(fx, 60, 1.0);
+    engine_gc_delay(&fx->sched);
+
+    assert_int_equal(run_frames(fx, 1, 1.0), ENGINE_GC_DELAYED);
+    assert_int_equal(fx->gc.collects, 0);
+    assert_int_equal(run_frames(fx, 1, 1.0), ENGINE_GC_COLLECT);
+    assert_int_equal(fx->gc.collects, 1);
+}
+
+/* ---- forcing ------------------------------------------------------------------------ */
+
+static void test_a_forced_full_purge_runs_on_the_next_frame_with_cleanup(void **state)
+{
+    fixture *fx = *state;
+
+    engine_gc_force(&fx->sched, &fx->cfg, &fx->fr, true);
+
+    engine_gc_action a = run_frames(fx, 1, 0.01);
+
+    assert_int_equal(a, ENGINE_GC_FORCED_FULL_PURGE);
+    assert_int_equal(fx->gc.full_purges, 1);
+    assert_int_equal(fx->gc.cleanups, 1);
+    assert_false(fx->sched.full_purge_triggered);
+    assert_true(fx->sched.time_since_last_purge == 0.0);
+}
+
+static void test_a_forced_full_purge_runs_even_before_play_begins(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.any_world_begun_play = false;
+    engine_gc_force(&fx->sched, &fx->cfg, &fx->fr, true);
+
+    run_frames(fx, 1, 0.01);
+
+    assert_int_equal(fx->gc.full_purges, 1);
+}
+
+static void test_a_forced_full_purge_refused_by_the_gc_lock_stays_requested(void **state)
+{
+    fixture *fx = *state;
+
+    engine_gc_force(&fx->sched, &fx->cfg, &fx->fr, true);
+    fx->gc.refuse = true;
+    run_frames(fx, 3, 0.01);
+    assert_int_equal(fx->gc.refusals, 3);
+    assert_true(fx->sched.full_purge_triggered);
+
+    fx->gc.refuse = false;
+    run_frames(fx, 1, 0.01);
+
+    assert_int_equal(fx->gc.full_purges, 1);
+    assert_false(fx->sched.full_purge_triggered);
+}
+
+static void test_a_forced_incremental_collection_waits_only_for_the_next_frame(void **state)
+{
+    fixture *fx = *state;
+
+    engine_gc_force(&fx->sched, &fx->cfg, &fx->fr, false);
+
+    engine_gc_action a = run_frames(fx, 1, 0.01);
+
+    assert_int_equal(a, ENGINE_GC_COLLECT);
+    assert_int_equal(fx->gc.collects, 1);
+    assert_int_equal(fx->gc.full_purges, 0);
+}
+
+static void test_collect_garbage_every_frame_forces_a_full_purge_every_nth_frame(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.collect_every_frame = 5;
+
+    run_frames(fx, 20, 0.01);
+
+    /* Frames 5, 10, 15 and 20 request one; each runs on the frame after. */
+    assert_int_equal(fx->gc.full_purges, 3);
+    assert_true(fx->sched.full_purge_triggered);
+}
+
+static void test_continuous_incremental_gc_collects_whenever_nothing_is_pending(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.continuous_incremental = true;
+
+    run_frames(fx, 10, 0.01);
+
+    /* Frame 1 requests, frame 2 collects and requests again, ... */
+    assert_int_equal(fx->gc.collects, 9);
+    assert_int_equal(fx->gc.full_purges, 0);
+}
+
+static void test_continuous_incremental_gc_waits_while_a_purge_is_pending(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.continuous_incremental = true;
+    fx->gc.collect_leaves_purge_pending = true;
+
+    run_frames(fx, 10, 0.01);
+
+    /* Frame 1 requests; frame 2 collects; every other frame advances the purge. */
+    assert_int_equal(fx->gc.collects, 1);
+    assert_int_equal(fx->gc.purge_steps, 9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_interval_is_the_base_interval_while_players_are_connected, setup),
+        cmocka_unit_test_setup(test_idle_dedicated_server_multiplies_the_interval, setup),
+        cmocka_unit_test_setup(test_a_server_that_is_not_dedicated_never_multiplies_the_interval, setup),
+        cmocka_unit_test_setup(test_low_memory_uses_the_low_memory_interval_when_shorter, setup),
+        cmocka_unit_test_setup(test_low_memory_keeps_the_interval_when_it_is_already_shorter, setup),
+        cmocka_unit_test_setup(test_enough_free_memory_keeps_the_normal_interval, setup),
+        cmocka_unit_test_setup(test_low_memory_rule_is_off_when_the_threshold_is_zero, setup),
+        cmocka_unit_test_setup(test_unknown_free_memory_never_triggers_the_low_memory_interval, setup),
+        cmocka_unit_test_setup(test_the_schedule_reports_the_interval_in_force_each_frame, setup),
+        cmocka_unit_test_setup(test_nothing_happens_before_any_world_has_begun_play, setup),
+        cmocka_unit_test_setup(test_no_collection_before_the_interval_has_passed, setup),
+        cmocka_unit_test_setup(test_a_collection_runs_once_the_interval_has_passed, setup),
+        cmocka_unit_test_setup(test_an_idle_server_collects_ten_times_less_often, setup),
+        cmocka_unit_test_setup(test_the_timer_restarts_after_a_collection, setup),
+        cmocka_unit_test_setup(test_cleanup_actors_runs_after_every_collection, setup),
+        cmocka_unit_test_setup(test_a_collection_with_a_game_world_leaves_the_purge_incremental, setup),
+        cmocka_unit_test_setup(test_a_collection_without_a_game_world_is_a_full_purge, setup),
+        cmocka_unit_test_setup(test_a_zero_interval_never_collects, setup),
+        cmocka_unit_test_setup(test_a_refused_collection_is_retried_next_frame_without_resetting_the_timer, setup),
+        cmocka_unit_test_setup(test_a_pending_purge_advances_within_the_frame_budget, setup),
+        cmocka_unit_test_setup(test_a_pending_purge_postpones_the_next_collection, setup),
+        cmocka_unit_test_setup(test_a_pending_incremental_mark_continues_instead_of_collecting, setup),
+        cmocka_unit_test_setup(test_the_schedule_acts_at_most_once_per_frame, setup),
+        cmocka_unit_test_setup(test_a_second_call_in_a_frame_still_continues_a_pending_mark, setup),
+        cmocka_unit_test_setup(test_a_delayed_frame_skips_once_then_collects, setup),
+        cmocka_unit_test_setup(test_a_forced_full_purge_runs_on_the_next_frame_with_cleanup, setup),
+        cmocka_unit_test_setup(test_a_forced_full_purge_runs_even_before_play_begins, setup),
+        cmocka_unit_test_setup(test_a_forced_full_purge_refused_by_the_gc_lock_stays_requested, setup),
+        cmocka_unit_test_setup(test_a_forced_incremental_collection_waits_only_for_the_next_frame, setup),
+        cmocka_unit_test_setup(test_collect_garbage_every_frame_forces_a_full_purge_every_nth_frame, setup),
+        cmocka_unit_test_setup(test_continuous_incremental_gc_collects_whenever_nothing_is_pending, setup),
+        cmocka_unit_test_setup(test_continuous_incremental_gc_waits_while_a_purge_is_pending, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,84 @@
+/*
+ * test_engine_sysmem.c - free memory for the low-memory collection interval.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sysmem.h"
+
+static void test_mem_available_is_read_from_meminfo_in_bytes(void **state)
+{
+    const char *text = "MemTotal:       24000000 kB\nMemFree:  100 kB\n"
+                       "MemAvailable:    2048 kB\nBuffers: 1 kB\n";
+    uint64_t bytes = 0;
+
+    (void)state;
+    assert_true(sysmem_parse_meminfo(text, &bytes));
+    assert_int_equal(bytes, 2048u * 1024u);
+}
+
+static void test_meminfo_without_mem_available_is_unknown(void **state)
+{
+    uint64_t bytes = 7;
+
+    (void)state;
+    assert_false(sysmem_parse_meminfo("MemTotal: 1 kB\nMemFree: 1 kB\n", &bytes));
+    assert_int_equal(bytes, 7);
+}
+
+static void test_a_cgroup_without_a_limit_reads_as_no_limit(void **state)
+{
+    uint64_t bytes = 0;
+
+    (void)state;
+    assert_false(sysmem_parse_cgroup_value("max\n", &bytes));
+    assert_true(sysmem_parse_cgroup_value("1073741824\n", &bytes));
+    assert_int_equal(bytes, 1073741824u);
+}
+
+static void test_the_cgroup_headroom_wins_when_it_is_smaller(void **state)
+{
+    (void)state;
+    /* 8 GiB available on the machine, but the cgroup allows 512 MiB and uses 412 MiB. */
+    double mb = sysmem_free_mb_from(true, 8ull << 30, true, 512ull << 20, true, 412ull << 20);
+
+    assert_true(mb == 100.0);
+}
+
+static void test_machine_memory_wins_when_it_is_smaller_than_the_cgroup_headroom(void **state)
+{
+    (void)state;
+    double mb = sysmem_free_mb_from(true, 64ull << 20, true, 8ull << 30, true, 0);
+
+    assert_true(mb == 64.0);
+}
+
+static void test_a_cgroup_over_its_limit_has_no_free_memory(void **state)
+{
+    (void)state;
+    assert_true(sysmem_free_mb_from(false, 0, true, 100ull << 20, true, 200ull << 20) == 0.0);
+}
+
+static void test_nothing_known_reads_as_negative(void **state)
+{
+    (void)state;
+    assert_true(sysmem_free_mb_from(false, 0, false, 0, false, 0) < 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mem_available_is_read_from_meminfo_in_bytes),
+        cmocka_unit_test(test_meminfo_without_mem_available_is_unknown),
+        cmocka_unit_test(test_a_cgroup_without_a_limit_reads_as_no_limit),
+        cmocka_unit_test(test_the_cgroup_headroom_wins_when_it_is_smaller),
+        cmocka_unit_test(test_machine_memory_wins_when_it_is_smaller_than_the_cgroup_headroom),
+        cmocka_unit_test(test_a_cgroup_over_its_limit_has_no_free_memory),
+        cmocka_unit_test(test_nothing_known_reads_as_negative),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

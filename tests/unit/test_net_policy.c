@@ -1,0 +1,243 @@
+/*
+ * test_net_policy.c - what a client may ask for (spawn rate, ownership limit, abuse) and
+ * which datagrams are not ENet at all. Time is the argument the tests pass.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <enet/enet.h>
+
+#include "net_driver.h"
+#include "net_policy.h"
+
+static net_policy_limits limits(void)
+{
+    net_policy_limits lim = {
+        .max_actors_per_player = 100,
+        .max_spawn_per_request = 50,
+        .spawn_rate = 10,
+        .spawn_burst = 40,
+        .max_bad_messages = 3,
+    };
+    return lim;
+}
+
+static void test_a_fresh_connection_may_spawn_a_full_burst_at_once(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 0.0, 0, 40), NET_POLICY_ALLOW);
+}
+
+static void test_spawning_beyond_the_burst_is_over_rate(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    net_policy_check_spawn(&st, &lim, 0.0, 0, 40);
+
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 0.0, 40, 1), NET_POLICY_OVER_RATE);
+}
+
+static void test_tokens_come_back_at_the_spawn_rate(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 100.0);
+    net_policy_check_spawn(&st, &lim, 100.0, 0, 40);
+
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 100.5, 40, 6), NET_POLICY_OVER_RATE);
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 100.5, 40, 5), NET_POLICY_ALLOW);
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 102.5, 45, 20), NET_POLICY_ALLOW);
+}
+
+static void test_tokens_never_exceed_the_burst_however_long_a_player_waits(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    net_policy_check_spawn(&st, &lim, 0.0, 0, 40);
+
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 1e6, 0, 41), NET_POLICY_OVER_RATE);
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 1e6, 0, 40), NET_POLICY_ALLOW);
+}
+
+static void test_a_refused_request_spends_no_tokens(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 0.0, 99, 5), NET_POLICY_OVER_LIMIT);
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 0.0, 0, 40), NET_POLICY_ALLOW);
+}
+
+static void test_owning_more_than_the_limit_is_refused(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 0.0, 90, 10), NET_POLICY_ALLOW);
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 0.0, 100, 1), NET_POLICY_OVER_LIMIT);
+}
+
+static void test_a_count_of_zero_or_above_the_request_limit_is_a_bad_count(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 0.0, 0, 0), NET_POLICY_BAD_COUNT);
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 0.0, 0, 51), NET_POLICY_BAD_COUNT);
+    assert_int_equal(net_policy_check_spawn(&st, &lim, 0.0, 0, UINT32_MAX), NET_POLICY_BAD_COUNT);
+}
+
+static void test_a_connection_is_dropped_on_its_nth_bad_message_not_before(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+
+    assert_false(net_policy_note_bad_message(&st, &lim));
+    assert_false(net_policy_note_bad_message(&st, &lim));
+    assert_true(net_policy_note_bad_message(&st, &lim));
+}
+
+static void test_bad_messages_on_one_connection_never_count_against_another(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state a, b;
+
+    (void)state;
+    net_policy_init(&a, &lim, 0.0);
+    net_policy_init(&b, &lim, 0.0);
+    for (int i = 0; i < 10; i++)
+        net_policy_note_bad_message(&a, &lim);
+
+    assert_false(net_policy_note_bad_message(&b, &lim));
+    assert_int_equal(b.bad_messages, 1);
+}
+
+/* ---- datagrams that are not ENet ----------------------------------------------------- */
+
+static ENetHost *host;
+static ENetAddress stranger;
+
+static int host_setup(void **state)
+{
+    ENetAddress addr;
+
+    (void)state;
+    assert_int_equal(enet_initialize(), 0);
+    memset(&addr, 0, sizeof addr);
+    enet_address_set_host_ip(&addr, "127.0.0.1");
+    addr.port = 0;
+    host = enet_host_create(&addr, 4, 3, 0, 0);
+    assert_non_null(host);
+    enet_address_set_host_ip(&stranger, "127.0.0.1");
+    stranger.port = 40000;
+    return 0;
+}
+
+static int host_teardown(void **state)
+{
+    (void)state;
+    enet_host_destroy(host);
+    enet_deinitialize();
+    return 0;
+}
+
+static void test_a_datagram_shorter_than_a_header_is_garbage(void **state)
+{
+    const uint8_t d[] = { 0x0f };
+
+    (void)state;
+    assert_true(net_datagram_is_garbage(host, &stranger, d, sizeof d));
+}
+
+static void test_text_sent_to_the_game_port_is_garbage(void **state)
+{
+    const char *text = "garbage datagram, not enet";
+
+    (void)state;
+    assert_true(net_datagram_is_garbage(host, &stranger, (const uint8_t *)text, strlen(text)));
+}
+
+static void test_a_datagram_for_a_peer_that_does_not_exist_is_garbage(void **state)
+{
+    /* peer 3 exists but is disconnected; command 6 (send reliable) */
+    const uint8_t d[] = { 0x00, 0x03, 0x86, 0x00, 0x00, 0x01 };
+
+    (void)state;
+    assert_true(net_datagram_is_garbage(host, &stranger, d, sizeof d));
+}
+
+static void test_a_datagram_with_an_unknown_command_is_garbage(void **state)
+{
+    const uint8_t d[] = { 0x0f, 0xff, 0x0e, 0x00, 0x00, 0x00 };
+
+    (void)state;
+    assert_true(net_datagram_is_garbage(host, &stranger, d, sizeof d));
+}
+
+static void test_a_connection_request_from_a_new_address_is_not_garbage(void **state)
+{
+    /* peer id 0xFFF (none yet) with the sent-time flag; command CONNECT with ACK flag */
+    const uint8_t d[] = { 0x8f, 0xff, 0x12, 0x34, 0x82, 0xff, 0x00, 0x01 };
+
+    (void)state;
+    assert_false(net_datagram_is_garbage(host, &stranger, d, sizeof d));
+}
+
+static void test_a_non_connect_command_without_a_peer_is_garbage(void **state)
+{
+    const uint8_t d[] = { 0x8f, 0xff, 0x12, 0x34, 0x86, 0xff, 0x00, 0x01 };
+
+    (void)state;
+    assert_true(net_datagram_is_garbage(host, &stranger, d, sizeof d));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_fresh_connection_may_spawn_a_full_burst_at_once),
+        cmocka_unit_test(test_spawning_beyond_the_burst_is_over_rate),
+        cmocka_unit_test(test_tokens_come_back_at_the_spawn_rate),
+        cmocka_unit_test(test_tokens_never_exceed_the_burst_however_long_a_player_waits),
+        cmocka_unit_test(test_a_refused_request_spends_no_tokens),
+        cmocka_unit_test(test_owning_more_than_the_limit_is_refused),
+        cmocka_unit_test(test_a_count_of_zero_or_above_the_request_limit_is_a_bad_count),
+        cmocka_unit_test(test_a_connection_is_dropped_on_its_nth_bad_message_not_before),
+        cmocka_unit_test(test_bad_messages_on_one_connection_never_count_against_another),
+        cmocka_unit_test(test_a_datagram_shorter_than_a_header_is_garbage),
+        cmocka_unit_test(test_text_sent_to_the_game_port_is_garbage),
+        cmocka_unit_test(test_a_datagram_for_a_peer_that_does_not_exist_is_garbage),
+        cmocka_unit_test(test_a_datagram_with_an_unknown_command_is_garbage),
+        cmocka_unit_test(test_a_connection_request_from_a_new_address_is_not_garbage),
+        cmocka_unit_test(test_a_non_connect_command_without_a_peer_is_garbage),
+    };
+    return cmocka_run_group_tests(tests, host_setup, host_teardown);
+}
