@@ -20,6 +20,7 @@ void gc_barrier_close(gc_heap *heap)
 {
     uv_mutex_destroy(&heap->barrier_lock);
     gc_ptr_vec_free(&heap->barrier_queue);
+    gc_ptr_vec_free(&heap->barrier_clusters);
 }
 
 void gc_barrier_set_active(gc_heap *heap, bool active)
@@ -33,12 +34,20 @@ void gc_write_barrier(gc_heap *heap, void *target)
         return;
     gc_header *h = gc_hdr(target);
     uint32_t f = gc_flags(h);
+    if (f & GC_F_IN_CLUSTER) {
+        h = gc_cluster_root_of(heap, h);
+        f = gc_flags(h);
+    }
     if ((f & GC_F_PERMANENT) || (f & GC_F_MARK) == heap->mark_value)
         return;
-    if (!gc_try_mark(heap->mark_value, h))
+    gc_ptr_vec *queue = &heap->barrier_queue;
+    if (f & GC_F_CLUSTER_ROOT) {
+        queue = &heap->barrier_clusters; /* a worker marks the whole cluster */
+    } else if (!gc_try_mark(heap->mark_value, h)) {
         return;
+    }
     uv_mutex_lock(&heap->barrier_lock);
-    if (gc_ptr_vec_push(&heap->barrier_queue, h) != GC_OK)
+    if (gc_ptr_vec_push(queue, h) != GC_OK)
         abort(); /* losing a barrier entry would free a live object */
     uv_mutex_unlock(&heap->barrier_lock);
 }
@@ -56,7 +65,7 @@ void gc_barrier_drain(gc_heap *heap, gc_collector *w)
 bool gc_barrier_is_empty(gc_heap *heap)
 {
     uv_mutex_lock(&heap->barrier_lock);
-    bool empty = heap->barrier_queue.count == 0;
+    bool empty = heap->barrier_queue.count == 0 && heap->barrier_clusters.count == 0;
     uv_mutex_unlock(&heap->barrier_lock);
     return empty;
 }

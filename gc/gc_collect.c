@@ -20,10 +20,11 @@ static void mark_finished(gc_heap *heap)
 {
     gc_mark_end(heap);
     gc_barrier_set_active(heap, false);
+    heap->phase = GC_PHASE_GATHER;
     heap->mark_done_pending_gather = true;
     heap->gather_cursor = 0;
     heap->unreachable.count = 0;
-    heap->phase = GC_PHASE_GATHER;
+    gc_clusters_after_mark(heap); /* members stay marked: they survive this collection */
 }
 
 static void gather_finished(gc_heap *heap)
@@ -193,6 +194,10 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
     heap->delayed_slices = 0;
     bool incremental = !full_purge && heap->settings.allow_incremental_reachability;
     double t0 = gc_now(heap);
+    gc_clusters_before_mark(heap);
+    if (heap->settings.verify_assumptions)
+        heap->stats.assumption_violations =
+            gc_verify_assumptions(heap, heap->diag_fn, heap->diag_userdata);
     heap->phase = GC_PHASE_MARK;
     gc_mark_begin(heap);
     heap->stats.mark_seconds += gc_now(heap) - t0;

@@ -118,6 +118,7 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
     }
     uv_mutex_init(&heap->table_lock);
     heap->name_entry_free = UINT32_MAX; /* no free entry */
+    heap->cluster_free = UINT32_MAX;    /* no free cluster slot */
     gc_map_init(&heap->names_by_index);
     gc_map_init(&heap->names_by_path);
     gc_map_init(&heap->pins);
@@ -161,6 +162,7 @@ void gc_heap_destroy(gc_heap *heap)
         gc_incremental_purge(heap, 0);
     heap->phase = GC_PHASE_IDLE;
     heap->mark_done_pending_gather = false;
+    gc_clusters_close(heap);
     destroy_objects(heap, false);
     destroy_objects(heap, true);
     while (heap->referencers) {
@@ -182,6 +184,7 @@ void gc_heap_destroy(gc_heap *heap)
     gc_ptr_vec_free(&heap->pending_finish);
     gc_ptr_vec_free(&heap->purge_classes);
     gc_barrier_close(heap);
+    gc_history_close(heap);
     gc_parallel_close(heap);
     gc_worker_close(&heap->main_worker);
     gc_lock_close(heap);

@@ -131,6 +131,17 @@ static inline bool gc_map_slot_used(const gc_map *m, uint32_t i)
     return m->keys[i] != 0 && m->keys[i] != UINT64_MAX;
 }
 
+/* A growable array of 32-bit values (object indices, cluster ids). */
+typedef struct gc_u32_vec {
+    uint32_t *data;
+    uint32_t count;
+    uint32_t capacity;
+} gc_u32_vec;
+
+gc_result gc_u32_vec_push(gc_u32_vec *v, uint32_t x);
+bool gc_u32_vec_remove(gc_u32_vec *v, uint32_t x); /* first occurrence, order not kept */
+void gc_u32_vec_free(gc_u32_vec *v);
+
 /* A growable array of pointers (work lists, unreachable lists). */
 typedef struct gc_ptr_vec {
     void **data;
@@ -185,11 +196,56 @@ struct gc_collector {
     void *visit_userdata;
     gc_header *scanning;        /* object whose references are being reported */
     const char *scanning_member;/* schema member being scanned, for diagnostics */
+    bool recording;             /* history or garbage tracking on: note edges below */
+    struct gc_edge_log *edges;  /* first-reach edges (gc.HistorySize) */
+    struct gc_edge_log *garbage_edges; /* nulled references to garbage */
     uint64_t marked;            /* objects this worker marked */
     uint64_t stolen;            /* blocks it took from others */
     uint64_t scanned;
     uint32_t worker_index;
 };
+
+/* ---- diagnostics --------------------------------------------------------------------- */
+
+/* An edge noted during marking: `from` (GC_INDEX_NONE for a root) reached `to` through
+ * `member`. Workers append to their own log; the logs are merged after the mark. */
+typedef struct gc_edge {
+    uint32_t to;
+    uint32_t from;
+    const char *member;
+} gc_edge;
+
+typedef struct gc_edge_log {
+    gc_edge *data;
+    size_t count, capacity;
+} gc_edge_log;
+
+void gc_edge_log_push(gc_edge_log *log, uint32_t to, uint32_t from, const char *member);
+
+/* One collection's first-reach record (gc.HistorySize keeps a ring of them). */
+typedef struct gc_history_entry {
+    uint64_t collection;      /* stats.collections when it was taken; 0 = empty */
+    gc_edge *edges;           /* sorted by `to` */
+    size_t count;
+} gc_history_entry;
+
+/* ---- clusters -------------------------------------------------------------------------- */
+
+/* A cluster (UE FUObjectCluster): a root and the objects it owns, marked as one unit. When the
+ * root is reached, every member is marked without being scanned; what members referenced
+ * outside the cluster when it was built (or since, through gc_object_reference_stored) is
+ * kept in mutable_objs and referenced, and marked in their stead. The root itself is scanned
+ * like any object. Links between clusters are kept both ways so that dissolving one can
+ * cascade to the clusters that reference it. */
+typedef struct gc_cluster {
+    uint32_t root_index;         /* GC_INDEX_NONE while the slot is free */
+    uint32_t next_free;
+    gc_u32_vec members;          /* object indices, root excluded */
+    gc_map mutable_objs;         /* index+1 -> weak serial of objects outside any cluster */
+    gc_u32_vec referenced;       /* ids of clusters members reference */
+    gc_u32_vec referenced_by;    /* ids of clusters that reference this one */
+    _Atomic bool needs_dissolving; /* a mutable object turned garbage: dissolve after mark */
+} gc_cluster;
 
 /* ---- the heap ------------------------------------------------------------------------ */
 
@@ -291,9 +347,25 @@ struct gc_heap {
     _Atomic bool barrier_active;   /* an incremental mark is in flight */
     uv_mutex_t barrier_lock;
     gc_ptr_vec barrier_queue;      /* gc_header* marked by the barrier, to be scanned */
+    gc_ptr_vec barrier_clusters;   /* cluster roots the barrier reached, to be marked */
+
+    /* clusters */
+    gc_cluster *clusters;
+    uint32_t cluster_capacity;     /* slots in clusters */
+    uint32_t cluster_free;         /* free slot list through next_free */
+    uint32_t cluster_live;         /* clusters in use */
 
     gc_stats stats;
     double phase_start;
+
+    /* diagnostics */
+    gc_line_fn diag_fn;
+    void *diag_userdata;
+    gc_history_entry *history;     /* ring of settings.history_size entries */
+    uint32_t history_capacity;
+    uint32_t history_next;
+    char **garbage_lines;          /* last collection's garbage references, as text */
+    uint32_t garbage_line_count;
 };
 
 /* ---- functions shared between gc files ------------------------------------------------ */
@@ -384,14 +456,30 @@ void gc_barrier_close(gc_heap *heap);
 void gc_barrier_set_active(gc_heap *heap, bool active);
 void gc_barrier_drain(gc_heap *heap, gc_collector *w);  /* queue -> worker */
 bool gc_barrier_is_empty(gc_heap *heap);
+void gc_barrier_drain_clusters(gc_heap *heap, gc_collector *w); /* in gc_mark.c */
 
 static inline bool gc_is_marked(uint32_t mark_value, const gc_header *h)
 {
     return (gc_flags(h) & GC_F_MARK) == mark_value;
 }
 
+/* diagnostics (gc_history.c, gc_verify.c) */
+void gc_history_mark_begin(gc_heap *heap);   /* sets workers' recording flags */
+void gc_history_mark_end(gc_heap *heap);     /* merges workers' edge logs */
+void gc_history_close(gc_heap *heap);
+void gc_diag(gc_heap *heap, const char *fmt, ...);
+
 /* clusters (gc_cluster.c) */
 void gc_cluster_on_member_garbage(gc_heap *heap, gc_header *h);
+void gc_cluster_dissolve(gc_heap *heap, uint32_t cluster_id);
+void gc_clusters_close(gc_heap *heap);
+void gc_clusters_before_mark(gc_heap *heap);   /* gc.CreateGCClusters=0: dissolve all */
+void gc_clusters_after_mark(gc_heap *heap);    /* dissolve those flagged needs_dissolving */
+static inline gc_header *gc_cluster_root_of(const gc_heap *heap, const gc_header *member)
+{
+    const gc_cluster *c = &heap->clusters[gc_item_at(heap, member->index)->cluster_index];
+    return gc_object_at(heap, c->root_index);
+}
 
 /* gathering and purging (gc_gather.c, gc_purge.c) */
 bool gc_gather_run(gc_heap *heap, double deadline);

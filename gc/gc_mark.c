@@ -190,7 +190,10 @@ bool gc_try_mark(uint32_t mark_value, gc_header *h)
            GC_F_MARK;
 }
 
-/* Marks h and queues it for scanning if this call marked it. */
+static void mark_cluster(gc_collector *w, gc_header *root);
+
+/* Marks h and queues it for scanning if this call marked it. A cluster member stands for its
+ * whole cluster: marking it marks the root, and the root marks the cluster. */
 static inline void mark_header(gc_collector *w, gc_header *h)
 {
     if (w->visit) {
@@ -198,12 +201,59 @@ static inline void mark_header(gc_collector *w, gc_header *h)
         return;
     }
     uint32_t f = gc_flags(h);
+    if (f & GC_F_IN_CLUSTER) {
+        h = gc_cluster_root_of(w->heap, h);
+        f = gc_flags(h);
+    }
     if ((f & GC_F_MARK) == w->mark_value || (f & GC_F_PERMANENT))
         return;
     if (gc_try_mark(w->mark_value, h)) {
         w->marked++;
+        if (w->edges)
+            gc_edge_log_push(w->edges, h->index,
+                             w->scanning ? w->scanning->index : GC_INDEX_NONE,
+                             w->scanning_member);
+        if (f & GC_F_CLUSTER_ROOT)
+            mark_cluster(w, h);
         gc_worker_push(w, h);
     }
+}
+
+/* The cluster of a root this worker just marked: members are marked without being scanned;
+ * the objects they reference elsewhere and the clusters they reach are marked instead. */
+static void mark_cluster(gc_collector *w, gc_header *root)
+{
+    gc_heap *heap = w->heap;
+    gc_cluster *c = &heap->clusters[gc_item_at(heap, root->index)->cluster_index];
+    for (uint32_t i = 0; i < c->members.count; i++) {
+        if (gc_try_mark(w->mark_value, gc_object_at(heap, c->members.data[i]))) {
+            w->marked++;
+            if (w->edges)
+                gc_edge_log_push(w->edges, c->members.data[i], root->index, "cluster");
+        }
+    }
+    gc_header *scanning = w->scanning;
+    const char *member = w->scanning_member;
+    w->scanning = root; /* what the cluster keeps, it keeps through its root */
+    w->scanning_member = "cluster";
+    for (uint32_t i = 0; i < c->mutable_objs.capacity; i++) {
+        if (!gc_map_slot_used(&c->mutable_objs, i))
+            continue;
+        gc_item *item = gc_item_at(heap, (uint32_t)(c->mutable_objs.keys[i] - 1));
+        gc_header *h = gc_item_object(item);
+        if (!h || atomic_load_explicit(&item->serial, memory_order_relaxed) !=
+                      c->mutable_objs.values[i])
+            continue; /* gone since it was recorded */
+        if (gc_flags(h) & GC_F_GARBAGE)
+            atomic_store(&c->needs_dissolving, true); /* kept this once; dissolve after */
+        mark_header(w, h);
+    }
+    for (uint32_t i = 0; i < c->referenced.count; i++) {
+        gc_cluster *other = &heap->clusters[c->referenced.data[i]];
+        mark_header(w, gc_object_at(heap, other->root_index));
+    }
+    w->scanning = scanning;
+    w->scanning_member = member;
 }
 
 /* A killable reference: nulled if its target is garbage. */
@@ -218,6 +268,10 @@ static inline void mark_slot(gc_collector *w, void **slot)
         return;
     }
     if ((gc_flags(h) & (GC_F_GARBAGE | GC_F_PERMANENT)) == GC_F_GARBAGE) {
+        if (w->garbage_edges)
+            gc_edge_log_push(w->garbage_edges, h->index,
+                             w->scanning ? w->scanning->index : GC_INDEX_NONE,
+                             w->scanning_member);
         *slot = NULL;
         return;
     }
@@ -346,6 +400,8 @@ static uint32_t mark_initial_roots(gc_heap *heap, gc_collector *w)
     uint32_t internal = GC_F_FROM_OBJ(GC_OBJ_INTERNAL_ROOT_MASK);
 
     /* Root set, reference counts and internal root flags: the pin table. */
+    w->scanning = NULL;
+    w->scanning_member = "root";
     uv_mutex_lock(&heap->table_lock);
     for (uint32_t i = 0; i < heap->pins.capacity; i++) {
         if (!gc_map_slot_used(&heap->pins, i))
@@ -361,6 +417,7 @@ static uint32_t mark_initial_roots(gc_heap *heap, gc_collector *w)
 
     /* Keep flags: the one case that needs a pass over the array (as in UE). */
     if (heap->keep_flags) {
+        w->scanning_member = "keep flags";
         uint32_t keep = GC_F_FROM_OBJ(heap->keep_flags);
         uint32_t n = gc_high_water(heap);
         for (uint32_t i = 0; i < n; i++) {
@@ -394,6 +451,7 @@ void gc_mark_begin(gc_heap *heap)
         w->stolen = 0;
     }
     heap->stats.mark_workers = heap->mark_workers;
+    gc_history_mark_begin(heap);
     heap->stats.roots = mark_initial_roots(heap, &heap->main_worker);
 }
 
@@ -402,6 +460,7 @@ bool gc_mark_run(gc_heap *heap, double deadline)
     gc_collector *w = &heap->main_worker;
     for (;;) {
         gc_barrier_drain(heap, w);
+        gc_barrier_drain_clusters(heap, w);
         bool drained = heap->mark_workers > 1 ? gc_parallel_drain(heap, deadline)
                                               : gc_worker_drain(w, deadline);
         if (!drained)
@@ -422,4 +481,21 @@ void gc_mark_end(gc_heap *heap)
     }
     heap->stats.marked = (uint32_t)marked;
     heap->stats.blocks_stolen = (uint32_t)stolen;
+    gc_history_mark_end(heap);
+}
+
+/* Cluster roots the barrier reached are marked here, where a worker can mark a cluster. */
+void gc_barrier_drain_clusters(gc_heap *heap, gc_collector *w)
+{
+    uv_mutex_lock(&heap->barrier_lock);
+    for (size_t i = 0; i < heap->barrier_clusters.count; i++) {
+        gc_header *root = heap->barrier_clusters.data[i];
+        if (gc_flags(root) & GC_F_CLUSTER_ROOT)
+            mark_header(w, root);
+        else
+            gc_worker_push(w, root); /* dissolved meanwhile: the barrier marked it */
+    }
+    heap->stats.barrier_objects += (uint32_t)heap->barrier_clusters.count;
+    heap->barrier_clusters.count = 0;
+    uv_mutex_unlock(&heap->barrier_lock);
 }

@@ -389,7 +389,7 @@ static gc_result check_live(gc_heap *heap, const void *obj)
 {
     if (!heap || !obj)
         return GC_E_NULL;
-    if (gc_flags(gc_hdr(obj)) & GC_F_UNREACHABLE)
+    if (gc_header_is_unreachable(heap, gc_hdr(obj)))
         return GC_E_DEAD;
     return GC_OK;
 }

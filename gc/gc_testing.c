@@ -108,3 +108,15 @@ const void *gc_testing_item_address(const gc_heap *heap, const void *obj)
 {
     return gc_item_at(heap, gc_hdr(obj)->index);
 }
+
+void gc_testing_force_flag(void *obj, const char *flag, bool on)
+{
+    uint32_t bit = strcmp(flag, "root") == 0 ? GC_F_ROOT
+                 : strcmp(flag, "garbage") == 0 ? GC_F_GARBAGE
+                 : strcmp(flag, "cluster_root") == 0 ? GC_F_CLUSTER_ROOT
+                 : strcmp(flag, "in_cluster") == 0 ? GC_F_IN_CLUSTER : 0;
+    if (on)
+        gc_flags_set(gc_hdr(obj), bit);
+    else
+        gc_flags_clear(gc_hdr(obj), bit);
+}

@@ -35,4 +35,8 @@ bool gc_testing_is_marked(const gc_heap *heap, const void *obj);
 /* Address of the item of obj in the object array (to check stability while it grows). */
 const void *gc_testing_item_address(const gc_heap *heap, const void *obj);
 
+/* Sets and clears internal flag bits directly, to plant states the API refuses to make.
+ * Bits: "root", "garbage", "cluster_root", "in_cluster". */
+void gc_testing_force_flag(void *obj, const char *flag, bool on);
+
 #endif

@@ -201,3 +201,34 @@ void gc_struct_array_free(gc_struct_array *a)
     free(a->data);
     memset(a, 0, sizeof *a);
 }
+
+gc_result gc_u32_vec_push(gc_u32_vec *v, uint32_t x)
+{
+    if (v->count == v->capacity) {
+        uint32_t cap = v->capacity ? v->capacity * 2 : 8;
+        uint32_t *data = realloc(v->data, (size_t)cap * sizeof *data);
+        if (!data)
+            return GC_E_NOMEM;
+        v->data = data;
+        v->capacity = cap;
+    }
+    v->data[v->count++] = x;
+    return GC_OK;
+}
+
+bool gc_u32_vec_remove(gc_u32_vec *v, uint32_t x)
+{
+    for (uint32_t i = 0; i < v->count; i++) {
+        if (v->data[i] == x) {
+            v->data[i] = v->data[--v->count];
+            return true;
+        }
+    }
+    return false;
+}
+
+void gc_u32_vec_free(gc_u32_vec *v)
+{
+    free(v->data);
+    memset(v, 0, sizeof *v);
+}

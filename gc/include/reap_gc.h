@@ -312,6 +312,18 @@ static inline void gc_store(gc_heap *heap, void **slot, void *value)
         gc_write_barrier(heap, value);
 }
 
+/* Call after storing a reference to target anywhere in owner (a field, an array element, a
+ * struct). Applies the write barrier and, when owner is a cluster member, records target so
+ * the cluster keeps it alive: members are marked with their cluster, not scanned. */
+void gc_object_reference_stored(gc_heap *heap, void *owner, void *target);
+/* Stores *slot = value, a member of owner, with gc_object_reference_stored. */
+static inline void gc_object_store(gc_heap *heap, void *owner, void **slot, void *value)
+{
+    *slot = value;
+    if (value)
+        gc_object_reference_stored(heap, owner, value);
+}
+
 /* ---- collecting ---------------------------------------------------------------------- */
 
 /* Performs a collection: objects not reachable are destroyed. keep_flags: GC_OBJ_USER_MASK
@@ -348,11 +360,16 @@ void gc_scope_guard_leave(gc_heap *heap);
 /* ---- clusters ------------------------------------------------------------------------ */
 
 /* Builds a cluster rooted at obj (its class must have GC_CLASS_CLUSTER_ROOT): the objects it
- * owns through the outer chain that may be clustered become members and are marked as one
- * unit. Returns GC_E_INVALID when the cluster would be smaller than min_cluster_size or
- * clusters are disabled. */
+ * owns through the outer chain (and reaches through references) that may be clustered
+ * (GC_CLASS_CAN_BE_IN_CLUSTER, not rooted) become members, marked as one unit with the root.
+ * Members are not scanned at each mark: what they reference outside the cluster is recorded
+ * now, and must be recorded later with gc_object_store / gc_object_reference_stored when it
+ * changes. Marking a member or the root as garbage dissolves the cluster. Returns
+ * GC_E_INVALID when it would have fewer than min_cluster_size members, GC_E_STATE when
+ * clusters are disabled or a mark is in flight. */
 gc_result gc_cluster_create(gc_heap *heap, void *root);
 uint32_t gc_cluster_count(const gc_heap *heap);
+bool gc_object_in_cluster(const void *obj); /* root or member */
 
 /* ---- diagnostics --------------------------------------------------------------------- */
 
@@ -362,6 +379,28 @@ uint32_t gc_cluster_count(const gc_heap *heap);
 typedef void (*gc_line_fn)(const char *line, void *userdata);
 gc_result gc_reference_chain(gc_heap *heap, const void *target, gc_line_fn line_fn,
                              void *userdata);
+
+/* Where the collector sends diagnostic lines as they happen (assumption violations, garbage
+ * references); NULL to drop them. The callback runs on the collecting thread. */
+void gc_heap_set_diagnostics(gc_heap *heap, gc_line_fn fn, void *userdata);
+
+/* With settings.history_size > 0: reports which object first reached obj in the collection
+ * `ago` collections back (0 = the last). Indices of objects destroyed since may have been
+ * reused: the line names what is there now. GC_E_NOT_FOUND if obj was not reached then or
+ * the history does not go back that far. */
+gc_result gc_history_describe(gc_heap *heap, uint32_t ago, const void *obj, gc_line_fn line_fn,
+                              void *userdata);
+
+/* With settings.garbage_reference_tracking: the references to objects marked as garbage that
+ * the last collection nulled, one line each naming the referencer (path and member) and the
+ * garbage object. Returns how many there were. */
+uint32_t gc_garbage_references(gc_heap *heap, gc_line_fn line_fn, void *userdata);
+
+/* Checks the collector's assumptions (gc.VerifyAssumptions does so before every mark):
+ * permanent objects reference no collectable object; cluster bookkeeping is consistent and
+ * members reference nothing the cluster does not know; no object carries contradictory flags.
+ * Returns the number of violations, each described to line_fn (may be NULL). */
+uint32_t gc_verify_assumptions(gc_heap *heap, gc_line_fn line_fn, void *userdata);
 
 /* ---- callbacks and statistics -------------------------------------------------------- */
 
@@ -393,6 +432,8 @@ typedef struct gc_stats {
     uint32_t barrier_objects;     /* objects the write barrier queued during it */
     uint32_t mark_workers;        /* marking threads it used (the caller included) */
     uint32_t blocks_stolen;       /* work blocks idle workers took from busy ones */
+    uint32_t garbage_references;  /* references to garbage it nulled (when tracking) */
+    uint32_t assumption_violations; /* found before it marked (gc.VerifyAssumptions) */
     uint32_t pending_finish;      /* objects still waiting to be ready for finish_destroy */
     double mark_seconds;
     double gather_seconds;
