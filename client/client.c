@@ -316,10 +316,11 @@ static int client_leave(client *c)
     env.body_case = REAP__ENVELOPE__BODY_GOODBYE;
     env.goodbye = &bye;
     client_send(c, MSG_CHANNEL_CONTROL, &env);
-    /* disconnect_later: the goodbye still queued goes out before the disconnect. */
-    enet_peer_disconnect_later(c->peer, 0);
+    /* The server answers a goodbye by disconnecting us. Disconnecting from both ends at once
+     * would leave one side waiting for an acknowledgement ENet never sends (a peer that is
+     * already disconnecting does not acknowledge the other's disconnect), so we only wait. */
     if (!client_wait(c, client_cond_disconnected, NULL, o->timeout)) {
-        fprintf(stderr, "reap-client: goodbye: the server did not confirm the disconnect "
+        fprintf(stderr, "reap-client: goodbye: the server did not close the connection "
                 "within %g s\n", o->timeout);
         return CLIENT_EXIT_FAILED;
     }

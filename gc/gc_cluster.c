@@ -248,6 +248,7 @@ gc_result gc_cluster_create(gc_heap *heap, void *root_obj)
     gc_collector w;
     gc_worker_init(&w, heap, UINT32_MAX);
     w.visit = build_visit;
+    w.direct = true;
     w.visit_userdata = &b;
     if (gc_ptr_vec_push(&b.queue, root) != GC_OK)
         b.failed = true;

@@ -127,6 +127,7 @@ gc_result gc_reference_chain(gc_heap *heap, const void *target, gc_line_fn line_
     gc_collector w;
     gc_worker_init(&w, heap, UINT32_MAX);
     w.visit = visit;
+    w.direct = true;
     w.visit_userdata = &s;
 
     gc_lock_acquire(heap, true);

@@ -73,6 +73,7 @@ void gc_history_mark_begin(gc_heap *heap)
             log_free(w->garbage_edges);
             w->garbage_edges = NULL;
         }
+        w->direct = w->edges || w->garbage_edges; /* edges name the object being scanned */
         if (w->edges)
             w->edges->count = 0;
         if (w->garbage_edges)

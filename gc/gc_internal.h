@@ -179,6 +179,17 @@ typedef struct gc_array_range {
     uint32_t start;             /* next element to scan */
 } gc_array_range;
 
+/* References found while scanning are not checked at once: the target's header is
+ * prefetched and the reference waits in a small ring, so that by the time its mark bit is
+ * read the cache line has arrived. The ring is flushed before a worker reports its lists
+ * empty and before a slice ends (the program may rewrite the slots between slices). */
+#define GC_PREFETCH_DEPTH 16
+
+typedef struct gc_pending_ref {
+    void **slot;
+    gc_header *target;
+} gc_pending_ref;
+
 /* One marker's state; the public gc_collector is this. */
 struct gc_collector {
     gc_heap *heap;
@@ -190,6 +201,9 @@ struct gc_collector {
     gc_work_block *spare;       /* empty blocks for reuse; private */
     gc_array_range *ranges;     /* pending pieces of long arrays (a stack) */
     uint32_t range_count, range_capacity;
+    gc_pending_ref pending[GC_PREFETCH_DEPTH]; /* references awaiting their mark check */
+    uint32_t pending_head, pending_count;
+    bool direct;                /* check references at once (visit mode, edge logs) */
     /* Diagnostics: when set, references are reported to visit instead of being marked,
      * and nothing is nulled (reference chain search). */
     void (*visit)(gc_collector *w, gc_header *target);

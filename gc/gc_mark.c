@@ -110,6 +110,10 @@ void gc_worker_push(gc_collector *w, gc_header *h)
     b->objs[b->count++] = h;
 }
 
+/* How far ahead of the next pop the block's objects are prefetched. Objects wait in a block
+ * long enough to fall out of cache; touching them a few pops early hides that miss. */
+#define GC_SCAN_PREFETCH_AHEAD 8
+
 static gc_header *worker_pop(gc_collector *w)
 {
     gc_work_block *b = w->block;
@@ -121,7 +125,13 @@ static gc_header *worker_pop(gc_collector *w)
             block_put(w, b);
         b = w->block = next;
     }
-    return b->objs[--b->count];
+    gc_header *h = b->objs[--b->count];
+    if (b->count >= GC_SCAN_PREFETCH_AHEAD) {
+        gc_header *ahead = b->objs[b->count - GC_SCAN_PREFETCH_AHEAD];
+        __builtin_prefetch(ahead, 0, 3);
+        __builtin_prefetch((char *)ahead + 64, 0, 3);
+    }
+    return h;
 }
 
 bool gc_worker_is_empty(const gc_collector *w)
@@ -256,17 +266,10 @@ static void mark_cluster(gc_collector *w, gc_header *root)
     w->scanning_member = member;
 }
 
-/* A killable reference: nulled if its target is garbage. */
-static inline void mark_slot(gc_collector *w, void **slot)
+/* A killable reference whose target's header is in cache: nulled if the target is garbage,
+ * marked otherwise. */
+static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
 {
-    void *p = *slot;
-    if (!p)
-        return;
-    gc_header *h = gc_hdr(p);
-    if (w->visit) {
-        w->visit(w, h);
-        return;
-    }
     if ((gc_flags(h) & (GC_F_GARBAGE | GC_F_PERMANENT)) == GC_F_GARBAGE) {
         if (w->garbage_edges)
             gc_edge_log_push(w->garbage_edges, h->index,
@@ -276,6 +279,43 @@ static inline void mark_slot(gc_collector *w, void **slot)
         return;
     }
     mark_header(w, h);
+}
+
+static void pending_flush(gc_collector *w)
+{
+    while (w->pending_count > 0) {
+        gc_pending_ref r = w->pending[w->pending_head];
+        w->pending_head = (w->pending_head + 1) & (GC_PREFETCH_DEPTH - 1);
+        w->pending_count--;
+        check_slot(w, r.slot, r.target);
+    }
+}
+
+/* A killable reference: prefetch its target and queue it; check the oldest queued one. */
+static inline void mark_slot(gc_collector *w, void **slot)
+{
+    void *p = *slot;
+    if (!p)
+        return;
+    gc_header *h = gc_hdr(p);
+    if (w->direct) {
+        if (w->visit)
+            w->visit(w, h);
+        else
+            check_slot(w, slot, h);
+        return;
+    }
+    __builtin_prefetch(h, 1, 3);
+    uint32_t tail = (w->pending_head + w->pending_count) & (GC_PREFETCH_DEPTH - 1);
+    if (w->pending_count == GC_PREFETCH_DEPTH) {
+        gc_pending_ref r = w->pending[w->pending_head];
+        w->pending_head = (w->pending_head + 1) & (GC_PREFETCH_DEPTH - 1);
+        w->pending[tail] = (gc_pending_ref){ slot, h };
+        check_slot(w, r.slot, r.target);
+    } else {
+        w->pending[tail] = (gc_pending_ref){ slot, h };
+        w->pending_count++;
+    }
 }
 
 void gc_collector_add_ref(gc_collector *c, void **slot)
@@ -377,13 +417,19 @@ bool gc_worker_drain(gc_collector *w, double deadline)
             until_check = 0; /* a piece is a lot of work: check the clock after each */
         } else {
             gc_header *h = worker_pop(w);
-            if (!h)
-                return true;
+            if (!h) {
+                if (w->pending_count == 0)
+                    return true;
+                pending_flush(w); /* may find more work */
+                continue;
+            }
             gc_scan_object(w, h);
         }
         if (until_check == 0 || --until_check == 0) {
-            if (deadline > 0 && gc_past(heap, deadline))
+            if (deadline > 0 && gc_past(heap, deadline)) {
+                pending_flush(w);
                 return gc_worker_is_empty(w);
+            }
             if (atomic_load_explicit(&heap->idle_workers, memory_order_relaxed) > 0)
                 share_half(w);
             until_check = GC_TIME_CHECK_INTERVAL;

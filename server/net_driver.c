@@ -929,10 +929,10 @@ void net_driver_list_players(const net_driver *nd, strbuf *out)
 
         if (c->state == NET_CONN_FREE)
             continue;
-        strbuf_printf(out, "%-4u %-20s %-8s %-10s actors=%u rtt=%ums addr=%s\n", c->player_id,
+        strbuf_printf(out, "%-4u %-20s %-8s %-10s actors=%u rtt=%ums enet=%d addr=%s\n", c->player_id,
                       c->name[0] ? c->name : "-", c->world ? c->world->name : "-",
                       states[c->state], c->controller ? actor_owned_count(c->controller) : 0,
-                      c->peer ? c->peer->roundTripTime : 0, c->address);
+                      c->peer ? c->peer->roundTripTime : 0, c->peer ? (int)c->peer->state : -1, c->address);
         n++;
     }
     strbuf_printf(out, "%u connection(s), %u player(s)\n", n, nd->player_count);
