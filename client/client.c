@@ -122,8 +122,8 @@ static void client_on_message(client *c, const Reap__Envelope *env)
         snprintf(c->error, sizeof c->error, "%s", env->error->text);
         break;
     case REAP__ENVELOPE__BODY_GOODBYE:
+        /* The disconnect itself follows; waits end when it arrives. */
         client_say(c, "server said goodbye: %s", env->goodbye->reason);
-        c->disconnected = true;
         break;
     default:
         break;
@@ -140,6 +140,7 @@ static void client_on_event(client *c, const ENetEvent *ev)
         break;
     case ENET_EVENT_TYPE_DISCONNECT:
         c->disconnected = true;
+        c->peer = NULL; /* ENet has reset it */
         break;
     case ENET_EVENT_TYPE_RECEIVE:
         msg_arena_reset(&c->arena);
@@ -324,7 +325,6 @@ static int client_leave(client *c)
                 "within %g s\n", o->timeout);
         return CLIENT_EXIT_FAILED;
     }
-    c->peer = NULL;
     client_say(c, "left gracefully");
     return CLIENT_EXIT_OK;
 }

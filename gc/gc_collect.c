@@ -102,25 +102,28 @@ static void note_slice(gc_heap *heap, double started)
 }
 
 /* Marking and gathering happen under the GC lock; the lock is released when reachability
- * is done (or suspended) and gathering is left to the purge. */
+ * is done (or suspended). When gathering is not left to the purge, it is the last part of
+ * reachability and shares the slice's deadline, so an incremental slice never overruns by a
+ * whole pass over the array. Returns true when reachability (and that gather) is complete. */
 static bool reachability_slice(gc_heap *heap, double deadline, bool gather_now)
 {
     double t0 = gc_now(heap);
-    bool done = true;
     if (heap->phase == GC_PHASE_MARK) {
-        done = gc_mark_run(heap, deadline);
+        bool marked = gc_mark_run(heap, deadline);
         heap->stats.mark_seconds += gc_now(heap) - t0;
         heap->stats.mark_slices++;
-        if (done)
+        if (marked)
             mark_finished(heap);
     }
-    if (done && gather_now && heap->phase == GC_PHASE_GATHER) {
+    if (gather_now && heap->phase == GC_PHASE_GATHER) {
         double g0 = gc_now(heap);
-        if (gc_gather_run(heap, 0))
+        if (gc_gather_run(heap, deadline))
             gather_finished(heap);
         heap->stats.gather_seconds += gc_now(heap) - g0;
     }
     note_slice(heap, t0);
+    bool done = heap->phase != GC_PHASE_MARK && !(gather_now && heap->phase == GC_PHASE_GATHER);
+    heap->reachability_pending = !done;
     return done;
 }
 
@@ -142,7 +145,7 @@ static bool gather_is_immediate(const gc_heap *heap)
  * collection is requested while one is still marking. */
 static void finish_pending_as_full(gc_heap *heap)
 {
-    if (heap->phase != GC_PHASE_MARK)
+    if (!heap->reachability_pending)
         return;
     heap->full_purge = true;
     gc_lock_acquire(heap, true);
@@ -199,6 +202,7 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
         heap->stats.assumption_violations =
             gc_verify_assumptions(heap, heap->diag_fn, heap->diag_userdata);
     heap->phase = GC_PHASE_MARK;
+    heap->reachability_pending = true;
     gc_mark_begin(heap);
     heap->stats.mark_seconds += gc_now(heap) - t0;
     if (incremental)
@@ -231,7 +235,7 @@ gc_result gc_try_collect(gc_heap *heap, uint32_t keep_flags, bool full_purge)
 
 bool gc_incremental_reachability_step(gc_heap *heap)
 {
-    if (!heap || heap->phase != GC_PHASE_MARK)
+    if (!heap || !heap->reachability_pending)
         return true;
     if (heap->delayed_slices < heap->settings.delay_reachability_iterations) {
         heap->delayed_slices++;
@@ -251,7 +255,7 @@ bool gc_incremental_reachability_step(gc_heap *heap)
 
 bool gc_incremental_purge(gc_heap *heap, double time_limit)
 {
-    if (!heap || heap->phase == GC_PHASE_MARK)
+    if (!heap || heap->reachability_pending)
         return true; /* nothing to purge while marking */
     if (heap->phase == GC_PHASE_IDLE)
         return true;
@@ -263,12 +267,12 @@ bool gc_incremental_purge(gc_heap *heap, double time_limit)
 
 bool gc_is_incremental_reachability_pending(const gc_heap *heap)
 {
-    return heap && heap->phase == GC_PHASE_MARK;
+    return heap && heap->reachability_pending;
 }
 
 bool gc_is_incremental_purge_pending(const gc_heap *heap)
 {
-    return heap && heap->phase > GC_PHASE_MARK;
+    return heap && !heap->reachability_pending && heap->phase > GC_PHASE_MARK;
 }
 
 bool gc_is_collecting(const gc_heap *heap)

@@ -158,8 +158,10 @@ void gc_heap_destroy(gc_heap *heap)
 {
     if (!heap)
         return;
-    if (heap->phase >= GC_PHASE_BEGIN_DESTROY) /* finish what a collection left */
-        gc_incremental_purge(heap, 0);
+    if (!heap->reachability_pending && heap->phase >= GC_PHASE_GATHER)
+        gc_incremental_purge(heap, 0); /* finish what a collection left */
+    gc_barrier_set_active(heap, false);
+    heap->reachability_pending = false;
     heap->phase = GC_PHASE_IDLE;
     heap->mark_done_pending_gather = false;
     gc_clusters_close(heap);

@@ -347,6 +347,7 @@ struct gc_heap {
     uint32_t keep_flags;           /* of the collection in flight */
     bool full_purge;               /* of the collection in flight */
     bool mark_done_pending_gather; /* marking finished; unmarked means unreachable */
+    bool reachability_pending;     /* marking (or the gather that ends it) is in flight */
     gc_collector main_worker;      /* worker 0: the thread that runs the collection */
     gc_collector *workers[GC_MAX_WORKERS]; /* [0] = &main_worker; others made on demand */
     uint32_t mark_workers;         /* workers taking part in the mark in flight */

@@ -182,6 +182,33 @@ static void test_one_huge_array_is_marked_across_slices(void **state)
     assert_int_equal(st.marked, N + 2);
 }
 
+static void test_the_gather_that_ends_marking_keeps_to_the_slice_limit(void **state)
+{
+    fixture *f = *state;
+    static node *chain[100];
+    make_chain(f, chain, 100);
+    node *garbage = NULL;
+    for (int i = 0; i < 20000; i++)
+        garbage = fix_node(f, NULL, NULL, 1000 + i, 0);
+    gc_weak w = gc_weak_make(f->heap, garbage);
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    int gather_slices = 0;
+    while (!gc_incremental_reachability_step(f->heap)) {
+        if (strcmp(gc_testing_phase(f->heap), "gather") == 0) {
+            gather_slices++;
+            assert_true(gc_is_incremental_reachability_pending(f->heap));
+            assert_false(gc_is_incremental_purge_pending(f->heap));
+            assert_null(gc_weak_get(f->heap, w)); /* found unreachable, not yet gathered */
+        }
+    }
+
+    assert_true(gather_slices > 1);
+    assert_true(gc_is_incremental_purge_pending(f->heap));
+    assert_true(gc_incremental_purge(f->heap, 0));
+    assert_false(fix_alive(f, w));
+}
+
 static void test_the_barrier_is_inert_outside_marking(void **state)
 {
     fixture *f = *state;
@@ -208,6 +235,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_root_added_during_marking_is_kept, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_new_collection_finishes_a_pending_mark_as_a_full_purge_first, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_one_huge_array_is_marked_across_slices, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_the_gather_that_ends_marking_keeps_to_the_slice_limit, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_the_barrier_is_inert_outside_marking, inc_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_incremental", tests, NULL, NULL);
