@@ -43,7 +43,6 @@ static gc_result cluster_alloc(gc_heap *heap, uint32_t *out_id)
     gc_cluster *c = cluster_at(heap, id);
     heap->cluster_free = c->next_free;
     memset(c, 0, sizeof *c);
-    gc_map_init(&c->mutable_objs);
     atomic_init(&c->needs_dissolving, false);
     *out_id = id;
     return GC_OK;
@@ -53,7 +52,9 @@ static void cluster_release(gc_heap *heap, uint32_t id)
 {
     gc_cluster *c = cluster_at(heap, id);
     gc_u32_vec_free(&c->members);
-    gc_map_free(&c->mutable_objs);
+    free(c->mutable_objs);
+    c->mutable_objs = NULL;
+    c->mutable_count = c->mutable_capacity = 0;
     gc_u32_vec_free(&c->referenced);
     gc_u32_vec_free(&c->referenced_by);
     c->root_index = GC_INDEX_NONE;
@@ -150,6 +151,7 @@ typedef struct cluster_build {
     gc_header *root;
     uint32_t id;
     gc_map member_set;       /* index+1 -> 1 */
+    gc_map mutable_set;      /* index+1 -> 1: mutable objects recorded so far */
     gc_ptr_vec queue;        /* members to walk */
     gc_header *from;
     bool failed;
@@ -180,13 +182,32 @@ static bool may_join(cluster_build *b, const gc_header *h)
     return owned_by(b->heap, h, b->root);
 }
 
+static bool mutable_known(const gc_cluster *c, const gc_header *t)
+{
+    for (uint32_t i = 0; i < c->mutable_count; i++)
+        if (c->mutable_objs[i].index == t->index)
+            return true;
+    return false;
+}
+
 static void add_mutable(cluster_build *b, gc_cluster *c, gc_header *t)
 {
+    bool building = b->root != NULL; /* else: one store after the cluster was built */
     uint64_t key = (uint64_t)t->index + 1;
-    if (gc_map_get(&c->mutable_objs, key, NULL))
+    if (building ? gc_map_get(&b->mutable_set, key, NULL) : mutable_known(c, t))
         return;
-    gc_weak w = gc_weak_make(b->heap, gc_payload(t));
-    if (gc_map_put(&c->mutable_objs, key, w.serial) != GC_OK)
+    if (c->mutable_count == c->mutable_capacity) {
+        uint32_t cap = c->mutable_capacity ? c->mutable_capacity * 2 : 4;
+        gc_weak *v = realloc(c->mutable_objs, cap * sizeof *v);
+        if (!v) {
+            b->failed = true;
+            return;
+        }
+        c->mutable_objs = v;
+        c->mutable_capacity = cap;
+    }
+    c->mutable_objs[c->mutable_count++] = gc_weak_make(b->heap, gc_payload(t));
+    if (building && gc_map_put(&b->mutable_set, key, 1) != GC_OK)
         b->failed = true;
 }
 
@@ -213,8 +234,6 @@ static void build_visit(gc_collector *w, gc_header *t)
             b->failed = true;
         return;
     }
-    if (b->from == b->root)
-        return; /* the root is scanned at every mark: its own references need no record */
     if (f & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT))
         add_referenced_cluster(b, c, (uint32_t)gc_item_at(heap, t->index)->cluster_index);
     else
@@ -245,6 +264,7 @@ gc_result gc_cluster_create(gc_heap *heap, void *root_obj)
     if (r != GC_OK)
         return r;
     gc_map_init(&b.member_set);
+    gc_map_init(&b.mutable_set);
     gc_collector w;
     gc_worker_init(&w, heap, UINT32_MAX);
     w.visit = build_visit;
@@ -276,6 +296,7 @@ gc_result gc_cluster_create(gc_heap *heap, void *root_obj)
         heap->cluster_live++;
     }
     gc_map_free(&b.member_set);
+    gc_map_free(&b.mutable_set);
     gc_ptr_vec_free(&b.queue);
     gc_worker_close(&w);
     return r;
@@ -288,8 +309,8 @@ void gc_object_reference_stored(gc_heap *heap, void *owner, void *target)
     if (!heap || !target)
         return;
     gc_write_barrier(heap, target);
-    if (!owner || !(gc_flags(gc_hdr(owner)) & GC_F_IN_CLUSTER))
-        return; /* roots and ordinary objects are scanned at every mark */
+    if (!owner || !(gc_flags(gc_hdr(owner)) & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT)))
+        return; /* ordinary objects are scanned at every mark */
     gc_header *o = gc_hdr(owner), *t = gc_hdr(target);
     uint32_t id = (uint32_t)gc_item_at(heap, o->index)->cluster_index;
     uint32_t tf = gc_flags(t);

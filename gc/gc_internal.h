@@ -246,16 +246,16 @@ typedef struct gc_history_entry {
 /* ---- clusters -------------------------------------------------------------------------- */
 
 /* A cluster (UE FUObjectCluster): a root and the objects it owns, marked as one unit. When the
- * root is reached, every member is marked without being scanned; what members referenced
+ * root is reached, it and every member are marked without being scanned; what they referenced
  * outside the cluster when it was built (or since, through gc_object_reference_stored) is
- * kept in mutable_objs and referenced, and marked in their stead. The root itself is scanned
- * like any object. Links between clusters are kept both ways so that dissolving one can
- * cascade to the clusters that reference it. */
+ * kept in mutable_objs and referenced, and marked in their stead. Links between clusters are
+ * kept both ways so that dissolving one can cascade to the clusters that reference it. */
 typedef struct gc_cluster {
     uint32_t root_index;         /* GC_INDEX_NONE while the slot is free */
     uint32_t next_free;
     gc_u32_vec members;          /* object indices, root excluded */
-    gc_map mutable_objs;         /* index+1 -> weak serial of objects outside any cluster */
+    gc_weak *mutable_objs;       /* objects outside any cluster that members reference */
+    uint32_t mutable_count, mutable_capacity;
     gc_u32_vec referenced;       /* ids of clusters members reference */
     gc_u32_vec referenced_by;    /* ids of clusters that reference this one */
     _Atomic bool needs_dissolving; /* a mutable object turned garbage: dissolve after mark */

@@ -224,8 +224,9 @@ static inline void mark_header(gc_collector *w, gc_header *h)
                              w->scanning ? w->scanning->index : GC_INDEX_NONE,
                              w->scanning_member);
         if (f & GC_F_CLUSTER_ROOT)
-            mark_cluster(w, h);
-        gc_worker_push(w, h);
+            mark_cluster(w, h); /* the root is not scanned either: its cluster stands in */
+        else
+            gc_worker_push(w, h);
     }
 }
 
@@ -246,18 +247,21 @@ static void mark_cluster(gc_collector *w, gc_header *root)
     const char *member = w->scanning_member;
     w->scanning = root; /* what the cluster keeps, it keeps through its root */
     w->scanning_member = "cluster";
-    for (uint32_t i = 0; i < c->mutable_objs.capacity; i++) {
-        if (!gc_map_slot_used(&c->mutable_objs, i))
-            continue;
-        gc_item *item = gc_item_at(heap, (uint32_t)(c->mutable_objs.keys[i] - 1));
+    /* Only the worker that marked the root touches this cluster now: it may drop records of
+     * objects destroyed since they were made. */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < c->mutable_count; i++) {
+        gc_weak rec = c->mutable_objs[i];
+        gc_item *item = gc_item_at(heap, rec.index);
         gc_header *h = gc_item_object(item);
-        if (!h || atomic_load_explicit(&item->serial, memory_order_relaxed) !=
-                      c->mutable_objs.values[i])
-            continue; /* gone since it was recorded */
+        if (!h || atomic_load_explicit(&item->serial, memory_order_relaxed) != rec.serial)
+            continue;
+        c->mutable_objs[kept++] = rec;
         if (gc_flags(h) & GC_F_GARBAGE)
             atomic_store(&c->needs_dissolving, true); /* kept this once; dissolve after */
         mark_header(w, h);
     }
+    c->mutable_count = kept;
     for (uint32_t i = 0; i < c->referenced.count; i++) {
         gc_cluster *other = &heap->clusters[c->referenced.data[i]];
         mark_header(w, gc_object_at(heap, other->root_index));

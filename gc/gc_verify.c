@@ -83,7 +83,10 @@ static bool cluster_knows(const gc_heap *heap, const gc_cluster *c, uint32_t id,
                 return true;
         return false;
     }
-    return gc_map_get(&c->mutable_objs, (uint64_t)t->index + 1, NULL);
+    for (uint32_t i = 0; i < c->mutable_count; i++)
+        if (c->mutable_objs[i].index == t->index)
+            return true;
+    return false;
 }
 
 static void check_member_edge(gc_collector *w, gc_header *target)
@@ -114,6 +117,8 @@ static void check_cluster(verifier *v, gc_collector *w, uint32_t id)
     }
     w->visit = check_member_edge;
     v->cluster = id;
+    v->from = root;
+    gc_scan_object(w, root); /* the root is not scanned at marks either */
     for (uint32_t i = 0; i < c->members.count; i++) {
         gc_header *m = gc_object_at(heap, c->members.data[i]);
         if (!m || !(gc_flags(m) & GC_F_IN_CLUSTER) ||

@@ -170,6 +170,21 @@ static void test_a_reference_stored_into_a_member_later_is_recorded(void **state
     assert_true(fix_alive(&cf->base, w));
 }
 
+static void test_a_reference_stored_into_the_root_later_is_recorded(void **state)
+{
+    cl_fixture *cf = *state;
+    actor *a = make_actor(cf, "Pawn", 5, GC_CREATE_ROOT, NULL);
+    assert_int_equal(gc_cluster_create(cf->base.heap, a), GC_OK);
+    node *target = fix_node(&cf->base, NULL, NULL, 79, 0);
+    gc_weak w = gc_weak_make(cf->base.heap, target);
+
+    gc_object_store(cf->base.heap, a, &a->target, target);
+    fix_collect(&cf->base);
+
+    assert_true(fix_alive(&cf->base, w));
+    assert_int_equal(gc_verify_assumptions(cf->base.heap, NULL, NULL), 0);
+}
+
 static void test_a_cluster_keeps_the_clusters_its_members_reference(void **state)
 {
     cl_fixture *cf = *state;
@@ -345,6 +360,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_reachable_cluster_marks_its_members_without_scanning_them, cl_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_objects_members_reference_outside_are_kept_as_mutable_objects, cl_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_reference_stored_into_a_member_later_is_recorded, cl_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_reference_stored_into_the_root_later_is_recorded, cl_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_cluster_keeps_the_clusters_its_members_reference, cl_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_rooted_member_keeps_its_cluster, cl_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_garbage_root_dissolves_its_cluster_and_members_are_judged_alone, cl_setup, fix_teardown),
