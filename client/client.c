@@ -70,6 +70,8 @@ static bool client_send(client *c, uint8_t channel, Reap__Envelope *env)
     ENetPacket *packet;
     size_t len;
 
+    if (c->peer == NULL)
+        return false;
     env->seq = ++c->seq;
     if (msg_encode(env, c->out_buf, sizeof c->out_buf, &len) != MSG_OK)
         return false;
