@@ -204,11 +204,11 @@ int admin_create(engine *e, const char *bind, uint32_t port, admin_server **out_
     strbuf_init(&a->page);
     a->daemon = MHD_start_daemon(
         MHD_USE_EPOLL | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, admin_handler_cb, a,
+        MHD_OPTION_EXTERNAL_LOGGER, admin_log_cb, a,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)ADMIN_MAX_CONNECTIONS,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ADMIN_IDLE_TIMEOUT_S,
         MHD_OPTION_NOTIFY_COMPLETED, admin_completed_cb, a,
-        MHD_OPTION_EXTERNAL_LOGGER, admin_log_cb, a,
         MHD_OPTION_END);
     if (a->daemon == NULL) {
         snprintf(err, err_size, "cannot start the admin endpoint on %s:%u (port in use?)", bind,

@@ -22,6 +22,7 @@ enum {
     NET_MOVE_CHUNK = 64,          /* moves per (unreliable) ActorUpdate message */
     NET_DESTROY_CHUNK = 1024,     /* net ids per ActorDestroy message */
     NET_MAX_PACKET = 256 * 1024,  /* ENet drops anything larger before we see it */
+    NET_EVENTS_PER_SERVICE = 4096,
 };
 
 typedef enum net_conn_state {
@@ -568,9 +569,12 @@ static void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacke
 void net_driver_service(net_driver *nd)
 {
     ENetEvent ev;
-    int r;
+    int budget = NET_EVENTS_PER_SERVICE;
+    int r = 0;
 
-    while ((r = enet_host_service(nd->host, &ev, 0)) > 0) {
+    /* A flood must not stall the frame: the rest waits for the next call (the poll handle is
+     * level-triggered, so it fires again). */
+    while (budget-- > 0 && (r = enet_host_service(nd->host, &ev, 0)) > 0) {
         switch (ev.type) {
         case ENET_EVENT_TYPE_CONNECT:
             net_on_connect(nd, ev.peer);

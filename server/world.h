@@ -26,7 +26,8 @@
 
 enum {
     WORLD_FIRST_DYNAMIC_SLOT = 2,
-    WORLD_PROP_PARTS = 4,        /* child actors per prop: with the prop, a cluster of 5 */
+    WORLD_PROP_PARTS = 5,        /* child actors per prop: enough members for a cluster at the
+                                    default gc.MinGCClusterSize */
     WORLD_NAME_MAX = 32,
     ACTOR_NAME_MAX = 48,
     PLAYER_NAME_MAX = 32,

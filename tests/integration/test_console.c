@@ -55,8 +55,8 @@ static void test_obj_list_filters_by_class_including_subclasses(void **state)
     assert_int_equal(harness_console(&fx->s, "obj list class=Prop", reply, sizeof reply), 200);
     assert_non_null(strstr(reply, "5 object(s)"));
     assert_int_equal(harness_console(&fx->s, "obj list class=Actor", reply, sizeof reply), 200);
-    /* 2 fixtures, controller, pawn, 5 props and their 4 parts each */
-    assert_non_null(strstr(reply, "29 object(s)"));
+    /* 2 fixtures, controller, pawn, 5 props and their 5 parts each */
+    assert_non_null(strstr(reply, "34 object(s)"));
     assert_int_equal(harness_console(&fx->s, "obj list class=Nope", reply, sizeof reply), 400);
 }
 

@@ -319,12 +319,62 @@ static void test_a_destroyed_pawn_is_nulled_out_of_a_surviving_prop(void **state
     prop *p = (prop *)spawn(fx, ACTOR_KIND_PROP, pc);
 
     actor_destroy(fx->w, &pc->pawn->base);
+    /* The pawn is a mutable object of the prop's cluster: the first collection dissolves the
+     * cluster (UE keeps a garbage mutable object until then), the second nulls the reference. */
+    collect(fx);
     collect(fx);
 
     assert_true(gc_object_is_valid(p));
     assert_null(pc->pawn);
     for (uint32_t i = 0; i < p->attachments.count; i++)
         assert_null(((prop_attachment *)p->attachments.data)[i].anchor);
+}
+
+static void test_a_prop_roots_a_cluster_of_its_child_actors_when_clusters_are_on(void **state)
+{
+    fixture *fx = *state;
+    player_controller *pc = join(fx, 1);
+    uint32_t before = gc_cluster_count(fx->heap);
+
+    actor *pr = spawn(fx, ACTOR_KIND_PROP, pc);
+    collect(fx);
+
+    assert_int_equal(gc_cluster_count(fx->heap), before + 1);
+    assert_true(gc_object_is_valid(pr));
+    assert_true(gc_object_is_valid(((prop *)pr)->parts.data[0]));
+}
+
+static void test_props_work_without_clusters_when_clusters_are_off(void **state)
+{
+    fixture *fx = *state;
+    gc_settings s = *gc_heap_settings(fx->heap);
+    player_controller *pc = join(fx, 1);
+    s.create_clusters = false;
+    assert_int_equal(gc_heap_configure(fx->heap, &s), GC_OK);
+
+    actor *pr = spawn(fx, ACTOR_KIND_PROP, pc);
+    collect(fx);
+    assert_int_equal(gc_cluster_count(fx->heap), 0);
+    assert_true(gc_object_is_valid(((prop *)pr)->parts.data[WORLD_PROP_PARTS - 1]));
+    actor_destroy(fx->w, &pc->base);
+    collect(fx);
+
+    assert_int_equal(gc_object_count(fx->heap), fx->baseline);
+}
+
+static void test_a_clustered_prop_and_its_parts_go_when_the_prop_is_destroyed(void **state)
+{
+    fixture *fx = *state;
+    player_controller *pc = join(fx, 1);
+    actor *pr = spawn(fx, ACTOR_KIND_PROP, pc);
+    collect(fx);
+    uint32_t with_prop = gc_object_count(fx->heap);
+
+    actor_destroy(fx->w, pr);
+    collect(fx);
+
+    assert_int_equal(gc_object_count(fx->heap), with_prop - 1 - WORLD_PROP_PARTS);
+    assert_int_equal(gc_cluster_count(fx->heap), 0);
 }
 
 /* ---- projectiles ------------------------------------------------------------------------- */
@@ -379,6 +429,9 @@ int main(void)
         T(test_a_leaving_player_takes_everything_it_owns_with_it),
         T(test_one_player_leaving_leaves_another_players_actors_alone),
         T(test_a_destroyed_pawn_is_nulled_out_of_a_surviving_prop),
+        T(test_a_prop_roots_a_cluster_of_its_child_actors_when_clusters_are_on),
+        T(test_props_work_without_clusters_when_clusters_are_off),
+        T(test_a_clustered_prop_and_its_parts_go_when_the_prop_is_destroyed),
         T(test_a_projectile_holds_its_instigator_only_weakly),
         T(test_a_projectile_is_destroyed_when_its_lifetime_runs_out),
     };
