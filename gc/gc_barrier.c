@@ -38,12 +38,12 @@ void gc_write_barrier(gc_heap *heap, void *target)
         h = gc_cluster_root_of(heap, h);
         f = gc_flags(h);
     }
-    if ((f & GC_F_PERMANENT) || (f & GC_F_MARK) == heap->mark_value)
+    if ((f & GC_F_PERMANENT) || gc_is_marked(heap, heap->mark_value, h))
         return;
     gc_ptr_vec *queue = &heap->barrier_queue;
     if (f & GC_F_CLUSTER_ROOT) {
         queue = &heap->barrier_clusters; /* a worker marks the whole cluster */
-    } else if (!gc_try_mark(heap->mark_value, h)) {
+    } else if (!gc_try_mark(heap, heap->mark_value, h)) {
         return;
     }
     uv_mutex_lock(&heap->barrier_lock);

@@ -61,16 +61,17 @@ gc_result gc_class_bootstrap(gc_heap *heap)
     gc_result r = class_id_alloc(heap, &id);
     if (r != GC_OK)
         return r;
-    gc_header *h = calloc(1, sizeof(gc_header) + sizeof(gc_class));
-    if (!h)
-        return GC_E_NOMEM;
+    gc_header *h;
+    r = gc_array_alloc(heap, sizeof(gc_class), &h);
+    if (r != GC_OK)
+        return r;
     gc_class *meta = gc_payload(h);
     meta->name = strdup("Class");
     meta->schema = malloc(sizeof class_schema);
     if (!meta->name || !meta->schema) {
         free(meta->name);
         free(meta->schema);
-        free(h);
+        gc_array_free(heap, h);
         return GC_E_NOMEM;
     }
     memcpy(meta->schema, class_schema, sizeof class_schema);
@@ -82,14 +83,9 @@ gc_result gc_class_bootstrap(gc_heap *heap)
     heap->class_class = meta;
     h->class_id = id;
     h->outer_index = GC_INDEX_NONE;
-    atomic_init(&h->flags, heap->mark_value | GC_F_PERMANENT | GC_F_IS_CLASS);
-    r = gc_array_alloc_index(heap, h, &h->index);
-    if (r != GC_OK) {
-        class_destructor(meta);
-        free(h);
-        heap->classes[id] = NULL;
-        return r;
-    }
+    atomic_init(&h->flags, GC_F_PERMANENT | GC_F_IS_CLASS);
+    gc_mark_born(heap, h);
+    gc_special_sync(heap, h);
     heap->permanent_count++;
     return GC_OK;
 }

@@ -67,9 +67,10 @@ static void cluster_release(gc_heap *heap, uint32_t id)
 static void release_object(gc_heap *heap, gc_header *h, uint32_t flag)
 {
     gc_flags_clear(h, flag);
+    gc_special_sync(heap, h);
     gc_item_at(heap, h->index)->cluster_index = -1;
     if (heap->phase == GC_PHASE_MARK && flag == GC_F_IN_CLUSTER &&
-        gc_is_marked(heap->mark_value, h)) {
+        gc_is_marked(heap, heap->mark_value, h)) {
         uv_mutex_lock(&heap->barrier_lock);
         if (gc_ptr_vec_push(&heap->barrier_queue, h) != GC_OK)
             abort();
@@ -285,10 +286,12 @@ gc_result gc_cluster_create(gc_heap *heap, void *root_obj)
         c->root_index = root->index;
         gc_item_at(heap, root->index)->cluster_index = (int32_t)b.id;
         gc_flags_set(root, GC_F_CLUSTER_ROOT);
+        gc_special_sync(heap, root);
         for (uint32_t i = 0; i < c->members.count; i++) {
             gc_header *m = gc_object_at(heap, c->members.data[i]);
             gc_item_at(heap, m->index)->cluster_index = (int32_t)b.id;
             gc_flags_set(m, GC_F_IN_CLUSTER);
+            gc_special_sync(heap, m);
         }
         for (uint32_t i = 0; i < c->referenced.count; i++)
             if (gc_u32_vec_push(&cluster_at(heap, c->referenced.data[i])->referenced_by, b.id))

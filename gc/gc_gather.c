@@ -19,7 +19,7 @@ bool gc_gather_run(gc_heap *heap, double deadline)
         gc_header *h = gc_object_at(heap, (uint32_t)heap->gather_cursor++);
         if (h) {
             uint32_t f = gc_flags(h);
-            if (!(f & (GC_F_PERMANENT | GC_F_UNREACHABLE)) && (f & GC_F_MARK) != mark_value) {
+            if (!(f & (GC_F_PERMANENT | GC_F_UNREACHABLE)) && !gc_is_marked(heap, mark_value, h)) {
                 if (f & GC_F_CLUSTER_ROOT) /* an unreachable cluster: members are too */
                     gc_cluster_dissolve(heap, (uint32_t)gc_item_at(heap, h->index)->cluster_index);
                 gc_flags_set(h, GC_F_UNREACHABLE);

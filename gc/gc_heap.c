@@ -98,6 +98,8 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
         c.max_objects = 1u << 22;
     if (c.max_classes == 0)
         c.max_classes = 4096;
+    if (c.max_bytes == 0)
+        c.max_bytes = (size_t)4 << 30;
     if (c.max_objects > (1u << 30) || c.max_classes > (1u << 20))
         return GC_E_INVALID;
 
@@ -109,9 +111,15 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
     heap->clock_userdata = c.clock_userdata;
     heap->max_classes = c.max_classes;
     heap->classes = calloc(c.max_classes, sizeof *heap->classes);
-    heap->mark_value = 0;
+    heap->mark_value = 1;
     heap->phase = GC_PHASE_IDLE;
     if (!heap->classes || gc_array_init(heap, c.max_objects) != GC_OK) {
+        free(heap->classes);
+        free(heap);
+        return GC_E_NOMEM;
+    }
+    if (gc_region_init(heap, c.max_bytes) != GC_OK) {
+        gc_array_close(heap);
         free(heap->classes);
         free(heap);
         return GC_E_NOMEM;
@@ -192,6 +200,7 @@ void gc_heap_destroy(gc_heap *heap)
     gc_lock_close(heap);
     uv_mutex_destroy(&heap->table_lock);
     gc_array_close(heap);
+    gc_region_close(heap);
     free(heap->classes);
     free(heap);
 }

@@ -1,19 +1,19 @@
 /*
  * gc_internal.h - the collector's private structures, shared by the files of gc/ only.
  *
- * Memory layout. Every object is one malloc'ed block: a 16-byte gc_header followed by the
- * instance (the "payload" the public API hands out). The heap's object array (UE
+ * Memory layout. Every object is a slot in a slab (gc_alloc.c): a 16-byte gc_header followed
+ * by the instance (the "payload" the public API hands out). The heap's object array (UE
  * GUObjectArray) is a table of fixed-size chunks of gc_item; chunks never move, so an item's
  * address is stable and readers need no lock. 16 bytes of header plus 16 of item are the whole
  * per-object cost; names, reference counts and root membership live in side tables that only
  * the objects using them pay for.
  *
- * The marking invariant. During reachability analysis an object is "marked" when the MARK bit
- * of its flags equals heap->mark_value. Starting a collection flips mark_value (UE's swap of
- * the Reachable and MaybeUnreachable flags): every object that survived the last collection is
- * unmarked at once, without a pass over the array, and objects created from then on are born
- * marked. Marking sets the bit with one atomic read-modify-write, so exactly one marker wins an
- * object and pushes it once. When the work lists are empty, every object reachable from the
+ * The marking invariant. During reachability analysis an object is "marked" when its bit in
+ * its slab's mark bitmap equals heap->mark_value. Starting a collection flips mark_value (UE's
+ * swap of the Reachable and MaybeUnreachable flags): every object that survived the last
+ * collection is unmarked at once, without a pass over the array, and objects created from then
+ * on are born marked. Marking sets the bit with one atomic read-modify-write, so exactly one
+ * marker wins an object and pushes it once. When the work lists are empty, every object reachable from the
  * initial roots is marked and has been scanned; the rest are garbage. Permanent objects are
  * never marked, scanned or freed.
  *
@@ -31,10 +31,12 @@
 #include <uv.h>
 
 /* ---- object header and item ---------------------------------------------------------- */
+/* (The header layout above is per object; mark bits live beside the objects, in the bitmap of
+ * the slab that holds them: see gc_alloc.c.) */
 
 /* Flag bits of gc_header.flags (atomic: marking sets MARK from several threads). */
 enum {
-    GC_F_MARK = 1u << 0,            /* marked iff (flags & MARK) == heap->mark_value */
+    GC_F_LARGE_MARK = 1u << 0,      /* mark bit of an object outside the slab region */
     GC_F_ROOT = 1u << 1,            /* in the root set */
     GC_F_GARBAGE = 1u << 2,         /* explicitly marked as garbage */
     GC_F_PERMANENT = 1u << 3,       /* created in the disregard-for-GC pool */
@@ -55,6 +57,9 @@ enum {
 
 #define GC_INDEX_NONE UINT32_MAX
 
+/* Flags that make an object "special": marking it must read its header. */
+#define GC_F_SPECIAL (GC_F_GARBAGE | GC_F_PERMANENT | GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT)
+
 typedef struct gc_header {
     uint32_t class_id;       /* index into heap->classes */
     uint32_t outer_index;    /* object index of the outer, GC_INDEX_NONE for none */
@@ -69,6 +74,31 @@ typedef struct gc_item {
     _Atomic uint32_t serial; /* weak-handle serial; 0 = none issued yet */
     int32_t cluster_index;   /* root: its cluster; member: its root's cluster; -1 none */
 } gc_item;
+
+/* ---- object memory (gc_alloc.c) ------------------------------------------------------- */
+
+#define GC_SLAB_SHIFT 16
+#define GC_SLAB_SIZE ((size_t)1 << GC_SLAB_SHIFT)
+#define GC_SLAB_MAX_OBJECT 2048   /* bytes, header included; larger: malloc, mark in header */
+#define GC_SLAB_CLASSES (GC_SLAB_MAX_OBJECT / 16 + 1)
+#define GC_SLAB_MIN_OBJECT 32
+#define GC_SLAB_BITMAP_WORDS (GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT / 64)
+
+/* Allocation bookkeeping of one slab (a side table: marking never reads it). */
+typedef struct gc_slab_meta {
+    uint32_t next, prev;          /* partial list of its class, or the free-slab list */
+    uint32_t object_size;         /* header included, multiple of 16 */
+    uint32_t capacity;
+    uint32_t live;
+    uint32_t bump;                /* slots [0, bump) were handed out at some time */
+    uint32_t free_head;           /* freed slots, linked through their first 4 bytes */
+    uint32_t size_class;
+} gc_slab_meta;
+
+gc_result gc_region_init(gc_heap *heap, size_t region_bytes);
+void gc_region_close(gc_heap *heap);
+gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size); /* zeroed; alloc_lock held */
+void gc_slab_free(gc_heap *heap, gc_header *h);                /* alloc_lock held */
 
 #define GC_CHUNK_SHIFT 16
 #define GC_CHUNK_ITEMS (1u << GC_CHUNK_SHIFT)
@@ -179,21 +209,13 @@ typedef struct gc_array_range {
     uint32_t start;             /* next element to scan */
 } gc_array_range;
 
-/* References found while scanning are not checked at once: the target's header is
- * prefetched and the reference waits in a small ring, so that by the time its mark bit is
- * read the cache line has arrived. The ring is flushed before a worker reports its lists
- * empty and before a slice ends (the program may rewrite the slots between slices). */
-#define GC_PREFETCH_DEPTH 16
-
-typedef struct gc_pending_ref {
-    void **slot;
-    gc_header *target;
-} gc_pending_ref;
+#define GC_SCAN_AHEAD 8  /* objects prefetched ahead of the scanner (a power of two) */
 
 /* One marker's state; the public gc_collector is this. */
 struct gc_collector {
     gc_heap *heap;
     uint32_t mark_value;        /* copy of heap->mark_value for the hot loop */
+    bool exclusive;             /* the only marker of this mark: plain stores suffice */
     gc_work_block *block;       /* being filled and drained (a stack); private */
     gc_work_block *full;        /* full blocks, stealable: guarded by full_lock */
     atomic_flag full_lock;
@@ -201,9 +223,10 @@ struct gc_collector {
     gc_work_block *spare;       /* empty blocks for reuse; private */
     gc_array_range *ranges;     /* pending pieces of long arrays (a stack) */
     uint32_t range_count, range_capacity;
-    gc_pending_ref pending[GC_PREFETCH_DEPTH]; /* references awaiting their mark check */
-    uint32_t pending_head, pending_count;
-    bool direct;                /* check references at once (visit mode, edge logs) */
+    gc_header *ahead[GC_SCAN_AHEAD]; /* popped, prefetched, not yet scanned (a FIFO) */
+    uint32_t ahead_head, ahead_count;
+    bool direct;                /* take every reference through the header path (visit
+                                   mode, edge logs) */
     /* Diagnostics: when set, references are reported to visit instead of being marked,
      * and nothing is nulled (reference chain search). */
     void (*visit)(gc_collector *w, gc_header *target);
@@ -308,7 +331,18 @@ struct gc_heap {
     _Atomic uint32_t live_count;   /* live objects (permanent included) */
     uint32_t permanent_count;
     _Atomic uint32_t next_serial;
-    uv_mutex_t alloc_lock;         /* index allocation from several threads */
+    uv_mutex_t alloc_lock;         /* index and memory allocation from several threads */
+    char *region;                  /* reserved address space the slabs are cut from */
+    size_t region_bytes;
+    uint32_t region_slabs;
+    uint32_t *slab_inv;            /* per slab: ceil(2^32 / object size) */
+    _Atomic uint64_t *slab_bits;   /* per slab, per 64 slots: mark word, special word */
+    gc_slab_meta *slab_meta;
+    uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
+    uint32_t slab_free;            /* empty slabs */
+    uint32_t slab_bump;            /* slabs [0, slab_bump) of the region were used */
+    uint32_t slab_count;           /* slabs holding objects */
+    uint32_t large_count;          /* objects malloc'ed outside the region */
 
     /* classes */
     gc_class **classes;            /* by id; NULL slots free */
@@ -343,7 +377,7 @@ struct gc_heap {
 
     /* collection state */
     gc_phase phase;
-    uint32_t mark_value;           /* value of GC_F_MARK that means "marked" */
+    uint32_t mark_value;           /* the mark bit value (0 or 1) that means "marked" */
     uint32_t keep_flags;           /* of the collection in flight */
     bool full_purge;               /* of the collection in flight */
     bool mark_done_pending_gather; /* marking finished; unmarked means unreachable */
@@ -423,8 +457,9 @@ static inline void gc_flags_clear(gc_header *h, uint32_t f)
 /* object array (gc_object_array.c) */
 gc_result gc_array_init(gc_heap *heap, uint32_t max_objects);
 void gc_array_close(gc_heap *heap);
-gc_result gc_array_alloc_index(gc_heap *heap, gc_header *h, uint32_t *out_index);
-void gc_array_free_index(gc_heap *heap, uint32_t index);
+/* Allocates an object's memory (zeroed) and an index for it; its header's index is set. */
+gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h);
+void gc_array_free(gc_heap *heap, gc_header *h);
 
 /* objects (gc_object.c) */
 gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,
@@ -452,7 +487,6 @@ void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
 void gc_worker_close(gc_collector *w);
 void gc_worker_push(gc_collector *w, gc_header *h);
-bool gc_try_mark(uint32_t mark_value, gc_header *h);
 bool gc_worker_drain(gc_collector *w, double deadline);
 /* Reports every reference of h (class, outer, schema) to w (visit mode or marking). */
 void gc_scan_object(gc_collector *w, gc_header *h);
@@ -473,9 +507,79 @@ void gc_barrier_drain(gc_heap *heap, gc_collector *w);  /* queue -> worker */
 bool gc_barrier_is_empty(gc_heap *heap);
 void gc_barrier_drain_clusters(gc_heap *heap, gc_collector *w); /* in gc_mark.c */
 
-static inline bool gc_is_marked(uint32_t mark_value, const gc_header *h)
+static inline bool gc_in_region(const gc_heap *heap, const gc_header *h)
 {
-    return (gc_flags(h) & GC_F_MARK) == mark_value;
+    return (uintptr_t)((const char *)h - heap->region) < heap->region_bytes;
+}
+static inline uint32_t gc_slab_index(const gc_heap *heap, const gc_header *h)
+{
+    return (uint32_t)(((const char *)h - heap->region) >> GC_SLAB_SHIFT);
+}
+/* Exact: offsets are multiples of the object size and below 2^16, sizes at most 2^11, so the
+ * rounding error of the divisor never reaches a whole slot. */
+static inline uint32_t gc_slab_slot(const gc_heap *heap, uint32_t si, const gc_header *h)
+{
+    uint64_t off = (uint64_t)((const char *)h - heap->region) & (GC_SLAB_SIZE - 1);
+    return (uint32_t)((off * heap->slab_inv[si]) >> 32);
+}
+
+/* The pair of bitmap words (mark, special) that hold h's bits, and h's bit in them; NULL for
+ * an object outside the region (its mark bit is GC_F_LARGE_MARK in its header). */
+static inline _Atomic uint64_t *gc_bits_of(const gc_heap *heap, const gc_header *h,
+                                           uint64_t *out_bit)
+{
+    if (!gc_in_region(heap, h))
+        return NULL;
+    uint32_t si = gc_slab_index(heap, h);
+    uint32_t slot = gc_slab_slot(heap, si, h);
+    *out_bit = 1ull << (slot & 63);
+    return &heap->slab_bits[((size_t)si * GC_SLAB_BITMAP_WORDS + (slot >> 6)) * 2];
+}
+
+/* Marks h (in the marking sense of the invariant above); true if this call marked it. */
+static inline bool gc_try_mark(const gc_heap *heap, uint32_t mark_value, gc_header *h)
+{
+    uint64_t bit = GC_F_LARGE_MARK;
+    _Atomic uint64_t *word = gc_bits_of(heap, h, &bit);
+    if (!word) {
+        if (mark_value)
+            return !(atomic_fetch_or_explicit(&h->flags, GC_F_LARGE_MARK, memory_order_relaxed) &
+                     GC_F_LARGE_MARK);
+        return atomic_fetch_and_explicit(&h->flags, ~(uint32_t)GC_F_LARGE_MARK,
+                                         memory_order_relaxed) & GC_F_LARGE_MARK;
+    }
+    if (mark_value)
+        return !(atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit);
+    return atomic_fetch_and_explicit(word, ~bit, memory_order_relaxed) & bit;
+}
+
+/* Objects are born marked. (A reused slot may still carry its last occupant's bit.) */
+static inline void gc_mark_born(const gc_heap *heap, gc_header *h)
+{
+    (void)gc_try_mark(heap, heap->mark_value, h);
+}
+
+/* Keeps h's special bit equal to whether it has any GC_F_SPECIAL flag. Call after changing
+ * one of those flags. */
+static inline void gc_special_sync(const gc_heap *heap, gc_header *h)
+{
+    uint64_t bit;
+    _Atomic uint64_t *word = gc_bits_of(heap, h, &bit);
+    if (!word)
+        return; /* objects outside the region always take the header path */
+    if (gc_flags(h) & GC_F_SPECIAL)
+        atomic_fetch_or_explicit(&word[1], bit, memory_order_relaxed);
+    else
+        atomic_fetch_and_explicit(&word[1], ~bit, memory_order_relaxed);
+}
+
+static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const gc_header *h)
+{
+    uint64_t bit;
+    _Atomic uint64_t *word = gc_bits_of(heap, h, &bit);
+    bool set = word ? (atomic_load_explicit(word, memory_order_relaxed) & bit) != 0
+                    : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
+    return set == (mark_value != 0);
 }
 
 /* diagnostics (gc_history.c, gc_verify.c) */

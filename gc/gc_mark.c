@@ -110,10 +110,6 @@ void gc_worker_push(gc_collector *w, gc_header *h)
     b->objs[b->count++] = h;
 }
 
-/* How far ahead of the next pop the block's objects are prefetched. Objects wait in a block
- * long enough to fall out of cache; touching them a few pops early hides that miss. */
-#define GC_SCAN_PREFETCH_AHEAD 8
-
 static gc_header *worker_pop(gc_collector *w)
 {
     gc_work_block *b = w->block;
@@ -125,13 +121,39 @@ static gc_header *worker_pop(gc_collector *w)
             block_put(w, b);
         b = w->block = next;
     }
-    gc_header *h = b->objs[--b->count];
-    if (b->count >= GC_SCAN_PREFETCH_AHEAD) {
-        gc_header *ahead = b->objs[b->count - GC_SCAN_PREFETCH_AHEAD];
-        __builtin_prefetch(ahead, 0, 3);
-        __builtin_prefetch((char *)ahead + 64, 0, 3);
+    return b->objs[--b->count];
+}
+
+/* The prefetching iterator: objects popped for scanning wait in a short FIFO after their
+ * first cache lines are prefetched, so each is scanned GC_SCAN_AHEAD pops after its memory was
+ * asked for. (Popping straight off the stack scans an object right after it was pushed, before
+ * its line can arrive.) */
+static gc_header *scan_next(gc_collector *w)
+{
+    while (w->ahead_count < GC_SCAN_AHEAD) {
+        gc_header *h = worker_pop(w);
+        if (!h)
+            break;
+        __builtin_prefetch(h, 0, 3);
+        __builtin_prefetch((char *)h + 64, 0, 3);
+        w->ahead[(w->ahead_head + w->ahead_count++) & (GC_SCAN_AHEAD - 1)] = h;
     }
+    if (w->ahead_count == 0)
+        return NULL;
+    gc_header *h = w->ahead[w->ahead_head];
+    w->ahead_head = (w->ahead_head + 1) & (GC_SCAN_AHEAD - 1);
+    w->ahead_count--;
     return h;
+}
+
+/* Puts prefetched objects back on the stack (before a slice ends or work is shared). */
+static void scan_ahead_return(gc_collector *w)
+{
+    while (w->ahead_count > 0) {
+        w->ahead_count--;
+        gc_worker_push(w, w->ahead[(w->ahead_head + w->ahead_count) & (GC_SCAN_AHEAD - 1)]);
+    }
+    w->ahead_head = 0;
 }
 
 bool gc_worker_is_empty(const gc_collector *w)
@@ -191,15 +213,6 @@ static void range_push(gc_collector *w, gc_header *obj, uint32_t offset, uint32_
 
 /* ---- marking one reference ------------------------------------------------------------- */
 
-bool gc_try_mark(uint32_t mark_value, gc_header *h)
-{
-    if (mark_value)
-        return !(atomic_fetch_or_explicit(&h->flags, GC_F_MARK, memory_order_relaxed) &
-                 GC_F_MARK);
-    return atomic_fetch_and_explicit(&h->flags, ~(uint32_t)GC_F_MARK, memory_order_relaxed) &
-           GC_F_MARK;
-}
-
 static void mark_cluster(gc_collector *w, gc_header *root);
 
 /* Marks h and queues it for scanning if this call marked it. A cluster member stands for its
@@ -215,9 +228,9 @@ static inline void mark_header(gc_collector *w, gc_header *h)
         h = gc_cluster_root_of(w->heap, h);
         f = gc_flags(h);
     }
-    if ((f & GC_F_MARK) == w->mark_value || (f & GC_F_PERMANENT))
+    if ((f & GC_F_PERMANENT) || gc_is_marked(w->heap, w->mark_value, h))
         return;
-    if (gc_try_mark(w->mark_value, h)) {
+    if (gc_try_mark(w->heap, w->mark_value, h)) {
         w->marked++;
         if (w->edges)
             gc_edge_log_push(w->edges, h->index,
@@ -237,7 +250,7 @@ static void mark_cluster(gc_collector *w, gc_header *root)
     gc_heap *heap = w->heap;
     gc_cluster *c = &heap->clusters[gc_item_at(heap, root->index)->cluster_index];
     for (uint32_t i = 0; i < c->members.count; i++) {
-        if (gc_try_mark(w->mark_value, gc_object_at(heap, c->members.data[i]))) {
+        if (gc_try_mark(heap, w->mark_value, gc_object_at(heap, c->members.data[i]))) {
             w->marked++;
             if (w->edges)
                 gc_edge_log_push(w->edges, c->members.data[i], root->index, "cluster");
@@ -285,17 +298,9 @@ static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
     mark_header(w, h);
 }
 
-static void pending_flush(gc_collector *w)
-{
-    while (w->pending_count > 0) {
-        gc_pending_ref r = w->pending[w->pending_head];
-        w->pending_head = (w->pending_head + 1) & (GC_PREFETCH_DEPTH - 1);
-        w->pending_count--;
-        check_slot(w, r.slot, r.target);
-    }
-}
-
-/* A killable reference: prefetch its target and queue it; check the oldest queued one. */
+/* A killable reference. Most targets are plain objects: their mark bit is read and set in
+ * the slab's bitmap without touching the object; only a newly marked one is prefetched, for
+ * its scan. Special objects take the header path. */
 static inline void mark_slot(gc_collector *w, void **slot)
 {
     void *p = *slot;
@@ -309,16 +314,28 @@ static inline void mark_slot(gc_collector *w, void **slot)
             check_slot(w, slot, h);
         return;
     }
-    __builtin_prefetch(h, 1, 3);
-    uint32_t tail = (w->pending_head + w->pending_count) & (GC_PREFETCH_DEPTH - 1);
-    if (w->pending_count == GC_PREFETCH_DEPTH) {
-        gc_pending_ref r = w->pending[w->pending_head];
-        w->pending_head = (w->pending_head + 1) & (GC_PREFETCH_DEPTH - 1);
-        w->pending[tail] = (gc_pending_ref){ slot, h };
-        check_slot(w, r.slot, r.target);
+    uint64_t bit;
+    _Atomic uint64_t *word = gc_bits_of(w->heap, h, &bit);
+    if (!word || (atomic_load_explicit(&word[1], memory_order_relaxed) & bit)) {
+        check_slot(w, slot, h); /* special, or outside the region: the header decides */
+        return;
+    }
+    uint64_t bits = atomic_load_explicit(word, memory_order_relaxed);
+    if (((bits & bit) != 0) == (w->mark_value != 0))
+        return;
+    bool won;
+    if (w->exclusive) { /* the only marker: no other thread writes these words now */
+        atomic_store_explicit(word, w->mark_value ? bits | bit : bits & ~bit,
+                              memory_order_relaxed);
+        won = true;
     } else {
-        w->pending[tail] = (gc_pending_ref){ slot, h };
-        w->pending_count++;
+        won = w->mark_value ? !(atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit)
+                            : (atomic_fetch_and_explicit(word, ~bit, memory_order_relaxed) & bit);
+    }
+    if (won) {
+        w->marked++;
+        __builtin_prefetch(h, 0, 3);
+        gc_worker_push(w, h);
     }
 }
 
@@ -420,18 +437,14 @@ bool gc_worker_drain(gc_collector *w, double deadline)
             scan_range_piece(w, w->ranges[--w->range_count]);
             until_check = 0; /* a piece is a lot of work: check the clock after each */
         } else {
-            gc_header *h = worker_pop(w);
-            if (!h) {
-                if (w->pending_count == 0)
-                    return true;
-                pending_flush(w); /* may find more work */
-                continue;
-            }
+            gc_header *h = scan_next(w);
+            if (!h)
+                return true;
             gc_scan_object(w, h);
         }
         if (until_check == 0 || --until_check == 0) {
             if (deadline > 0 && gc_past(heap, deadline)) {
-                pending_flush(w);
+                scan_ahead_return(w);
                 return gc_worker_is_empty(w);
             }
             if (atomic_load_explicit(&heap->idle_workers, memory_order_relaxed) > 0)
@@ -491,11 +504,12 @@ static uint32_t mark_initial_roots(gc_heap *heap, gc_collector *w)
 
 void gc_mark_begin(gc_heap *heap)
 {
-    heap->mark_value ^= GC_F_MARK; /* the flag swap: everything alive is now unmarked */
+    heap->mark_value ^= 1; /* the flag swap: everything alive is now unmarked */
     heap->mark_workers = gc_parallel_worker_count(heap);
     for (uint32_t i = 0; i < heap->mark_workers; i++) {
         gc_collector *w = heap->workers[i];
         w->mark_value = heap->mark_value;
+        w->exclusive = heap->mark_workers == 1;
         w->marked = 0;
         w->scanned = 0;
         w->stolen = 0;

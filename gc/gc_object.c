@@ -111,7 +111,7 @@ bool gc_header_is_unreachable(const gc_heap *heap, const gc_header *h)
     if (f & GC_F_UNREACHABLE)
         return true;
     return heap->mark_done_pending_gather && !(f & GC_F_PERMANENT) &&
-           (f & GC_F_MARK) != heap->mark_value;
+           !gc_is_marked(heap, heap->mark_value, h);
 }
 
 static bool header_is_dying(const gc_heap *heap, const gc_header *h)
@@ -138,20 +138,16 @@ static void pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta);
 gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index, const char *name,
                           uint32_t create_flags, gc_header **out_h)
 {
-    gc_header *h = calloc(1, sizeof(gc_header) + cls->size);
-    if (!h)
-        return GC_E_NOMEM;
+    gc_header *h;
+    gc_result r = gc_array_alloc(heap, cls->size, &h);
+    if (r != GC_OK)
+        return r;
     h->class_id = cls->id;
     h->outer_index = outer_index;
-    uint32_t flags = heap->mark_value;
-    if (heap->disregard_open)
-        flags |= GC_F_PERMANENT;
+    uint32_t flags = heap->disregard_open ? GC_F_PERMANENT : 0;
     atomic_init(&h->flags, flags);
-    gc_result r = gc_array_alloc_index(heap, h, &h->index);
-    if (r != GC_OK) {
-        free(h);
-        return r;
-    }
+    gc_mark_born(heap, h);
+    gc_special_sync(heap, h);
     if (name) {
         uv_mutex_lock(&heap->table_lock);
         uint32_t e = name_lookup(heap, outer_index, name);
@@ -168,8 +164,7 @@ gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index, co
             r = name_add(heap, h->index, outer_index, name);
         uv_mutex_unlock(&heap->table_lock);
         if (r != GC_OK) {
-            gc_array_free_index(heap, h->index);
-            free(h);
+            gc_array_free(heap, h);
             return r;
         }
         gc_flags_set(h, GC_F_NAMED);
@@ -233,8 +228,7 @@ void gc_object_free(gc_heap *heap, gc_header *h)
         heap->permanent_count--;
         uv_mutex_unlock(&heap->alloc_lock);
     }
-    gc_array_free_index(heap, h->index);
-    free(h);
+    gc_array_free(heap, h);
 }
 
 bool gc_object_is_live_header(const gc_heap *heap, const gc_header *h)
@@ -469,6 +463,7 @@ gc_result gc_object_mark_garbage(gc_heap *heap, void *obj)
         return GC_OK;
     gc_cluster_on_member_garbage(heap, h);
     gc_flags_set(h, GC_F_GARBAGE);
+    gc_special_sync(heap, h);
     return GC_OK;
 }
 

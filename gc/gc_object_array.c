@@ -2,7 +2,8 @@
  * gc_object_array.c - the global object array (UE GUObjectArray).
  *
  * Items live in fixed-size chunks allocated on demand and never moved, so a pointer to an item
- * stays valid while the array grows and readers need no lock. Freed indices go on a free list
+ * stays valid while the array grows and readers need no lock. An object's index and its memory
+ * (gc_alloc.c) are taken and given back together, under one lock. Freed indices go on a free list
  * and are handed out again before the array grows (UE reuses them too); a serial number per
  * object tells a weak handle whether its slot still holds the same object.
  */
@@ -35,13 +36,18 @@ void gc_array_close(gc_heap *heap)
     uv_mutex_destroy(&heap->alloc_lock);
 }
 
-gc_result gc_array_alloc_index(gc_heap *heap, gc_header *h, uint32_t *out_index)
+gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h)
 {
     uint32_t index;
     uv_mutex_lock(&heap->alloc_lock);
     if (atomic_load_explicit(&heap->live_count, memory_order_relaxed) >= heap->max_objects) {
         uv_mutex_unlock(&heap->alloc_lock);
         return GC_E_LIMIT;
+    }
+    gc_header *h = gc_slab_alloc(heap, payload_size);
+    if (!h) {
+        uv_mutex_unlock(&heap->alloc_lock);
+        return GC_E_NOMEM;
     }
     if (heap->free_head != GC_INDEX_NONE) {
         index = heap->free_head;
@@ -50,28 +56,29 @@ gc_result gc_array_alloc_index(gc_heap *heap, gc_header *h, uint32_t *out_index)
     } else {
         index = atomic_load_explicit(&heap->high_water, memory_order_relaxed);
         uint32_t chunk = index >> GC_CHUNK_SHIFT;
-        if (!heap->chunks[chunk]) {
-            heap->chunks[chunk] = calloc(GC_CHUNK_ITEMS, sizeof(gc_item));
-            if (!heap->chunks[chunk]) {
-                uv_mutex_unlock(&heap->alloc_lock);
-                return GC_E_NOMEM;
-            }
+        if (!heap->chunks[chunk] &&
+            !(heap->chunks[chunk] = calloc(GC_CHUNK_ITEMS, sizeof(gc_item)))) {
+            gc_slab_free(heap, h);
+            uv_mutex_unlock(&heap->alloc_lock);
+            return GC_E_NOMEM;
         }
         atomic_store_explicit(&heap->high_water, index + 1, memory_order_release);
     }
+    h->index = index;
     gc_item *item = gc_item_at(heap, index);
     atomic_store_explicit(&item->serial, 0, memory_order_relaxed);
     item->cluster_index = -1;
     atomic_store_explicit(&item->object, h, memory_order_release);
     atomic_fetch_add_explicit(&heap->live_count, 1, memory_order_relaxed);
     uv_mutex_unlock(&heap->alloc_lock);
-    *out_index = index;
+    *out_h = h;
     return GC_OK;
 }
 
-void gc_array_free_index(gc_heap *heap, uint32_t index)
+void gc_array_free(gc_heap *heap, gc_header *h)
 {
     uv_mutex_lock(&heap->alloc_lock);
+    uint32_t index = h->index;
     gc_item *item = gc_item_at(heap, index);
     atomic_store_explicit(&item->object, NULL, memory_order_release);
     atomic_store_explicit(&item->serial, 0, memory_order_relaxed);
@@ -79,5 +86,6 @@ void gc_array_free_index(gc_heap *heap, uint32_t index)
     heap->free_head = index;
     heap->free_count++;
     atomic_fetch_sub_explicit(&heap->live_count, 1, memory_order_relaxed);
+    gc_slab_free(heap, h);
     uv_mutex_unlock(&heap->alloc_lock);
 }

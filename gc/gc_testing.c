@@ -50,6 +50,18 @@ const char *gc_testing_check(gc_heap *heap)
             return "an object is half-destroyed while the collector is idle";
         if ((f & GC_F_ROOT) && (f & GC_F_GARBAGE))
             return "an object is both rooted and garbage";
+        uint64_t bit;
+        _Atomic uint64_t *bits = gc_bits_of(heap, h, &bit);
+        if (bits) {
+            uint32_t si = gc_slab_index(heap, h);
+            uint32_t slot = gc_slab_slot(heap, si, h);
+            const gc_slab_meta *m = &heap->slab_meta[si];
+            if (((atomic_load(&bits[1]) & bit) != 0) != ((f & GC_F_SPECIAL) != 0))
+                return "an object's special bit disagrees with its flags";
+            if (heap->region + ((size_t)si << GC_SLAB_SHIFT) + (size_t)slot * m->object_size !=
+                    (char *)h || slot >= m->capacity)
+                return "an object does not sit on a slot of its slab";
+        }
         if (f & GC_F_NAMED) {
             uint32_t e;
             if (!gc_map_get(&heap->names_by_index, (uint64_t)i + 1, &e) ||
@@ -101,7 +113,7 @@ uint32_t gc_testing_high_water(const gc_heap *heap)
 
 bool gc_testing_is_marked(const gc_heap *heap, const void *obj)
 {
-    return gc_is_marked(heap->mark_value, gc_hdr(obj));
+    return gc_is_marked(heap, heap->mark_value, gc_hdr(obj));
 }
 
 const void *gc_testing_item_address(const gc_heap *heap, const void *obj)
@@ -109,7 +121,7 @@ const void *gc_testing_item_address(const gc_heap *heap, const void *obj)
     return gc_item_at(heap, gc_hdr(obj)->index);
 }
 
-void gc_testing_force_flag(void *obj, const char *flag, bool on)
+void gc_testing_force_flag(gc_heap *heap, void *obj, const char *flag, bool on)
 {
     uint32_t bit = strcmp(flag, "root") == 0 ? GC_F_ROOT
                  : strcmp(flag, "garbage") == 0 ? GC_F_GARBAGE
@@ -119,4 +131,5 @@ void gc_testing_force_flag(void *obj, const char *flag, bool on)
         gc_flags_set(gc_hdr(obj), bit);
     else
         gc_flags_clear(gc_hdr(obj), bit);
+    gc_special_sync(heap, gc_hdr(obj));
 }

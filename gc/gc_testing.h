@@ -37,6 +37,6 @@ const void *gc_testing_item_address(const gc_heap *heap, const void *obj);
 
 /* Sets and clears internal flag bits directly, to plant states the API refuses to make.
  * Bits: "root", "garbage", "cluster_root", "in_cluster". */
-void gc_testing_force_flag(void *obj, const char *flag, bool on);
+void gc_testing_force_flag(gc_heap *heap, void *obj, const char *flag, bool on);
 
 #endif

@@ -86,6 +86,8 @@ void gc_settings_default(gc_settings *out_settings);
 typedef struct gc_heap_config {
     uint32_t max_objects;   /* hard limit on live objects (0 = 1 << 22) */
     uint32_t max_classes;   /* hard limit on registered classes (0 = 4096) */
+    size_t max_bytes;       /* address space reserved for objects up to 2 KiB (0 = 4 GiB);
+                               reserved, not committed: memory is used as objects need it */
     gc_clock_fn clock;      /* NULL = CLOCK_MONOTONIC */
     void *clock_userdata;
     gc_settings settings;   /* all-zero = gc_settings_default() */

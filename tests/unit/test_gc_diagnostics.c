@@ -156,12 +156,12 @@ static void test_verify_catches_contradictory_flags(void **state)
 {
     fixture *f = *state;
     node *n = fix_node(f, NULL, "Odd", 0, GC_CREATE_ROOT);
-    gc_testing_force_flag(n, "garbage", true);
+    gc_testing_force_flag(f->heap, n, "garbage", true);
     lines l = { .count = 0 };
 
     assert_true(gc_verify_assumptions(f->heap, collect_line, &l) >= 1);
     assert_true(any_line_contains(&l, "object is both rooted and garbage: Odd"));
-    gc_testing_force_flag(n, "garbage", false);
+    gc_testing_force_flag(f->heap, n, "garbage", false);
 }
 
 typedef struct holder {

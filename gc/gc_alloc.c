@@ -1,0 +1,191 @@
+/*
+ * gc_alloc.c - object memory: slabs of same-sized objects, with their mark bits kept apart.
+ *
+ * Objects up to GC_SLAB_MAX_OBJECT bytes live in 64 KiB slabs, one size class per 16 bytes,
+ * carved from one reserved, huge-page-backed region of address space. An object's slab is its
+ * offset in the region shifted right, and its slot one multiplication away; so marking reads
+ * and sets a bit in one compact bitmap array (mark and "special" words side by side) instead
+ * of touching the object, and that array, the per-slab divisors and the objects all stay kind
+ * to the TLB. A "special" object (garbage, permanent, clustered) sends marking to its header.
+ * Larger objects are malloc'ed outside the region and keep their mark bit in their header.
+ *
+ * Slab bookkeeping (free slots, fill) lives in a side table too, touched only by allocation,
+ * which runs under heap->alloc_lock. Empty slabs go on a free list for any size class.
+ */
+#include "gc_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define FREE_END UINT32_MAX
+#define NO_SLAB UINT32_MAX
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+static void *reserve(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+gc_result gc_region_init(gc_heap *heap, size_t region_bytes)
+{
+    region_bytes = round_up(region_bytes, HUGE_PAGE);
+    char *raw = reserve(region_bytes + HUGE_PAGE);
+    if (!raw)
+        return GC_E_NOMEM;
+    char *base = (char *)round_up((uintptr_t)raw, HUGE_PAGE); /* huge-page aligned */
+    size_t front = (size_t)(base - raw), back = HUGE_PAGE - front;
+    if (front)
+        munmap(raw, front);
+    if (back)
+        munmap(base + region_bytes, back);
+#ifdef MADV_HUGEPAGE
+    madvise(base, region_bytes, MADV_HUGEPAGE); /* a hint: fewer TLB misses when marking */
+#endif
+    heap->region = base;
+    heap->region_bytes = region_bytes;
+    heap->region_slabs = (uint32_t)(region_bytes >> GC_SLAB_SHIFT);
+    heap->slab_inv = reserve((size_t)heap->region_slabs * sizeof *heap->slab_inv);
+    heap->slab_bits = reserve((size_t)heap->region_slabs * GC_SLAB_BITMAP_WORDS * 2 *
+                              sizeof *heap->slab_bits);
+    heap->slab_meta = reserve((size_t)heap->region_slabs * sizeof *heap->slab_meta);
+    if (!heap->slab_inv || !heap->slab_bits || !heap->slab_meta) {
+        gc_region_close(heap);
+        return GC_E_NOMEM;
+    }
+    heap->slab_bump = 0;
+    heap->slab_free = NO_SLAB;
+    for (uint32_t c = 0; c < GC_SLAB_CLASSES; c++)
+        heap->slab_partial[c] = NO_SLAB;
+    return GC_OK;
+}
+
+void gc_region_close(gc_heap *heap)
+{
+    if (heap->region)
+        munmap(heap->region, heap->region_bytes);
+    if (heap->slab_inv)
+        munmap(heap->slab_inv, (size_t)heap->region_slabs * sizeof *heap->slab_inv);
+    if (heap->slab_bits)
+        munmap((void *)heap->slab_bits,
+               (size_t)heap->region_slabs * GC_SLAB_BITMAP_WORDS * 2 * sizeof *heap->slab_bits);
+    if (heap->slab_meta)
+        munmap(heap->slab_meta, (size_t)heap->region_slabs * sizeof *heap->slab_meta);
+    heap->region = NULL;
+    heap->slab_inv = NULL;
+    heap->slab_bits = NULL;
+    heap->slab_meta = NULL;
+}
+
+static void partial_link(gc_heap *heap, uint32_t cls, uint32_t si)
+{
+    gc_slab_meta *m = &heap->slab_meta[si];
+    m->prev = NO_SLAB;
+    m->next = heap->slab_partial[cls];
+    if (m->next != NO_SLAB)
+        heap->slab_meta[m->next].prev = si;
+    heap->slab_partial[cls] = si;
+}
+
+static void partial_unlink(gc_heap *heap, uint32_t cls, uint32_t si)
+{
+    gc_slab_meta *m = &heap->slab_meta[si];
+    if (m->prev != NO_SLAB)
+        heap->slab_meta[m->prev].next = m->next;
+    else
+        heap->slab_partial[cls] = m->next;
+    if (m->next != NO_SLAB)
+        heap->slab_meta[m->next].prev = m->prev;
+    m->next = m->prev = NO_SLAB;
+}
+
+/* A slab for size class cls: from the free list, else the next unused one of the region. */
+static uint32_t slab_new(gc_heap *heap, uint32_t cls)
+{
+    uint32_t si;
+    if (heap->slab_free != NO_SLAB) {
+        si = heap->slab_free;
+        heap->slab_free = heap->slab_meta[si].next;
+    } else if (heap->slab_bump < heap->region_slabs) {
+        si = heap->slab_bump++;
+    } else {
+        return NO_SLAB;
+    }
+    uint32_t size = cls * 16;
+    gc_slab_meta *m = &heap->slab_meta[si];
+    memset(m, 0, sizeof *m);
+    m->object_size = size;
+    m->capacity = (uint32_t)(GC_SLAB_SIZE / size);
+    m->size_class = cls;
+    m->free_head = FREE_END;
+    heap->slab_inv[si] = (uint32_t)(((1ull << 32) + size - 1) / size);
+    memset((void *)&heap->slab_bits[(size_t)si * GC_SLAB_BITMAP_WORDS * 2], 0,
+           GC_SLAB_BITMAP_WORDS * 2 * sizeof *heap->slab_bits);
+    heap->slab_count++;
+    partial_link(heap, cls, si);
+    return si;
+}
+
+static gc_header *large_alloc(gc_heap *heap, size_t object_size)
+{
+    void *mem = NULL;
+    if (posix_memalign(&mem, 16, object_size) != 0)
+        return NULL;
+    memset(mem, 0, object_size);
+    heap->large_count++;
+    return mem;
+}
+
+gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size)
+{
+    size_t object_size = round_up(sizeof(gc_header) + (payload_size ? payload_size : 16), 16);
+    if (object_size > GC_SLAB_MAX_OBJECT)
+        return large_alloc(heap, object_size);
+    uint32_t cls = (uint32_t)(object_size / 16);
+    uint32_t si = heap->slab_partial[cls];
+    if (si == NO_SLAB && (si = slab_new(heap, cls)) == NO_SLAB)
+        return NULL;
+    gc_slab_meta *m = &heap->slab_meta[si];
+    char *slab = heap->region + ((size_t)si << GC_SLAB_SHIFT);
+    uint32_t slot;
+    if (m->free_head != FREE_END) {
+        slot = m->free_head;
+        memcpy(&m->free_head, slab + (size_t)slot * m->object_size, sizeof m->free_head);
+    } else {
+        slot = m->bump++;
+    }
+    if (++m->live == m->capacity)
+        partial_unlink(heap, cls, si);
+    gc_header *h = (gc_header *)(slab + (size_t)slot * m->object_size);
+    memset(h, 0, m->object_size);
+    return h;
+}
+
+void gc_slab_free(gc_heap *heap, gc_header *h)
+{
+    if (!gc_in_region(heap, h)) {
+        heap->large_count--;
+        free(h);
+        return;
+    }
+    uint32_t si = gc_slab_index(heap, h);
+    gc_slab_meta *m = &heap->slab_meta[si];
+    uint32_t slot = gc_slab_slot(heap, si, h);
+    if (m->live == m->capacity)
+        partial_link(heap, m->size_class, si);
+    memcpy(h, &m->free_head, sizeof m->free_head);
+    m->free_head = slot;
+    if (--m->live == 0) { /* empty: any size class may have it next */
+        partial_unlink(heap, m->size_class, si);
+        m->next = heap->slab_free;
+        heap->slab_free = si;
+        heap->slab_count--;
+    }
+}
