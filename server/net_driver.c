@@ -596,10 +596,17 @@ void net_driver_service(net_driver *nd)
 
 /* ---- replication ------------------------------------------------------------------------ */
 
-/* Sends one encoded envelope to every joined connection of w (all, or only those that already
- * have their snapshot). One packet, shared by every peer. */
+/* Which joined connections of a world a broadcast goes to. */
+typedef enum net_audience {
+    NET_TO_ALL,       /* every joined connection */
+    NET_TO_SETTLED,   /* those that already have their snapshot (deltas) */
+    NET_TO_NEW,       /* those still waiting for their snapshot */
+} net_audience;
+
+/* Sends one envelope to an audience of w's connections: encoded once, one packet shared by
+ * every peer. */
 static void net_broadcast(net_driver *nd, const world *w, uint8_t channel,
-                          const Reap__Envelope *env, bool skip_new)
+                          const Reap__Envelope *env, net_audience to)
 {
     ENetPacket *packet = NULL;
     uint32_t sent = 0;
@@ -607,7 +614,9 @@ static void net_broadcast(net_driver *nd, const world *w, uint8_t channel,
     for (size_t i = 0; i < nd->host->peerCount; i++) {
         net_connection *c = &nd->conns[i];
 
-        if (c->state != NET_CONN_JOINED || c->world != w || (skip_new && c->needs_snapshot))
+        if (c->state != NET_CONN_JOINED || c->world != w ||
+            (to == NET_TO_SETTLED && c->needs_snapshot) ||
+            (to == NET_TO_NEW && !c->needs_snapshot))
             continue;
         if (packet == NULL && (packet = net_packet_from(nd, env, channel)) == NULL)
             return;
@@ -630,8 +639,8 @@ static void net_fill_state(Reap__ActorState *st, const actor_snapshot *s)
     st->name = (char *)s->name;
 }
 
-/* Sends snapshots in chunks: to one connection (conn) or to the world's settled players. */
-static void net_send_spawns(net_driver *nd, const world *w, net_connection *conn,
+/* Sends actor states in chunks to an audience of w's connections. */
+static void net_send_spawns(net_driver *nd, const world *w, net_audience to,
                             const actor_snapshot *snaps, uint32_t count)
 {
     for (uint32_t at = 0; at < count; at += NET_SPAWN_CHUNK) {
@@ -647,10 +656,7 @@ static void net_send_spawns(net_driver *nd, const world *w, net_connection *conn
         spawn.actors = nd->state_ptrs;
         env.body_case = REAP__ENVELOPE__BODY_ACTOR_SPAWN;
         env.actor_spawn = &spawn;
-        if (conn != NULL)
-            net_send(nd, conn, MSG_CHANNEL_REPLICATION, &env);
-        else
-            net_broadcast(nd, w, MSG_CHANNEL_REPLICATION, &env, true);
+        net_broadcast(nd, w, MSG_CHANNEL_REPLICATION, &env, to);
     }
 }
 
@@ -667,7 +673,7 @@ static void net_send_destroys(net_driver *nd, const world *w)
         d.net_ids = &w->destroyed[at];
         env.body_case = REAP__ENVELOPE__BODY_ACTOR_DESTROY;
         env.actor_destroy = &d;
-        net_broadcast(nd, w, MSG_CHANNEL_REPLICATION, &env, true);
+        net_broadcast(nd, w, MSG_CHANNEL_REPLICATION, &env, NET_TO_SETTLED);
     }
 }
 
@@ -700,7 +706,7 @@ static void net_flush_moves(net_driver *nd)
     upd.moves = nd->move_ptrs;
     env.body_case = REAP__ENVELOPE__BODY_ACTOR_UPDATE;
     env.actor_update = &upd;
-    net_broadcast(nd, nd->move_world, MSG_CHANNEL_UPDATES, &env, false);
+    net_broadcast(nd, nd->move_world, MSG_CHANNEL_UPDATES, &env, NET_TO_ALL);
     nd->move_count = 0;
 }
 
@@ -730,17 +736,22 @@ void net_driver_replicate(net_driver *nd)
         world *w = e->worlds[wi];
 
         if (w->connections > 0) {
-            net_send_spawns(nd, w, NULL, w->spawned, w->spawned_count);
-            net_send_destroys(nd, w);
-            for (size_t i = 0; i < nd->host->peerCount; i++) {
-                net_connection *c = &nd->conns[i];
+            bool any_new = false;
 
-                if (c->state != NET_CONN_JOINED || c->world != w || !c->needs_snapshot)
-                    continue;
+            net_send_spawns(nd, w, NET_TO_SETTLED, w->spawned, w->spawned_count);
+            net_send_destroys(nd, w);
+            /* Players who joined this frame get the whole world, built and encoded once
+             * however many joined at the same time. */
+            for (size_t i = 0; i < nd->host->peerCount && !any_new; i++)
+                any_new = nd->conns[i].state == NET_CONN_JOINED && nd->conns[i].world == w &&
+                          nd->conns[i].needs_snapshot;
+            if (any_new) {
                 nd->snap_count = 0;
                 world_foreach_actor(w, net_snapshot_actor_cb, nd);
-                net_send_spawns(nd, w, c, nd->snap, nd->snap_count);
-                c->needs_snapshot = false;
+                net_send_spawns(nd, w, NET_TO_NEW, nd->snap, nd->snap_count);
+                for (size_t i = 0; i < nd->host->peerCount; i++)
+                    if (nd->conns[i].world == w)
+                        nd->conns[i].needs_snapshot = false;
             }
             nd->move_world = w;
             nd->move_count = 0;
