@@ -497,6 +497,7 @@ void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
 bool gc_worker_is_empty(const gc_collector *w);
 bool gc_worker_steal(gc_collector *thief);
+void gc_worker_expose(gc_collector *w, gc_collector *to);
 void gc_worker_give(gc_collector *w, gc_work_block *b);  /* onto w's stealable list */
 
 /* write barrier (gc_barrier.c) */

@@ -211,6 +211,21 @@ static void range_push(gc_collector *w, gc_header *obj, uint32_t offset, uint32_
     w->ranges[w->range_count++] = (gc_array_range){ obj, offset, start };
 }
 
+/* Makes everything w holds stealable (its private block onto its full list) and hands its
+ * array pieces to `to`; w is not running. */
+void gc_worker_expose(gc_collector *w, gc_collector *to)
+{
+    scan_ahead_return(w);
+    if (w->block && w->block->count > 0) {
+        gc_worker_give(w, w->block);
+        w->block = NULL;
+    }
+    while (w->range_count > 0) {
+        gc_array_range r = w->ranges[--w->range_count];
+        range_push(to, r.obj, r.offset, r.start);
+    }
+}
+
 /* ---- marking one reference ------------------------------------------------------------- */
 
 static void mark_cluster(gc_collector *w, gc_header *root);

@@ -2,8 +2,10 @@
  * gc_parallel.c - parallel marking with work stealing (UE's parallel reachability workers).
  *
  * On entry to gc_parallel_drain the initial roots (and any barrier objects) sit in worker 0's
- * lists, and every other worker's lists are empty or hold what a suspended slice left. The
- * calling thread runs worker 0; pool threads run workers 1..n-1. Each drains its own lists,
+ * lists, and every other worker's lists are empty or hold what a suspended slice left; that
+ * leftover is first made stealable. The calling thread runs worker 0; pool threads run
+ * workers 1..n-1, each if it starts before the caller runs out of work (a thread the
+ * scheduler is slow to run is withdrawn, not waited for). Each drains its own lists,
  * publishing full blocks; a worker that runs dry counts itself idle and steals full blocks
  * from the others. On exit either every list is empty (marking complete: true) or the
  * deadline passed and every worker kept what it had left (false).
@@ -24,7 +26,11 @@ typedef struct gc_pool {
     uv_cond_t finished;        /* a pool thread finished its part of the job */
     uint64_t generation;       /* one per job */
     uint32_t job_workers;      /* workers taking part in the job, the caller included */
-    uint32_t running;          /* pool threads still working on the job */
+    uint32_t running;          /* pool threads that claimed the job and still work on it */
+    /* Per pool thread and job: 0 posted, 1 claimed by the thread, 2 withdrawn by the caller.
+     * A thread the scheduler has not run yet when the caller is done cannot delay the slice:
+     * the caller withdraws its share instead of waiting for it to wake up. */
+    _Atomic int claim[GC_MAX_WORKERS];
     double deadline;
     bool shutdown;
     _Atomic bool stop;         /* the deadline passed: every worker stops */
@@ -41,11 +47,24 @@ static bool all_idle(gc_heap *heap)
     return atomic_load_explicit(&heap->idle_workers, memory_order_acquire) >= heap->mark_workers;
 }
 
+/* The caller withdraws the shares of pool threads that have not started yet: they count as
+ * idle, and their work (all of it stealable, see gc_parallel_drain) is stolen instead. */
+static void withdraw_unstarted(gc_pool *pool, gc_heap *heap)
+{
+    for (uint32_t i = 1; i < heap->mark_workers; i++) {
+        int posted = 0;
+        if (atomic_load_explicit(&pool->claim[i], memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&pool->claim[i], &posted, 2))
+            atomic_fetch_add_explicit(&heap->idle_workers, 1, memory_order_acq_rel);
+    }
+}
+
 /* One worker's share of a job: drain, then steal until everyone is idle or time is up. */
 static void worker_run(gc_pool *pool, gc_collector *w)
 {
     gc_heap *heap = w->heap;
     double deadline = pool->deadline;
+    bool caller = w->worker_index == 0;
     for (;;) {
         if (!gc_worker_drain(w, deadline)) {
             atomic_store(&pool->stop, true); /* out of time, work kept in w's lists */
@@ -60,6 +79,8 @@ static void worker_run(gc_pool *pool, gc_collector *w)
                 atomic_fetch_sub_explicit(&heap->idle_workers, 1, memory_order_acq_rel);
                 break;
             }
+            if (caller)
+                withdraw_unstarted(pool, heap);
             if (all_idle(heap))
                 return; /* nobody holds work and nobody can make more */
             if (deadline > 0 && (++spins & 63) == 0 && gc_past(heap, deadline)) {
@@ -85,8 +106,11 @@ static void pool_thread_main(void *arg)
         if (pool->shutdown)
             break;
         seen = pool->generation;
-        if (index >= pool->job_workers)
-            continue;
+        int posted = 0;
+        if (index >= pool->job_workers ||
+            !atomic_compare_exchange_strong(&pool->claim[index], &posted, 1))
+            continue; /* not part of this job, or withdrawn before it could start */
+        pool->running++;
         uv_mutex_unlock(&pool->mutex);
         worker_run(pool, pool->heap->workers[index]);
         uv_mutex_lock(&pool->mutex);
@@ -160,11 +184,15 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     uint32_t n = heap->mark_workers;
     atomic_store(&heap->idle_workers, 0);
     atomic_store(&pool->stop, false);
+    for (uint32_t i = 1; i < n; i++)
+        gc_worker_expose(heap->workers[i], heap->workers[0]);
 
     uv_mutex_lock(&pool->mutex);
     pool->deadline = deadline;
     pool->job_workers = n;
-    pool->running = n - 1;
+    pool->running = 0;
+    for (uint32_t i = 1; i < n; i++)
+        atomic_store(&pool->claim[i], 0);
     pool->generation++;
     uv_cond_broadcast(&pool->wake);
     uv_mutex_unlock(&pool->mutex);
@@ -172,6 +200,7 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     worker_run(pool, heap->workers[0]);
 
     uv_mutex_lock(&pool->mutex);
+    withdraw_unstarted(pool, heap);
     while (pool->running > 0)
         uv_cond_wait(&pool->finished, &pool->mutex);
     uv_mutex_unlock(&pool->mutex);

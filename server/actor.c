@@ -37,38 +37,41 @@ void actor_snapshot_fill(const actor *a, actor_snapshot *out)
     snprintf(out->name, sizeof out->name, "%s", name != NULL ? name : "");
 }
 
-/* Grows an outbox array by doubling: amortised, never one allocation per actor. */
-static bool world_outbox_grow(void **data, uint32_t *cap, uint32_t count, size_t elem)
+/* The outbox arrays grow by doubling: amortised, never one allocation per actor. A failed
+ * growth drops the replication of this actor (clients resync when they rejoin), never the
+ * actor itself. */
+static uint32_t outbox_capacity(uint32_t cap)
 {
-    uint32_t ncap;
-    void *p;
-
-    if (count < *cap)
-        return true;
-    ncap = *cap ? *cap * 2 : 64;
-    p = realloc(*data, (size_t)ncap * elem);
-    if (p == NULL)
-        return false;
-    *data = p;
-    *cap = ncap;
-    return true;
+    return cap ? cap * 2 : 64;
 }
 
 static void actor_queue_spawn(world *w, const actor *a)
 {
-    if (!a->replicates ||
-        !world_outbox_grow((void **)&w->spawned, &w->spawned_cap, w->spawned_count,
-                           sizeof *w->spawned))
+    if (!a->replicates)
         return;
+    if (w->spawned_count == w->spawned_cap) {
+        uint32_t cap = outbox_capacity(w->spawned_cap);
+        actor_snapshot *p = realloc(w->spawned, (size_t)cap * sizeof *p);
+        if (p == NULL)
+            return;
+        w->spawned = p;
+        w->spawned_cap = cap;
+    }
     actor_snapshot_fill(a, &w->spawned[w->spawned_count++]);
 }
 
 static void actor_queue_destroy(world *w, const actor *a)
 {
-    if (!a->replicates ||
-        !world_outbox_grow((void **)&w->destroyed, &w->destroyed_cap, w->destroyed_count,
-                           sizeof *w->destroyed))
+    if (!a->replicates)
         return;
+    if (w->destroyed_count == w->destroyed_cap) {
+        uint32_t cap = outbox_capacity(w->destroyed_cap);
+        uint64_t *p = realloc(w->destroyed, (size_t)cap * sizeof *p);
+        if (p == NULL)
+            return;
+        w->destroyed = p;
+        w->destroyed_cap = cap;
+    }
     w->destroyed[w->destroyed_count++] = a->net_id;
 }
 
