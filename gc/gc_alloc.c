@@ -140,7 +140,13 @@ static gc_header *large_alloc(gc_heap *heap, size_t object_size)
         return NULL;
     memset(mem, 0, object_size);
     heap->large_count++;
+    heap->large_bytes += object_size;
     return mem;
+}
+
+size_t gc_large_size(const gc_heap *heap, const gc_header *h)
+{
+    return round_up(sizeof(gc_header) + heap->classes[h->class_id]->size, 16);
 }
 
 gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size)
@@ -172,6 +178,7 @@ void gc_slab_free(gc_heap *heap, gc_header *h)
 {
     if (!gc_in_region(heap, h)) {
         heap->large_count--;
+        heap->large_bytes -= gc_large_size(heap, h);
         free(h);
         return;
     }

@@ -68,7 +68,7 @@ static void release_object(gc_heap *heap, gc_header *h, uint32_t flag)
 {
     gc_flags_clear(h, flag);
     gc_special_sync(heap, h);
-    gc_item_at(heap, h->index)->cluster_index = -1;
+    gc_map_remove(&heap->cluster_of, (uint64_t)h->index + 1);
     if (heap->phase == GC_PHASE_MARK && flag == GC_F_IN_CLUSTER &&
         gc_is_marked(heap, heap->mark_value, h)) {
         uv_mutex_lock(&heap->barrier_lock);
@@ -109,7 +109,7 @@ void gc_cluster_dissolve(gc_heap *heap, uint32_t id)
 void gc_cluster_on_member_garbage(gc_heap *heap, gc_header *h)
 {
     if (gc_flags(h) & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT))
-        gc_cluster_dissolve(heap, (uint32_t)gc_item_at(heap, h->index)->cluster_index);
+        gc_cluster_dissolve(heap, gc_cluster_id_of(heap, h));
 }
 
 void gc_clusters_close(gc_heap *heap)
@@ -236,7 +236,7 @@ static void build_visit(gc_collector *w, gc_header *t)
         return;
     }
     if (f & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT))
-        add_referenced_cluster(b, c, (uint32_t)gc_item_at(heap, t->index)->cluster_index);
+        add_referenced_cluster(b, c, gc_cluster_id_of(heap, t));
     else
         add_mutable(b, c, t);
 }
@@ -279,17 +279,27 @@ gc_result gc_cluster_create(gc_heap *heap, void *root_obj)
     }
     gc_cluster *c = cluster_at(heap, b.id);
     bool big_enough = c->members.count >= heap->settings.min_cluster_size;
+    if (!b.failed && big_enough && c->members.count > 0) {
+        /* Record membership first: a failure here must leave no object flagged. */
+        b.failed = gc_map_put(&heap->cluster_of, (uint64_t)root->index + 1, b.id) != GC_OK;
+        for (uint32_t i = 0; i < c->members.count && !b.failed; i++)
+            b.failed = gc_map_put(&heap->cluster_of, (uint64_t)c->members.data[i] + 1, b.id) !=
+                       GC_OK;
+        if (b.failed) {
+            gc_map_remove(&heap->cluster_of, (uint64_t)root->index + 1);
+            for (uint32_t i = 0; i < c->members.count; i++)
+                gc_map_remove(&heap->cluster_of, (uint64_t)c->members.data[i] + 1);
+        }
+    }
     if (b.failed || !big_enough || c->members.count == 0) {
         cluster_release(heap, b.id);
         r = b.failed ? GC_E_NOMEM : GC_E_INVALID;
     } else {
         c->root_index = root->index;
-        gc_item_at(heap, root->index)->cluster_index = (int32_t)b.id;
         gc_flags_set(root, GC_F_CLUSTER_ROOT);
         gc_special_sync(heap, root);
         for (uint32_t i = 0; i < c->members.count; i++) {
             gc_header *m = gc_object_at(heap, c->members.data[i]);
-            gc_item_at(heap, m->index)->cluster_index = (int32_t)b.id;
             gc_flags_set(m, GC_F_IN_CLUSTER);
             gc_special_sync(heap, m);
         }
@@ -315,12 +325,12 @@ void gc_object_reference_stored(gc_heap *heap, void *owner, void *target)
     if (!owner || !(gc_flags(gc_hdr(owner)) & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT)))
         return; /* ordinary objects are scanned at every mark */
     gc_header *o = gc_hdr(owner), *t = gc_hdr(target);
-    uint32_t id = (uint32_t)gc_item_at(heap, o->index)->cluster_index;
+    uint32_t id = gc_cluster_id_of(heap, o);
     uint32_t tf = gc_flags(t);
     if (tf & GC_F_PERMANENT)
         return;
     if (tf & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT)) {
-        uint32_t other = (uint32_t)gc_item_at(heap, t->index)->cluster_index;
+        uint32_t other = gc_cluster_id_of(heap, t);
         if (other == id)
             return;
         cluster_build b = { .heap = heap, .id = id };

@@ -21,7 +21,7 @@ bool gc_gather_run(gc_heap *heap, double deadline)
             uint32_t f = gc_flags(h);
             if (!(f & (GC_F_PERMANENT | GC_F_UNREACHABLE)) && !gc_is_marked(heap, mark_value, h)) {
                 if (f & GC_F_CLUSTER_ROOT) /* an unreachable cluster: members are too */
-                    gc_cluster_dissolve(heap, (uint32_t)gc_item_at(heap, h->index)->cluster_index);
+                    gc_cluster_dissolve(heap, gc_cluster_id_of(heap, h));
                 gc_flags_set(h, GC_F_UNREACHABLE);
                 if (gc_ptr_vec_push(&heap->unreachable, h) != GC_OK)
                     abort(); /* an unreachable object left out would leak, flagged dead */

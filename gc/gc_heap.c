@@ -130,6 +130,7 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
     gc_map_init(&heap->names_by_index);
     gc_map_init(&heap->names_by_path);
     gc_map_init(&heap->pins);
+    gc_map_init(&heap->cluster_of);
     gc_lock_init(heap);
     gc_barrier_init(heap);
     gc_worker_init(&heap->main_worker, heap, 0);
@@ -190,6 +191,7 @@ void gc_heap_destroy(gc_heap *heap)
     gc_map_free(&heap->names_by_index);
     gc_map_free(&heap->names_by_path);
     gc_map_free(&heap->pins);
+    gc_map_free(&heap->cluster_of);
     gc_ptr_vec_free(&heap->unreachable);
     gc_ptr_vec_free(&heap->pending_finish);
     gc_ptr_vec_free(&heap->purge_classes);
@@ -340,4 +342,23 @@ void gc_referencer_remove(gc_heap *heap, gc_referencer *r)
         r->next->prev = r->prev;
     free(r->name);
     free(r);
+}
+
+void gc_memory_get(const gc_heap *heap, gc_memory *out)
+{
+    if (!heap || !out)
+        return;
+    gc_heap *h = (gc_heap *)heap;
+    uv_mutex_lock(&h->alloc_lock);
+    out->slab_bytes = (size_t)h->slab_count * GC_SLAB_SIZE;
+    out->large_bytes = h->large_bytes;
+    size_t chunks = 0;
+    for (uint32_t c = 0; c < h->max_chunks; c++)
+        chunks += h->chunks[c] != NULL;
+    out->array_bytes = chunks * sizeof(gc_chunk);
+    out->slab_side_bytes = (size_t)h->slab_count *
+                           (GC_SLAB_BITMAP_WORDS * 2 * sizeof(uint64_t) + sizeof(gc_slab_meta) +
+                            sizeof(uint32_t));
+    uv_mutex_unlock(&h->alloc_lock);
+    out->total_bytes = out->slab_bytes + out->large_bytes + out->array_bytes + out->slab_side_bytes;
 }

@@ -3,10 +3,10 @@
  *
  * Memory layout. Every object is a slot in a slab (gc_alloc.c): a 16-byte gc_header followed
  * by the instance (the "payload" the public API hands out). The heap's object array (UE
- * GUObjectArray) is a table of fixed-size chunks of gc_item; chunks never move, so an item's
- * address is stable and readers need no lock. 16 bytes of header plus 16 of item are the whole
- * per-object cost; names, reference counts and root membership live in side tables that only
- * the objects using them pay for.
+ * GUObjectArray) is a table of fixed-size chunks of slots; chunks never move, so a slot's
+ * address is stable and readers need no lock. 16 bytes of header plus 12 of slot plus the
+ * mark bits are the whole per-object cost; names, reference counts, root membership and
+ * cluster membership live in side tables that only the objects using them pay for.
  *
  * The marking invariant. During reachability analysis an object is "marked" when its bit in
  * its slab's mark bitmap equals heap->mark_value. Starting a collection flips mark_value (UE's
@@ -69,11 +69,13 @@ typedef struct gc_header {
 
 _Static_assert(sizeof(gc_header) == 16, "the header keeps payloads 16-byte aligned");
 
-typedef struct gc_item {
-    _Atomic(gc_header *) object; /* NULL when the slot is free */
-    _Atomic uint32_t serial; /* weak-handle serial; 0 = none issued yet */
-    int32_t cluster_index;   /* root: its cluster; member: its root's cluster; -1 none */
-} gc_item;
+/* The object array's slots, kept as two arrays per chunk (12 bytes a slot, not 16 padded):
+ * the object, and its weak-handle serial (0 = none issued yet; while the slot is free, the
+ * next free slot). Which cluster a clustered object belongs to is in heap->cluster_of. */
+typedef struct gc_chunk {
+    _Atomic(gc_header *) objects[1u << 16];
+    _Atomic uint32_t serials[1u << 16];
+} gc_chunk;
 
 /* ---- object memory (gc_alloc.c) ------------------------------------------------------- */
 
@@ -98,6 +100,7 @@ typedef struct gc_slab_meta {
 gc_result gc_region_init(gc_heap *heap, size_t region_bytes);
 void gc_region_close(gc_heap *heap);
 gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size); /* zeroed; alloc_lock held */
+size_t gc_large_size(const gc_heap *heap, const gc_header *h); /* its allocation size */
 void gc_slab_free(gc_heap *heap, gc_header *h);                /* alloc_lock held */
 
 #define GC_CHUNK_SHIFT 16
@@ -322,11 +325,11 @@ struct gc_heap {
     void *clock_userdata;
 
     /* object array */
-    gc_item **chunks;              /* max_chunks pointers, allocated on demand */
+    gc_chunk **chunks;             /* max_chunks pointers, allocated on demand */
     uint32_t max_chunks;
     uint32_t max_objects;
     _Atomic uint32_t high_water;   /* indices [0, high_water) have been handed out */
-    uint32_t free_head;            /* free-list of indices through item.cluster_index */
+    uint32_t free_head;            /* free slots, linked through their serials */
     uint32_t free_count;
     _Atomic uint32_t live_count;   /* live objects (permanent included) */
     uint32_t permanent_count;
@@ -343,6 +346,7 @@ struct gc_heap {
     uint32_t slab_bump;            /* slabs [0, slab_bump) of the region were used */
     uint32_t slab_count;           /* slabs holding objects */
     uint32_t large_count;          /* objects malloc'ed outside the region */
+    size_t large_bytes;
 
     /* classes */
     gc_class **classes;            /* by id; NULL slots free */
@@ -399,6 +403,7 @@ struct gc_heap {
     gc_ptr_vec barrier_clusters;   /* cluster roots the barrier reached, to be marked */
 
     /* clusters */
+    gc_map cluster_of;             /* index+1 -> cluster id, for roots and members */
     gc_cluster *clusters;
     uint32_t cluster_capacity;     /* slots in clusters */
     uint32_t cluster_free;         /* free slot list through next_free */
@@ -421,17 +426,17 @@ struct gc_heap {
 
 double gc_now(const gc_heap *heap);
 
-static inline gc_item *gc_item_at(const gc_heap *heap, uint32_t index)
+static inline _Atomic(gc_header *) *gc_object_slot(const gc_heap *heap, uint32_t index)
 {
-    return &heap->chunks[index >> GC_CHUNK_SHIFT][index & (GC_CHUNK_ITEMS - 1)];
+    return &heap->chunks[index >> GC_CHUNK_SHIFT]->objects[index & (GC_CHUNK_ITEMS - 1)];
 }
-static inline gc_header *gc_item_object(const gc_item *item)
+static inline _Atomic uint32_t *gc_serial_slot(const gc_heap *heap, uint32_t index)
 {
-    return atomic_load_explicit(&((gc_item *)item)->object, memory_order_acquire);
+    return &heap->chunks[index >> GC_CHUNK_SHIFT]->serials[index & (GC_CHUNK_ITEMS - 1)];
 }
 static inline gc_header *gc_object_at(const gc_heap *heap, uint32_t index)
 {
-    return gc_item_object(gc_item_at(heap, index));
+    return atomic_load_explicit(gc_object_slot(heap, index), memory_order_acquire);
 }
 static inline uint32_t gc_high_water(const gc_heap *heap)
 {
@@ -595,10 +600,16 @@ void gc_cluster_dissolve(gc_heap *heap, uint32_t cluster_id);
 void gc_clusters_close(gc_heap *heap);
 void gc_clusters_before_mark(gc_heap *heap);   /* gc.CreateGCClusters=0: dissolve all */
 void gc_clusters_after_mark(gc_heap *heap);    /* dissolve those flagged needs_dissolving */
+/* The cluster of a root or member (its GC_F_CLUSTER_ROOT or GC_F_IN_CLUSTER flag is set). */
+static inline uint32_t gc_cluster_id_of(const gc_heap *heap, const gc_header *h)
+{
+    uint32_t id = UINT32_MAX;
+    gc_map_get(&heap->cluster_of, (uint64_t)h->index + 1, &id);
+    return id;
+}
 static inline gc_header *gc_cluster_root_of(const gc_heap *heap, const gc_header *member)
 {
-    const gc_cluster *c = &heap->clusters[gc_item_at(heap, member->index)->cluster_index];
-    return gc_object_at(heap, c->root_index);
+    return gc_object_at(heap, heap->clusters[gc_cluster_id_of(heap, member)].root_index);
 }
 
 /* gathering and purging (gc_gather.c, gc_purge.c) */

@@ -263,7 +263,7 @@ static inline void mark_header(gc_collector *w, gc_header *h)
 static void mark_cluster(gc_collector *w, gc_header *root)
 {
     gc_heap *heap = w->heap;
-    gc_cluster *c = &heap->clusters[gc_item_at(heap, root->index)->cluster_index];
+    gc_cluster *c = &heap->clusters[gc_cluster_id_of(heap, root)];
     for (uint32_t i = 0; i < c->members.count; i++) {
         if (gc_try_mark(heap, w->mark_value, gc_object_at(heap, c->members.data[i]))) {
             w->marked++;
@@ -280,9 +280,9 @@ static void mark_cluster(gc_collector *w, gc_header *root)
     uint32_t kept = 0;
     for (uint32_t i = 0; i < c->mutable_count; i++) {
         gc_weak rec = c->mutable_objs[i];
-        gc_item *item = gc_item_at(heap, rec.index);
-        gc_header *h = gc_item_object(item);
-        if (!h || atomic_load_explicit(&item->serial, memory_order_relaxed) != rec.serial)
+        gc_header *h = gc_object_at(heap, rec.index);
+        if (!h || atomic_load_explicit(gc_serial_slot(heap, rec.index), memory_order_relaxed) !=
+                      rec.serial)
             continue;
         c->mutable_objs[kept++] = rec;
         if (gc_flags(h) & GC_F_GARBAGE)

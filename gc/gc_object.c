@@ -557,13 +557,13 @@ gc_weak gc_weak_make(gc_heap *heap, const void *obj)
     if (!heap || !obj)
         return w;
     const gc_header *h = gc_hdr(obj);
-    gc_item *item = gc_item_at(heap, h->index);
-    uint32_t serial = atomic_load_explicit(&item->serial, memory_order_acquire);
+    _Atomic uint32_t *slot = gc_serial_slot(heap, h->index);
+    uint32_t serial = atomic_load_explicit(slot, memory_order_acquire);
     while (serial == 0) {
         uint32_t fresh = atomic_fetch_add(&heap->next_serial, 1);
         if (fresh == 0)
             continue; /* 0 means "none issued"; skip it when the counter wraps */
-        if (atomic_compare_exchange_strong(&item->serial, &serial, fresh))
+        if (atomic_compare_exchange_strong(slot, &serial, fresh))
             serial = fresh;
     }
     w.index = h->index;
@@ -575,9 +575,9 @@ static gc_header *weak_resolve(gc_heap *heap, gc_weak w)
 {
     if (!heap || w.serial == 0 || w.index >= gc_high_water(heap))
         return NULL;
-    gc_item *item = gc_item_at(heap, w.index);
-    gc_header *h = gc_item_object(item);
-    if (!h || atomic_load_explicit(&item->serial, memory_order_acquire) != w.serial)
+    gc_header *h = gc_object_at(heap, w.index);
+    if (!h || atomic_load_explicit(gc_serial_slot(heap, w.index), memory_order_acquire) !=
+                  w.serial)
         return NULL;
     return gc_header_is_unreachable(heap, h) ? NULL : h;
 }

@@ -51,13 +51,13 @@ gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h)
     }
     if (heap->free_head != GC_INDEX_NONE) {
         index = heap->free_head;
-        heap->free_head = (uint32_t)gc_item_at(heap, index)->cluster_index;
+        heap->free_head = atomic_load_explicit(gc_serial_slot(heap, index), memory_order_relaxed);
         heap->free_count--;
     } else {
         index = atomic_load_explicit(&heap->high_water, memory_order_relaxed);
         uint32_t chunk = index >> GC_CHUNK_SHIFT;
         if (!heap->chunks[chunk] &&
-            !(heap->chunks[chunk] = calloc(GC_CHUNK_ITEMS, sizeof(gc_item)))) {
+            !(heap->chunks[chunk] = calloc(1, sizeof(gc_chunk)))) {
             gc_slab_free(heap, h);
             uv_mutex_unlock(&heap->alloc_lock);
             return GC_E_NOMEM;
@@ -65,10 +65,8 @@ gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h)
         atomic_store_explicit(&heap->high_water, index + 1, memory_order_release);
     }
     h->index = index;
-    gc_item *item = gc_item_at(heap, index);
-    atomic_store_explicit(&item->serial, 0, memory_order_relaxed);
-    item->cluster_index = -1;
-    atomic_store_explicit(&item->object, h, memory_order_release);
+    atomic_store_explicit(gc_serial_slot(heap, index), 0, memory_order_relaxed);
+    atomic_store_explicit(gc_object_slot(heap, index), h, memory_order_release);
     atomic_fetch_add_explicit(&heap->live_count, 1, memory_order_relaxed);
     uv_mutex_unlock(&heap->alloc_lock);
     *out_h = h;
@@ -79,10 +77,8 @@ void gc_array_free(gc_heap *heap, gc_header *h)
 {
     uv_mutex_lock(&heap->alloc_lock);
     uint32_t index = h->index;
-    gc_item *item = gc_item_at(heap, index);
-    atomic_store_explicit(&item->object, NULL, memory_order_release);
-    atomic_store_explicit(&item->serial, 0, memory_order_relaxed);
-    item->cluster_index = (int32_t)heap->free_head;
+    atomic_store_explicit(gc_object_slot(heap, index), NULL, memory_order_release);
+    atomic_store_explicit(gc_serial_slot(heap, index), heap->free_head, memory_order_relaxed);
     heap->free_head = index;
     heap->free_count++;
     atomic_fetch_sub_explicit(&heap->live_count, 1, memory_order_relaxed);

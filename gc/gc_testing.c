@@ -77,7 +77,7 @@ const char *gc_testing_check(gc_heap *heap)
         return "the pin table has entries for objects not flagged pinned";
     uint32_t walked = 0;
     for (uint32_t i = heap->free_head; i != GC_INDEX_NONE;
-         i = (uint32_t)gc_item_at(heap, i)->cluster_index) {
+         i = atomic_load(gc_serial_slot(heap, i))) {
         if (i >= n || gc_object_at(heap, i) || ++walked > heap->free_count)
             return "the free list is corrupt";
     }
@@ -118,7 +118,7 @@ bool gc_testing_is_marked(const gc_heap *heap, const void *obj)
 
 const void *gc_testing_item_address(const gc_heap *heap, const void *obj)
 {
-    return gc_item_at(heap, gc_hdr(obj)->index);
+    return gc_object_slot(heap, gc_hdr(obj)->index);
 }
 
 void gc_testing_force_flag(gc_heap *heap, void *obj, const char *flag, bool on)

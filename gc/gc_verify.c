@@ -50,9 +50,8 @@ static void check_flags(verifier *v, gc_header *h)
     if ((f & GC_F_PINNED) && !gc_map_get(&heap->pins, (uint64_t)h->index + 1, NULL))
         report(v, "object flagged pinned has no pin entry", h, NULL, NULL);
     if (f & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT)) {
-        int32_t id = gc_item_at(heap, h->index)->cluster_index;
-        const gc_cluster *c = id >= 0 && (uint32_t)id < heap->cluster_capacity
-                                  ? &heap->clusters[id] : NULL;
+        uint32_t id = gc_cluster_id_of(heap, h);
+        const gc_cluster *c = id < heap->cluster_capacity ? &heap->clusters[id] : NULL;
         if (!c || c->root_index == GC_INDEX_NONE)
             report(v, "clustered object names no live cluster", h, NULL, NULL);
         else if ((f & GC_F_CLUSTER_ROOT) && c->root_index != h->index)
@@ -75,7 +74,7 @@ static bool cluster_knows(const gc_heap *heap, const gc_cluster *c, uint32_t id,
     if ((f & GC_F_PERMANENT) || t->index == c->root_index)
         return true;
     if (f & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT)) {
-        uint32_t other = (uint32_t)gc_item_at(heap, t->index)->cluster_index;
+        uint32_t other = gc_cluster_id_of(heap, t);
         if (other == id)
             return true;
         for (uint32_t i = 0; i < c->referenced.count; i++)
@@ -122,7 +121,7 @@ static void check_cluster(verifier *v, gc_collector *w, uint32_t id)
     for (uint32_t i = 0; i < c->members.count; i++) {
         gc_header *m = gc_object_at(heap, c->members.data[i]);
         if (!m || !(gc_flags(m) & GC_F_IN_CLUSTER) ||
-            gc_item_at(heap, m->index)->cluster_index != (int32_t)id) {
+            gc_cluster_id_of(heap, m) != id) {
             report(v, "cluster member is not flagged as one", root, m, "members");
             continue;
         }

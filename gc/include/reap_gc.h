@@ -445,6 +445,17 @@ typedef struct gc_stats {
 
 void gc_stats_get(const gc_heap *heap, gc_stats *out_stats);
 
+/* Memory the heap holds for objects right now (side tables for names, roots and clusters
+ * not included). Per-object overhead = (total_bytes - payload bytes) / objects. */
+typedef struct gc_memory {
+    size_t slab_bytes;      /* 64 KiB slabs that hold objects (headers, payloads, slack) */
+    size_t large_bytes;     /* objects too big for a slab, headers included */
+    size_t array_bytes;     /* the object array's chunks (16 bytes per slot) */
+    size_t slab_side_bytes; /* mark bitmaps and bookkeeping of the slabs in use */
+    size_t total_bytes;
+} gc_memory;
+void gc_memory_get(const gc_heap *heap, gc_memory *out_memory);
+
 /* Object counts right now. */
 uint32_t gc_object_count(const gc_heap *heap);          /* live objects, permanent included */
 uint32_t gc_permanent_count(const gc_heap *heap);

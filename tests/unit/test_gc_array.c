@@ -118,6 +118,33 @@ static void test_permanent_objects_refuse_to_become_garbage(void **state)
     gc_heap_destroy(heap);
 }
 
+typedef struct sixty_four {
+    char bytes[64];
+} sixty_four;
+
+static void test_an_object_costs_at_most_32_bytes_beyond_its_payload(void **state)
+{
+    (void)state;
+    gc_heap *heap;
+    assert_int_equal(gc_heap_create(NULL, &heap), GC_OK);
+    gc_class_desc d = { .name = "Payload64", .size = sizeof(sixty_four) };
+    gc_class *cls;
+    assert_int_equal(gc_class_register(heap, &d, &cls), GC_OK);
+    gc_memory before, after;
+    gc_memory_get(heap, &before);
+    enum { N = 200000 };
+
+    void *obj;
+    for (int i = 0; i < N; i++)
+        assert_int_equal(gc_object_create(heap, cls, NULL, NULL, 0, &obj), GC_OK);
+
+    gc_memory_get(heap, &after);
+    double per_object = (double)(after.total_bytes - before.total_bytes) / N - 64.0;
+    assert_true(per_object > 28.0); /* a 16-byte header and a 12-byte slot at least */
+    assert_true(per_object <= 32.0);
+    gc_heap_destroy(heap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -128,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_the_disregard_pool_cannot_reopen_once_closed),
         cmocka_unit_test_setup_teardown(test_the_disregard_pool_opens_only_before_ordinary_objects_exist, fix_setup, fix_teardown),
         cmocka_unit_test(test_permanent_objects_refuse_to_become_garbage),
+        cmocka_unit_test(test_an_object_costs_at_most_32_bytes_beyond_its_payload),
     };
     return cmocka_run_group_tests_name("gc_array", tests, NULL, NULL);
 }
