@@ -219,6 +219,7 @@ struct gc_collector {
     gc_heap *heap;
     uint32_t mark_value;        /* copy of heap->mark_value for the hot loop */
     bool exclusive;             /* the only marker of this mark: plain stores suffice */
+    bool no_prefetch;           /* settings.no_prefetch, for measuring what prefetching buys */
     gc_work_block *block;       /* being filled and drained (a stack); private */
     gc_work_block *full;        /* full blocks, stealable: guarded by full_lock */
     atomic_flag full_lock;

@@ -130,6 +130,8 @@ static gc_header *worker_pop(gc_collector *w)
  * its line can arrive.) */
 static gc_header *scan_next(gc_collector *w)
 {
+    if (w->no_prefetch)
+        return worker_pop(w);
     while (w->ahead_count < GC_SCAN_AHEAD) {
         gc_header *h = worker_pop(w);
         if (!h)
@@ -349,7 +351,8 @@ static inline void mark_slot(gc_collector *w, void **slot)
     }
     if (won) {
         w->marked++;
-        __builtin_prefetch(h, 0, 3);
+        if (!w->no_prefetch)
+            __builtin_prefetch(h, 0, 3);
         gc_worker_push(w, h);
     }
 }
@@ -525,6 +528,7 @@ void gc_mark_begin(gc_heap *heap)
         gc_collector *w = heap->workers[i];
         w->mark_value = heap->mark_value;
         w->exclusive = heap->mark_workers == 1;
+        w->no_prefetch = heap->settings.no_prefetch;
         w->marked = 0;
         w->scanned = 0;
         w->stolen = 0;

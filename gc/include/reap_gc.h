@@ -79,6 +79,7 @@ typedef struct gc_settings {
     bool verify_assumptions;              /* gc.VerifyAssumptions (false) */
     double finish_destroy_wait_limit;     /* full purge: seconds to wait for objects not ready
                                              for finish_destroy before giving up (60) */
+    bool no_prefetch;                     /* measurement only: scan without prefetching */
 } gc_settings;
 
 void gc_settings_default(gc_settings *out_settings);

@@ -101,6 +101,7 @@ typedef struct shape_figures {
     double build;            /* seconds to create and wire N objects (first build) */
     live_figures dflt;       /* default settings (num_workers = 0: the machine's cores) */
     live_figures w1, w2;     /* num_workers 1 and 2, interleaved with the default runs */
+    live_figures w1_nopf;    /* num_workers 1 without prefetching (settings.no_prefetch) */
     uint32_t marked;         /* gc_stats.marked of the last live collection */
     bench_runs garbage_wall; /* build, unroot, gc_collect(full) */
     bench_runs garbage_mark, garbage_gather, garbage_purge; /* its phases, from gc_stats */
@@ -149,6 +150,7 @@ static const bench_shape standard_shapes[2] = {BENCH_SHAPE_ROOT_ARRAY, BENCH_SHA
 static gc_result configure(reap_bench *b, uint32_t workers, int incremental, bool clusters)
 {
     gc_settings s = *gc_heap_settings(b->heap);
+    s.no_prefetch = false;
     s.num_workers = workers;
     s.allow_incremental_reachability = incremental > 0;
     s.incremental_reachability_time_limit = SLICE_LIMIT;
@@ -278,7 +280,7 @@ static void collect_live(reap_bench *b, live_figures *f, uint32_t *out_marked)
  * speed hits all three alike. */
 static void measure_live(reap_bench *b, shape_figures *f, bool with_workers)
 {
-    f->dflt.ok = f->w1.ok = f->w2.ok = true;
+    f->dflt.ok = f->w1.ok = f->w2.ok = f->w1_nopf.ok = true;
     configure(b, 0, 0, true);
     for (int i = 0; i < BENCH_WARMUP; i++)
         gc_collect(b->heap, 0, true);
@@ -295,6 +297,13 @@ static void measure_live(reap_bench *b, shape_figures *f, bool with_workers)
             collect_live(b, &f->w2, NULL);
         else
             f->w2.ok = false;
+        gc_settings st = *gc_heap_settings(b->heap);
+        st.num_workers = 1;
+        st.no_prefetch = true;
+        if (gc_heap_configure(b->heap, &st) == GC_OK)
+            collect_live(b, &f->w1_nopf, NULL);
+        else
+            f->w1_nopf.ok = false;
     }
     configure(b, 0, 0, true);
 }
@@ -735,6 +744,7 @@ static bool write_full_json(const char *dir, const bench_all *all, const ratio_t
         json_live(&j, "workers_default", &f->dflt, all->n);
         json_live(&j, "workers_1", &f->w1, all->n);
         json_live(&j, "workers_2", &f->w2, all->n);
+        json_live(&j, "workers_1_no_prefetch", &f->w1_nopf, all->n);
         bench_json_num(&j, "mark_speedup_2_workers",
                        live_median(&f->w1, true) / live_median(&f->w2, true));
         bench_json_num(&j, "collect_speedup_2_workers",
@@ -863,6 +873,9 @@ static void print_full_table(const bench_all *all)
     printf("%-44s %12s %12s %14s\n", "mark, 1 worker",
            bench_fmt_ms(a, sizeof a, live_median(&all->shape[0].w1, true)),
            bench_fmt_ms(b2, sizeof b2, live_median(&all->shape[1].w1, true)), "-");
+    printf("%-44s %12s %12s %14s\n", "mark, 1 worker, no prefetching",
+           bench_fmt_ms(a, sizeof a, live_median(&all->shape[0].w1_nopf, true)),
+           bench_fmt_ms(b2, sizeof b2, live_median(&all->shape[1].w1_nopf, true)), "-");
     printf("%-44s %12s %12s %14s\n", "mark, 2 workers",
            bench_fmt_ms(a, sizeof a, live_median(&all->shape[0].w2, true)),
            bench_fmt_ms(b2, sizeof b2, live_median(&all->shape[1].w2, true)), "-");
