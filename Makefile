@@ -82,7 +82,8 @@ tsan:
 	deploy/install-deps.sh
 	$(MAKE) VARIANT=tsan check
 
-bench: deps
+bench:
+	deploy/install-deps.sh --bench
 	$(MAKE) bench-run
 
 bench-run: $(BENCH_BINS)
@@ -93,6 +94,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc/reap
 	install -m 755 $(INSTALL_BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 deploy/reap.ini $(DESTDIR)$(PREFIX)/etc/reap/reap.ini
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -m 644 deploy/reap-server.service $(DESTDIR)$(PREFIX)/lib/systemd/system/
 
 clean:
 	rm -rf build
