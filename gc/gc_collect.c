@@ -27,12 +27,27 @@ static void mark_finished(gc_heap *heap)
     gc_clusters_after_mark(heap); /* members stay marked: they survive this collection */
 }
 
+static void purge_finished(gc_heap *heap);
+
 static void gather_finished(gc_heap *heap)
 {
     heap->mark_done_pending_gather = false;
     heap->stats.unreachable = (uint32_t)heap->unreachable.count;
     heap->purge_cursor = 0;
     heap->phase = GC_PHASE_BEGIN_DESTROY;
+    if (heap->unreachable.count == 0 && heap->pending_finish.count == 0)
+        purge_finished(heap); /* nothing to destroy: no purge is pending */
+}
+
+/* The gather's own limit (gc.IncrementalGatherTimeLimit) when set, else the step's. */
+static double gather_deadline(const gc_heap *heap, double deadline)
+{
+    double limit = heap->settings.allow_incremental_gather
+                       ? heap->settings.incremental_gather_time_limit : 0;
+    if (limit <= 0 || deadline <= 0)
+        return deadline;
+    double own = gc_now(heap) + limit;
+    return own < deadline ? own : deadline;
 }
 
 static void purge_finished(gc_heap *heap)
@@ -58,7 +73,7 @@ static bool gc_step(gc_heap *heap, double deadline)
             mark_finished(heap);
             break;
         case GC_PHASE_GATHER:
-            done = gc_gather_run(heap, deadline);
+            done = gc_gather_run(heap, gather_deadline(heap, deadline));
             heap->stats.gather_seconds += gc_now(heap) - t0;
             if (!done)
                 return false;

@@ -176,6 +176,79 @@ static void test_a_new_collection_first_finishes_the_pending_purge(void **state)
     assert_true(gc_incremental_purge(f->heap, 0));
 }
 
+static int count_log(const fixture *f, const char *prefix)
+{
+    int n = 0;
+    for (int i = 0; i < f->log_count; i++)
+        n += strncmp(f->log[i], prefix, strlen(prefix)) == 0;
+    return n;
+}
+
+static void run_first_purge_slice(fixture *f, bool incremental_begin_destroy)
+{
+    gc_settings s = *gc_heap_settings(f->heap);
+    s.incremental_begin_destroy = incremental_begin_destroy;
+    gc_heap_configure(f->heap, &s);
+    for (int i = 0; i < 1000; i++)
+        fix_node(f, NULL, NULL, i, 0);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    f->clock.step_per_read = 0.001;
+    gc_incremental_purge(f->heap, 0.002);
+}
+
+static void test_begin_destroy_is_sliced_when_incremental_begin_destroy_is_on(void **state)
+{
+    fixture *f = *state;
+    run_first_purge_slice(f, true);
+    assert_true(count_log(f, "begin:") < 1000);
+    assert_true(gc_incremental_purge(f->heap, 0));
+}
+
+static void test_begin_destroy_runs_for_all_at_once_when_incremental_begin_destroy_is_off(void **state)
+{
+    fixture *f = *state;
+    run_first_purge_slice(f, false);
+    assert_int_equal(count_log(f, "begin:"), 1000);
+    assert_int_equal(count_log(f, "free:"), 0);
+    assert_true(gc_incremental_purge(f->heap, 0));
+}
+
+static void test_an_incremental_gather_is_spread_over_purge_steps(void **state)
+{
+    fixture *f = *state;
+    gc_settings s = *gc_heap_settings(f->heap);
+    s.allow_incremental_gather = true;
+    s.incremental_gather_time_limit = 0.0005;
+    s.num_workers = 1;
+    gc_heap_configure(f->heap, &s);
+    node *last = NULL;
+    for (int i = 0; i < 20000; i++)
+        last = fix_node(f, NULL, NULL, i, 0);
+    gc_weak w = gc_weak_make(f->heap, last);
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_string_equal(gc_testing_phase(f->heap), "gather");
+    assert_null(gc_weak_get(f->heap, w)); /* unreachable already, though not gathered */
+    f->clock.step_per_read = 0.0001;
+    int gather_steps = 0;
+    while (!gc_incremental_purge(f->heap, 0.002))
+        gather_steps += strcmp(gc_testing_phase(f->heap), "gather") == 0;
+
+    assert_true(gather_steps > 1);
+    assert_false(fix_alive(f, w));
+}
+
+static void test_a_collection_that_finds_nothing_leaves_no_purge_pending(void **state)
+{
+    fixture *f = *state;
+    fix_node(f, NULL, NULL, 1, GC_CREATE_ROOT);
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+
+    assert_false(gc_is_incremental_purge_pending(f->heap));
+    assert_string_equal(gc_testing_phase(f->heap), "idle");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +259,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_full_purge_gives_up_waiting_and_leaves_the_purge_pending, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_incremental_purge_stops_at_its_budget_and_resumes, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_new_collection_first_finishes_the_pending_purge, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_begin_destroy_is_sliced_when_incremental_begin_destroy_is_on, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_begin_destroy_runs_for_all_at_once_when_incremental_begin_destroy_is_off, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_an_incremental_gather_is_spread_over_purge_steps, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_collection_that_finds_nothing_leaves_no_purge_pending, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_purge", tests, NULL, NULL);
 }
