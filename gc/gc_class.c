@@ -22,6 +22,8 @@ static void class_report_super(void *payload, gc_collector *c)
 static void class_destructor(void *payload)
 {
     gc_class *cls = payload;
+    if (cls->mark_schema != cls->schema)
+        free(cls->mark_schema);
     for (uint32_t i = 0; i < cls->inner_count; i++)
         free(cls->inner_schemas[i]);
     free(cls->inner_schemas);
@@ -76,6 +78,7 @@ gc_result gc_class_bootstrap(gc_heap *heap)
     }
     memcpy(meta->schema, class_schema, sizeof class_schema);
     meta->schema_len = 1;
+    meta->mark_schema = meta->schema;
     meta->size = sizeof(gc_class);
     meta->id = id;
     meta->hooks.destructor = class_destructor;
@@ -223,6 +226,32 @@ static gc_result compile_schema(const gc_class_desc *desc, schema_builder *b)
     return r;
 }
 
+/* Marking's copy of a schema: runs of REFs at consecutive offsets become one REF_RUN, so the
+ * common case (an object with a few reference members side by side) is one tight loop. */
+static gc_schema_op *merge_ref_runs(const gc_schema_op *schema, uint32_t len)
+{
+    gc_schema_op *out = malloc(((size_t)len + 1) * sizeof *out);
+    if (!out)
+        return NULL;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        gc_schema_op op = schema[i];
+        if (op.kind == GC_OP_REF && n > 0) {
+            gc_schema_op *prev = &out[n - 1];
+            uint32_t prev_count = prev->kind == GC_OP_REF_RUN ? prev->stride
+                                : prev->kind == GC_OP_REF ? 1 : 0;
+            if (prev_count && prev->offset + prev_count * sizeof(void *) == op.offset) {
+                prev->kind = GC_OP_REF_RUN;
+                prev->stride = prev_count + 1;
+                continue;
+            }
+        }
+        out[n++] = op;
+    }
+    out[n] = schema[len]; /* END */
+    return out;
+}
+
 static gc_class_hooks inherit_hooks(const gc_class_hooks *own, const gc_class *super)
 {
     gc_class_hooks h = *own;
@@ -283,6 +312,9 @@ gc_result gc_class_register(gc_heap *heap, const gc_class_desc *desc, gc_class *
     cls->id = id;
     cls->schema = b.ops;
     cls->schema_len = b.count - 1;
+    cls->mark_schema = merge_ref_runs(cls->schema, cls->schema_len);
+    if (!cls->mark_schema)
+        cls->mark_schema = cls->schema; /* still correct, only slower */
     cls->inner_schemas = b.inners;
     cls->inner_count = b.inner_count;
     cls->hooks = inherit_hooks(&desc->hooks, desc->super);

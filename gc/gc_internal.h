@@ -118,6 +118,7 @@ typedef enum gc_op_kind {
     GC_OP_STRUCT_ARRAY,
     GC_OP_STRUCT_ARO,
     GC_OP_OBJECT_ARO,   /* class-level add_referenced_objects, called with the payload */
+    GC_OP_REF_RUN,      /* `stride` consecutive references from offset (marking schema only) */
 } gc_op_kind;
 
 typedef struct gc_schema_op {
@@ -137,6 +138,9 @@ struct gc_class {
     uint32_t id;                    /* index into heap->classes */
     gc_schema_op *schema;           /* END-terminated, super's ops first */
     uint32_t schema_len;
+    gc_schema_op *mark_schema;      /* the same with adjacent REFs merged into REF_RUNs: what
+                                       marking runs (diagnostics run `schema`, which names
+                                       every member) */
     gc_schema_op **inner_schemas;   /* owned inner op lists, freed with the class */
     uint32_t inner_count;
     gc_class_hooks hooks;           /* own or inherited */
@@ -235,6 +239,7 @@ struct gc_collector {
      * and nothing is nulled (reference chain search). */
     void (*visit)(gc_collector *w, gc_header *target);
     void *visit_userdata;
+    const gc_class *last_class; /* class marked by this worker in this mark (skip it next) */
     gc_header *scanning;        /* object whose references are being reported */
     const char *scanning_member;/* schema member being scanned, for diagnostics */
     bool recording;             /* history or garbage tracking on: note edges below */

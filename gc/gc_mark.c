@@ -389,6 +389,12 @@ static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, ch
         case GC_OP_REF:
             mark_slot(w, (void **)(base + op->offset));
             break;
+        case GC_OP_REF_RUN: {
+            void **slots = (void **)(base + op->offset);
+            for (uint32_t k = 0; k < op->stride; k++)
+                mark_slot(w, &slots[k]);
+            break;
+        }
         case GC_OP_REF_ARRAY: {
             gc_ref_array *a = (gc_ref_array *)(base + op->offset);
             if (top_level && a->count > GC_ARRAY_PIECE && !w->visit) {
@@ -420,13 +426,16 @@ void gc_scan_object(gc_collector *w, gc_header *h)
 {
     gc_heap *heap = w->heap;
     const gc_class *cls = gc_class_of(heap, h);
-    w->scanning_member = "class";
-    mark_header(w, gc_hdr(cls));
+    if (cls != w->last_class || w->direct) { /* a class stays marked once marked */
+        w->scanning_member = "class";
+        mark_header(w, gc_hdr(cls));
+        w->last_class = cls;
+    }
     w->scanning_member = "outer";
     if (h->outer_index != GC_INDEX_NONE)
         mark_header(w, gc_object_at(heap, h->outer_index));
     w->scanning = h;
-    scan_ops(w, h, cls->schema, gc_payload(h), true);
+    scan_ops(w, h, w->direct ? cls->schema : cls->mark_schema, gc_payload(h), true);
     w->scanning = NULL;
     w->scanned++;
 }
@@ -528,6 +537,7 @@ void gc_mark_begin(gc_heap *heap)
         gc_collector *w = heap->workers[i];
         w->mark_value = heap->mark_value;
         w->exclusive = heap->mark_workers == 1;
+        w->last_class = NULL;
         w->no_prefetch = heap->settings.no_prefetch;
         w->marked = 0;
         w->scanned = 0;
