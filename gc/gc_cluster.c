@@ -267,10 +267,7 @@ gc_result gc_cluster_create(gc_heap *heap, void *root_obj)
     gc_map_init(&b.member_set);
     gc_map_init(&b.mutable_set);
     gc_collector w;
-    gc_worker_init(&w, heap, UINT32_MAX);
-    w.visit = build_visit;
-    w.direct = true;
-    w.visit_userdata = &b;
+    gc_visitor_init(&w, heap, build_visit, &b);
     if (gc_ptr_vec_push(&b.queue, root) != GC_OK)
         b.failed = true;
     for (size_t i = 0; i < b.queue.count && !b.failed; i++) {

@@ -49,26 +49,22 @@ static void visit(gc_collector *w, gc_header *target)
         s->failed = true;
 }
 
+typedef struct root_visit {
+    gc_collector *w;
+    chain_search *s;
+} root_visit;
+
+static void visit_pinned(gc_header *h, const char *why, void *userdata)
+{
+    root_visit *rv = userdata;
+    rv->s->root_reason = why;
+    visit(rv->w, h);
+}
+
 static void add_roots(gc_heap *heap, gc_collector *w, chain_search *s)
 {
-    uint32_t internal = GC_F_FROM_OBJ(GC_OBJ_INTERNAL_ROOT_MASK);
-    uv_mutex_lock(&heap->table_lock);
-    for (uint32_t i = 0; i < heap->pins.capacity; i++) {
-        if (!gc_map_slot_used(&heap->pins, i))
-            continue;
-        gc_header *h = gc_object_at(heap, (uint32_t)(heap->pins.keys[i] - 1));
-        uint32_t f = gc_flags(h);
-        if (f & GC_F_ROOT)
-            s->root_reason = "root set";
-        else if (heap->pins.values[i] > 0)
-            s->root_reason = "reference count";
-        else if (f & internal)
-            s->root_reason = "internal root flag";
-        else
-            continue;
-        visit(w, h);
-    }
-    uv_mutex_unlock(&heap->table_lock);
+    root_visit rv = { w, s };
+    gc_pins_foreach(heap, visit_pinned, &rv);
     for (gc_referencer *r = heap->referencers; r; r = r->next) {
         s->root_reason = r->name;
         r->fn(r->userdata, w);
@@ -125,10 +121,7 @@ gc_result gc_reference_chain(gc_heap *heap, const void *target, gc_line_fn line_
     gc_map_init(&s.parent);
     gc_map_init(&s.via);
     gc_collector w;
-    gc_worker_init(&w, heap, UINT32_MAX);
-    w.visit = visit;
-    w.direct = true;
-    w.visit_userdata = &s;
+    gc_visitor_init(&w, heap, visit, &s);
 
     gc_lock_acquire(heap, true);
     add_roots(heap, &w, &s);

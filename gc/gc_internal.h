@@ -478,6 +478,10 @@ gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,
 void gc_object_unhash(gc_heap *heap, gc_header *h);
 void gc_object_free(gc_heap *heap, gc_header *h);
 bool gc_object_is_live_header(const gc_heap *heap, const gc_header *h);
+/* Calls fn for every object the pin table makes an initial root, with the reason ("root set",
+ * "reference count", "internal root flag"); table_lock is held meanwhile. */
+void gc_pins_foreach(gc_heap *heap, void (*fn)(gc_header *h, const char *why, void *userdata),
+                     void *userdata);
 /* True once h is known to be garbage: gathered, or unmarked after marking completed. */
 bool gc_header_is_unreachable(const gc_heap *heap, const gc_header *h);
 
@@ -496,6 +500,9 @@ void gc_mark_begin(gc_heap *heap);
 bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
 void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
+/* A collector in visit mode: references are reported to visit, nothing is marked or nulled. */
+void gc_visitor_init(gc_collector *w, gc_heap *heap,
+                     void (*visit)(gc_collector *w, gc_header *target), void *userdata);
 void gc_worker_close(gc_collector *w);
 void gc_worker_push(gc_collector *w, gc_header *h);
 bool gc_worker_drain(gc_collector *w, double deadline);

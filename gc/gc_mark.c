@@ -87,6 +87,15 @@ static void free_chain(gc_work_block *b)
     }
 }
 
+void gc_visitor_init(gc_collector *w, gc_heap *heap,
+                     void (*visit)(gc_collector *w, gc_header *target), void *userdata)
+{
+    gc_worker_init(w, heap, UINT32_MAX);
+    w->visit = visit;
+    w->visit_userdata = userdata;
+    w->direct = true;
+}
+
 void gc_worker_close(gc_collector *w)
 {
     free_chain(w->full);
@@ -483,27 +492,27 @@ bool gc_worker_drain(gc_collector *w, double deadline)
 
 /* ---- the phase -------------------------------------------------------------------------- */
 
+typedef struct root_marking {
+    gc_collector *w;
+    uint32_t count;
+} root_marking;
+
+static void mark_pinned(gc_header *h, const char *why, void *userdata)
+{
+    root_marking *rm = userdata;
+    rm->w->scanning_member = why;
+    mark_header(rm->w, h);
+    rm->count++;
+}
+
 /* Marks every object that is an initial root for this collection. */
 static uint32_t mark_initial_roots(gc_heap *heap, gc_collector *w)
 {
-    uint32_t roots = 0;
-    uint32_t internal = GC_F_FROM_OBJ(GC_OBJ_INTERNAL_ROOT_MASK);
-
     /* Root set, reference counts and internal root flags: the pin table. */
+    root_marking rm = { w, 0 };
     w->scanning = NULL;
-    w->scanning_member = "root";
-    uv_mutex_lock(&heap->table_lock);
-    for (uint32_t i = 0; i < heap->pins.capacity; i++) {
-        if (!gc_map_slot_used(&heap->pins, i))
-            continue;
-        gc_header *h = gc_object_at(heap, (uint32_t)(heap->pins.keys[i] - 1));
-        uint32_t f = gc_flags(h);
-        if ((f & GC_F_ROOT) || heap->pins.values[i] > 0 || (f & internal)) {
-            mark_header(w, h);
-            roots++;
-        }
-    }
-    uv_mutex_unlock(&heap->table_lock);
+    gc_pins_foreach(heap, mark_pinned, &rm);
+    uint32_t roots = rm.count;
 
     /* Keep flags: the one case that needs a pass over the array (as in UE). */
     if (heap->keep_flags) {

@@ -409,6 +409,26 @@ static void pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta)
     uv_mutex_unlock(&heap->table_lock);
 }
 
+void gc_pins_foreach(gc_heap *heap, void (*fn)(gc_header *h, const char *why, void *userdata),
+                     void *userdata)
+{
+    uint32_t internal = GC_F_FROM_OBJ(GC_OBJ_INTERNAL_ROOT_MASK);
+    uv_mutex_lock(&heap->table_lock);
+    for (uint32_t i = 0; i < heap->pins.capacity; i++) {
+        if (!gc_map_slot_used(&heap->pins, i))
+            continue;
+        gc_header *h = gc_object_at(heap, (uint32_t)(heap->pins.keys[i] - 1));
+        uint32_t f = gc_flags(h);
+        if (f & GC_F_ROOT)
+            fn(h, "root set", userdata);
+        else if (heap->pins.values[i] > 0)
+            fn(h, "reference count", userdata);
+        else if (f & internal)
+            fn(h, "internal root flag", userdata);
+    }
+    uv_mutex_unlock(&heap->table_lock);
+}
+
 uint32_t gc_object_ref_count(gc_heap *heap, const void *obj)
 {
     if (!heap || !obj || !(gc_flags(gc_hdr(obj)) & GC_F_PINNED))

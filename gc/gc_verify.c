@@ -136,9 +136,7 @@ uint32_t gc_verify_assumptions(gc_heap *heap, gc_line_fn line_fn, void *userdata
         return 0;
     verifier v = { .heap = heap, .line_fn = line_fn, .userdata = userdata };
     gc_collector w;
-    gc_worker_init(&w, heap, UINT32_MAX);
-    w.visit_userdata = &v;
-    w.direct = true;
+    gc_visitor_init(&w, heap, check_permanent_edge, &v);
     uint32_t n = gc_high_water(heap);
     for (uint32_t i = 0; i < n; i++) {
         gc_header *h = gc_object_at(heap, i);

@@ -47,7 +47,7 @@ static void test_history_tells_which_object_first_reached_another(void **state)
     assert_true(any_line_contains(&l, "World.Level first reached from World [b]"));
     l.count = 0;
     assert_int_equal(gc_history_describe(f->heap, 0, world, collect_line, &l), GC_OK);
-    assert_true(any_line_contains(&l, "from (root) [root]"));
+    assert_true(any_line_contains(&l, "from (root) [root set]"));
 }
 
 static void test_history_keeps_only_the_last_n_collections(void **state)
