@@ -51,7 +51,7 @@ static gc_result cluster_alloc(gc_heap *heap, uint32_t *out_id)
 static void cluster_release(gc_heap *heap, uint32_t id)
 {
     gc_cluster *c = cluster_at(heap, id);
-    gc_u32_vec_free(&c->members);
+    gc_ptr_vec_free(&c->members);
     free(c->mutable_objs);
     c->mutable_objs = NULL;
     c->mutable_count = c->mutable_capacity = 0;
@@ -83,11 +83,8 @@ void gc_cluster_dissolve(gc_heap *heap, uint32_t id)
     gc_cluster *c = cluster_at(heap, id);
     if (c->root_index == GC_INDEX_NONE)
         return;
-    for (uint32_t i = 0; i < c->members.count; i++) {
-        gc_header *m = gc_object_at(heap, c->members.data[i]);
-        if (m)
-            release_object(heap, m, GC_F_IN_CLUSTER);
-    }
+    for (size_t i = 0; i < c->members.count; i++)
+        release_object(heap, c->members.data[i], GC_F_IN_CLUSTER);
     gc_header *root = gc_object_at(heap, c->root_index);
     if (root)
         release_object(heap, root, GC_F_CLUSTER_ROOT);
@@ -231,7 +228,7 @@ static void build_visit(gc_collector *w, gc_header *t)
         return;
     if (may_join(b, t)) {
         if (gc_map_put(&b->member_set, (uint64_t)t->index + 1, 1) != GC_OK ||
-            gc_ptr_vec_push(&b->queue, t) != GC_OK || gc_u32_vec_push(&c->members, t->index))
+            gc_ptr_vec_push(&b->queue, t) != GC_OK || gc_ptr_vec_push(&c->members, t) != GC_OK)
             b->failed = true;
         return;
     }
@@ -279,13 +276,15 @@ gc_result gc_cluster_create(gc_heap *heap, void *root_obj)
     if (!b.failed && big_enough && c->members.count > 0) {
         /* Record membership first: a failure here must leave no object flagged. */
         b.failed = gc_map_put(&heap->cluster_of, (uint64_t)root->index + 1, b.id) != GC_OK;
-        for (uint32_t i = 0; i < c->members.count && !b.failed; i++)
-            b.failed = gc_map_put(&heap->cluster_of, (uint64_t)c->members.data[i] + 1, b.id) !=
-                       GC_OK;
+        for (size_t i = 0; i < c->members.count && !b.failed; i++)
+            b.failed = gc_map_put(&heap->cluster_of,
+                                  (uint64_t)((gc_header *)c->members.data[i])->index + 1,
+                                  b.id) != GC_OK;
         if (b.failed) {
             gc_map_remove(&heap->cluster_of, (uint64_t)root->index + 1);
-            for (uint32_t i = 0; i < c->members.count; i++)
-                gc_map_remove(&heap->cluster_of, (uint64_t)c->members.data[i] + 1);
+            for (size_t i = 0; i < c->members.count; i++)
+                gc_map_remove(&heap->cluster_of,
+                              (uint64_t)((gc_header *)c->members.data[i])->index + 1);
         }
     }
     if (b.failed || !big_enough || c->members.count == 0) {
@@ -295,8 +294,8 @@ gc_result gc_cluster_create(gc_heap *heap, void *root_obj)
         c->root_index = root->index;
         gc_flags_set(root, GC_F_CLUSTER_ROOT);
         gc_special_sync(heap, root);
-        for (uint32_t i = 0; i < c->members.count; i++) {
-            gc_header *m = gc_object_at(heap, c->members.data[i]);
+        for (size_t i = 0; i < c->members.count; i++) {
+            gc_header *m = c->members.data[i];
             gc_flags_set(m, GC_F_IN_CLUSTER);
             gc_special_sync(heap, m);
         }

@@ -285,7 +285,8 @@ typedef struct gc_history_entry {
 typedef struct gc_cluster {
     uint32_t root_index;         /* GC_INDEX_NONE while the slot is free */
     uint32_t next_free;
-    gc_u32_vec members;          /* object indices, root excluded */
+    gc_ptr_vec members;          /* gc_header*, root excluded (members outlive no cluster:
+                                    one is dissolved before any member is freed) */
     gc_weak *mutable_objs;       /* objects outside any cluster that members reference */
     uint32_t mutable_count, mutable_capacity;
     gc_u32_vec referenced;       /* ids of clusters members reference */

@@ -275,11 +275,12 @@ static void mark_cluster(gc_collector *w, gc_header *root)
 {
     gc_heap *heap = w->heap;
     gc_cluster *c = &heap->clusters[gc_cluster_id_of(heap, root)];
-    for (uint32_t i = 0; i < c->members.count; i++) {
-        if (gc_try_mark(heap, w->mark_value, gc_object_at(heap, c->members.data[i]))) {
+    for (size_t i = 0; i < c->members.count; i++) {
+        gc_header *m = c->members.data[i];
+        if (gc_try_mark(heap, w->mark_value, m)) { /* only this worker marks the members */
             w->marked++;
             if (w->edges)
-                gc_edge_log_push(w->edges, c->members.data[i], root->index, "cluster");
+                gc_edge_log_push(w->edges, m->index, root->index, "cluster");
         }
     }
     gc_header *scanning = w->scanning;

@@ -118,9 +118,9 @@ static void check_cluster(verifier *v, gc_collector *w, uint32_t id)
     v->cluster = id;
     v->from = root;
     gc_scan_object(w, root); /* the root is not scanned at marks either */
-    for (uint32_t i = 0; i < c->members.count; i++) {
-        gc_header *m = gc_object_at(heap, c->members.data[i]);
-        if (!m || !(gc_flags(m) & GC_F_IN_CLUSTER) ||
+    for (size_t i = 0; i < c->members.count; i++) {
+        gc_header *m = c->members.data[i];
+        if (gc_object_at(heap, m->index) != m || !(gc_flags(m) & GC_F_IN_CLUSTER) ||
             gc_cluster_id_of(heap, m) != id) {
             report(v, "cluster member is not flagged as one", root, m, "members");
             continue;
