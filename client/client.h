@@ -22,7 +22,15 @@ enum {
 typedef enum client_disconnect {
     CLIENT_DISCONNECT_GRACEFUL = 0, /* goodbye, then an ENet disconnect */
     CLIENT_DISCONNECT_ABRUPT,       /* drop the connection silently: the server sees a timeout */
+    CLIENT_DISCONNECT_MIXED,        /* churn only: each leave picks one of the two at random */
 } client_disconnect;
+
+enum {
+    CLIENT_BOTS_MAX = 1000,         /* churn: bots in one process */
+};
+#define CLIENT_DURATION_MAX 86400.0 /* churn: seconds */
+#define CLIENT_CHURN_SPAWN_DEFAULT 10u
+#define CLIENT_CHURN_HOLD_DEFAULT 2.0
 
 typedef struct client_options {
     char host[256];
@@ -34,6 +42,13 @@ typedef struct client_options {
     client_disconnect disconnect;
     double timeout;           /* seconds to wait for each answer */
     bool quiet;
+    /* churn (--bots N): N bots join, spawn, hold and leave over and over for `duration` s */
+    uint32_t bots;            /* 0 = one client session */
+    double duration;
+    char out_dir[512];        /* where the timeline goes (default build/churn) */
+    uint64_t seed;
+    bool seed_set;            /* false: the seed comes from the clock */
+    bool spawn_set, hold_set; /* churn has its own defaults for these */
     bool help;
     bool version;
 } client_options;
@@ -51,6 +66,9 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
 bool client_parse_endpoint(const char *text, char *host, size_t host_size, uint16_t *out_port,
                            char *err, size_t err_size);
 const char *client_options_usage(void);
+
+/* "graceful", "abrupt" or "mixed". */
+const char *client_disconnect_name(client_disconnect d);
 
 /* Runs one client session; progress and the summary go to out. Returns a CLIENT_EXIT_*. */
 int client_run(const client_options *opts, FILE *out);

@@ -1,8 +1,9 @@
 /*
- * main.c - reap-client.
+ * main.c - reap-client: one client session, or the churn load generator with --bots.
  */
 #include <stdio.h>
 
+#include "churn.h"
 #include "client.h"
 
 int main(int argc, char **argv)
@@ -24,5 +25,7 @@ int main(int argc, char **argv)
     case CLIENT_OPTIONS_OK:
         break;
     }
+    if (opts.bots > 0)
+        return churn_run(&opts, stdout);
     return client_run(&opts, stdout);
 }

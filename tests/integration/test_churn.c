@@ -1,8 +1,12 @@
 /*
  * test_churn.c - ten players come, each spawns twenty props, and leave (half of them
  * abruptly, so the server only learns of it by timing them out). After `obj gc` the server is
- * back where it started: the same object count, and no null actor slots.
+ * back where it started: the same object count, and no null actor slots. The same holds after
+ * reap-client's churn load generator (--bots) has run twenty bots through a world for four
+ * seconds, and the generator leaves its timeline as JSON and SVG.
  */
+#include <sys/stat.h>
+
 #include "harness.h"
 
 enum { CLIENTS = 10, PROPS = 20 };
@@ -76,11 +80,144 @@ static void test_players_in_two_worlds_are_cleaned_up_per_world(void **state)
     harness_server_free(&s);
 }
 
+/* Reads a whole (small) file into a malloc'ed string; NULL if it cannot. */
+static char *read_text_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *buf;
+    size_t len;
+
+    if (f == NULL)
+        return NULL;
+    buf = calloc(1, HARNESS_LOG_MAX + 1);
+    assert_non_null(buf);
+    len = fread(buf, 1, HARNESS_LOG_MAX, f);
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+
+    for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + strlen(needle), needle))
+        n++;
+    return n;
+}
+
+/* Every world in /metrics has as many actor slots as actors (no null slots) and only its two
+ * permanent actors; returns how many worlds were checked. */
+static int assert_worlds_are_compact_and_empty(harness_server *s)
+{
+    static char page[HARNESS_HTTP_MAX];
+    const char *prefix = "reap_world_actor_slots{world=\"";
+    int worlds = 0;
+
+    assert_int_equal(harness_http(s->admin_port, "GET", "/metrics", NULL, page, sizeof page),
+                     200);
+    for (const char *p = strstr(page, prefix); p != NULL; p = strstr(p + 1, prefix)) {
+        char name[64], series[128];
+        const char *q = p + strlen(prefix);
+        size_t n = strcspn(q, "\"");
+
+        assert_true(n < sizeof name);
+        memcpy(name, q, n);
+        name[n] = '\0';
+        snprintf(series, sizeof series, "reap_world_actor_slots{world=\"%s\"}", name);
+        double slots = harness_metric(page, series);
+        snprintf(series, sizeof series, "reap_world_actors{world=\"%s\"}", name);
+        double actors = harness_metric(page, series);
+        if (slots != actors || actors != 2)
+            fail_msg("world %s has %g actor slots for %g actors after obj gc", name, slots,
+                     actors);
+        worlds++;
+    }
+    return worlds;
+}
+
+static void test_the_churn_generator_runs_bots_that_leave_nothing_behind(void **state)
+{
+    const char *const server_args[] = { "--worlds", "2", "--cvar",
+                                        "gc.TimeBetweenPurgingPendingKillObjects=1", "--cvar",
+                                        "net.ConnectionTimeout=1", NULL };
+    double t0 = harness_now();
+    char out_dir[] = "/tmp/reap-churn-XXXXXX";
+    char path[128], reply[4096];
+    unsigned joins = 0, leaves = 0, props = 0;
+    harness_server s;
+    harness_proc churn;
+    char *json, *svg;
+    const char *summary;
+
+    (void)state;
+    assert_non_null(mkdtemp(out_dir));
+    harness_server_start(&s, server_args);
+    harness_wait_metric(&s, "reap_frame", HARNESS_GE, 2, 10.0);
+    assert_int_equal(harness_console(&s, "obj gc", reply, sizeof reply), 200);
+    double baseline = harness_server_metric(&s, "reap_gc_objects");
+
+    const char *args[] = { "--server", s.endpoint, "--bots", "20", "--duration", "4",
+                           "--world", "World1", "--spawn", "5", "--hold", "0.5",
+                           "--disconnect", "mixed", "--seed", "7", "--out", out_dir, NULL };
+    if (harness_run("reap-client", args, 15.0, &churn) != 0)
+        fail_msg("reap-client --bots exited with %d:\n%s", churn.status, churn.out);
+
+    /* It printed progress once a second and a summary in which every bot joined. */
+    assert_true(count_of(churn.out, "bots joined") >= 4);
+    summary = strstr(churn.out, "churn done in");
+    assert_non_null(summary);
+    assert_int_equal(sscanf(strstr(summary, "20 bots, "), "20 bots, %u joins, %u leaves", &joins,
+                            &leaves), 2);
+    assert_true(joins >= 20);
+    assert_int_equal(leaves, joins);
+    assert_int_equal(sscanf(strstr(summary, "leaves ("), "leaves (%*u abrupt), %u props", &props),
+                     1);
+    assert_true(props >= 20 * 5);
+    assert_true(harness_server_metric(&s, "reap_net_connects_total") >= joins);
+
+    /* The timeline: one JSON row per second, and a picture with its lines. */
+    snprintf(path, sizeof path, "%s/churn.json", out_dir);
+    json = read_text_file(path);
+    if (json == NULL)
+        fail_msg("no %s; reap-client printed:\n%s", path, churn.out);
+    assert_true(json[0] == '{');
+    assert_non_null(strstr(json, "\"bots\": 20"));
+    assert_int_equal(count_of(json, "{\"t\": "), 4);
+    assert_non_null(strstr(json, "]\n}\n"));
+    snprintf(path, sizeof path, "%s/churn.svg", out_dir);
+    svg = read_text_file(path);
+    if (svg == NULL)
+        fail_msg("no %s; reap-client printed:\n%s", path, churn.out);
+    assert_int_equal(strncmp(svg, "<svg", 4), 0);
+    assert_int_equal(count_of(svg, "<polyline "), 2);
+    assert_non_null(strstr(svg, "</svg>\n"));
+
+    /* The abrupt leavers are timed out; then a full collection takes the server back. */
+    harness_wait_metric(&s, "reap_net_connections", HARNESS_EQ, 0, 10.0);
+    assert_true(harness_server_metric(&s, "reap_players_connected") == 0);
+    assert_int_equal(harness_console(&s, "obj gc", reply, sizeof reply), 200);
+    assert_true(harness_server_metric(&s, "reap_gc_objects") == baseline);
+    assert_int_equal(assert_worlds_are_compact_and_empty(&s), 2);
+    assert_true(harness_now() - t0 < 20.0);
+
+    free(json);
+    free(svg);
+    remove(path);
+    snprintf(path, sizeof path, "%s/churn.json", out_dir);
+    remove(path);
+    rmdir(out_dir);
+    harness_proc_free(&churn);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_players_leaving_gracefully_or_abruptly_leave_nothing_behind),
         cmocka_unit_test(test_players_in_two_worlds_are_cleaned_up_per_world),
+        cmocka_unit_test(test_the_churn_generator_runs_bots_that_leave_nothing_behind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,83 @@
+/*
+ * churn.h - reap-client's churn load generator: N bots on one ENet host, in one thread, that
+ * join, spawn props, hold and leave over and over for a fixed time, and the timeline it keeps.
+ *
+ * The timeline (one row per second, the estimated times of the server's collections, and the
+ * server's object count at every stats reply) is
+ * plain data, written as JSON and as an SVG picture by churn_timeline.c; the writers are pure
+ * functions of it so that tests can check them without a server.
+ */
+#ifndef REAP_CLIENT_CHURN_H
+#define REAP_CLIENT_CHURN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "client.h"
+
+/* One second of the run. Counts are for that second; the server's figures are the latest
+ * stats reply received by the row's end (have_server is false until the first one). */
+typedef struct churn_row {
+    double t;                   /* seconds since the start, at the row's end */
+    uint32_t connected;         /* bots joined (welcomed, not yet gone) at the row's end */
+    uint32_t joins;
+    uint32_t leaves;            /* of which leaves_abrupt vanished without a goodbye */
+    uint32_t leaves_abrupt;
+    uint32_t spawned;           /* props acknowledged by the server */
+    uint32_t errors;
+    bool have_server;
+    uint32_t server_objects;
+    uint32_t server_players;
+    uint64_t collections;       /* the collector's completed collections, since server start */
+    uint64_t objects_destroyed;
+    double gc_interval;         /* seconds, the interval in force */
+    double time_since_last_purge;
+    uint64_t server_frame;
+} churn_row;
+
+/* One stats reply: the server's object count at a moment (several a second). */
+typedef struct churn_sample {
+    double t;
+    uint32_t objects;
+} churn_sample;
+
+typedef struct churn_timeline {
+    char server[300];           /* HOST:PORT */
+    char world[64];             /* "" = the server's first world */
+    uint32_t bots;
+    double duration;
+    uint32_t spawn;
+    double hold;
+    const char *disconnect;     /* static: "graceful", "abrupt" or "mixed" */
+    uint64_t seed;
+    churn_row *rows;            /* owned */
+    uint32_t n_rows, cap_rows;
+    double *gc_times;           /* owned: estimated start of each collection, seconds */
+    uint32_t n_gc, cap_gc;
+    churn_sample *samples;      /* owned: every stats reply, for a finer objects line */
+    uint32_t n_samples, cap_samples;
+} churn_timeline;
+
+/* Metadata is left zeroed for the caller to fill. */
+void churn_timeline_init(churn_timeline *tl);
+void churn_timeline_free(churn_timeline *tl);
+/* Appends a copy of row / a collection time / a sample; false on allocation failure. */
+bool churn_timeline_add_row(churn_timeline *tl, const churn_row *row);
+bool churn_timeline_add_gc(churn_timeline *tl, double t);
+bool churn_timeline_add_sample(churn_timeline *tl, double t, uint32_t objects);
+
+/* Writers: the timeline is borrowed, f is borrowed and left open. False on a write error. */
+bool churn_timeline_write_json(const churn_timeline *tl, FILE *f);
+bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f);
+
+/* Creates dir (and its parents) and writes dir/churn.json and dir/churn.svg. On failure err
+ * says which file and why. */
+bool churn_timeline_save(const churn_timeline *tl, const char *dir, char *err, size_t err_size);
+
+/* Runs the churn described by opts (opts->bots > 0); progress and the summary go to out, the
+ * timeline to opts->out_dir. Returns a CLIENT_EXIT_*. */
+int churn_run(const client_options *opts, FILE *out);
+
+#endif /* REAP_CLIENT_CHURN_H */

@@ -1,0 +1,461 @@
+/*
+ * churn_timeline.c - the churn run's timeline and its two renderings: JSON rows for tools, and
+ * a hand-written SVG chart for people (server objects and connected bots over time, with the
+ * server's collections as vertical lines).
+ */
+#include "churn.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void churn_timeline_init(churn_timeline *tl)
+{
+    memset(tl, 0, sizeof *tl);
+    tl->disconnect = "graceful";
+}
+
+void churn_timeline_free(churn_timeline *tl)
+{
+    free(tl->rows);
+    free(tl->gc_times);
+    free(tl->samples);
+    tl->rows = NULL;
+    tl->gc_times = NULL;
+    tl->samples = NULL;
+    tl->n_rows = tl->cap_rows = tl->n_gc = tl->cap_gc = tl->n_samples = tl->cap_samples = 0;
+}
+
+bool churn_timeline_add_row(churn_timeline *tl, const churn_row *row)
+{
+    if (tl->n_rows == tl->cap_rows) {
+        uint32_t cap = tl->cap_rows ? tl->cap_rows * 2 : 64;
+        churn_row *rows = realloc(tl->rows, (size_t)cap * sizeof *rows);
+        if (rows == NULL)
+            return false;
+        tl->rows = rows;
+        tl->cap_rows = cap;
+    }
+    tl->rows[tl->n_rows++] = *row;
+    return true;
+}
+
+bool churn_timeline_add_gc(churn_timeline *tl, double t)
+{
+    if (tl->n_gc == tl->cap_gc) {
+        uint32_t cap = tl->cap_gc ? tl->cap_gc * 2 : 64;
+        double *times = realloc(tl->gc_times, (size_t)cap * sizeof *times);
+        if (times == NULL)
+            return false;
+        tl->gc_times = times;
+        tl->cap_gc = cap;
+    }
+    tl->gc_times[tl->n_gc++] = t;
+    return true;
+}
+
+bool churn_timeline_add_sample(churn_timeline *tl, double t, uint32_t objects)
+{
+    if (tl->n_samples == tl->cap_samples) {
+        uint32_t cap = tl->cap_samples ? tl->cap_samples * 2 : 256;
+        churn_sample *samples = realloc(tl->samples, (size_t)cap * sizeof *samples);
+        if (samples == NULL)
+            return false;
+        tl->samples = samples;
+        tl->cap_samples = cap;
+    }
+    tl->samples[tl->n_samples].t = t;
+    tl->samples[tl->n_samples].objects = objects;
+    tl->n_samples++;
+    return true;
+}
+
+/* ---- JSON -------------------------------------------------------------------------------- */
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void json_row(FILE *f, const churn_row *r, uint64_t prev_collections, bool have_prev)
+{
+    fprintf(f, "{\"t\": %.3f, \"connected\": %u, \"joins\": %u, \"leaves\": %u, "
+            "\"leaves_abrupt\": %u, \"spawned\": %u, \"errors\": %u, ", r->t, r->connected,
+            r->joins, r->leaves, r->leaves_abrupt, r->spawned, r->errors);
+    if (!r->have_server) {
+        fputs("\"server_objects\": null, \"server_players\": null, \"collections\": null, "
+              "\"collections_delta\": null, \"objects_destroyed\": null, \"gc_interval\": null, "
+              "\"time_since_last_purge\": null, \"server_frame\": null}", f);
+        return;
+    }
+    fprintf(f, "\"server_objects\": %u, \"server_players\": %u, \"collections\": %llu, "
+            "\"collections_delta\": %llu, \"objects_destroyed\": %llu, \"gc_interval\": %.3f, "
+            "\"time_since_last_purge\": %.3f, \"server_frame\": %llu}", r->server_objects,
+            r->server_players, (unsigned long long)r->collections,
+            (unsigned long long)(have_prev ? r->collections - prev_collections : 0),
+            (unsigned long long)r->objects_destroyed, r->gc_interval, r->time_since_last_purge,
+            (unsigned long long)r->server_frame);
+}
+
+bool churn_timeline_write_json(const churn_timeline *tl, FILE *f)
+{
+    uint64_t joins = 0, leaves = 0, abrupt = 0, spawned = 0, errors = 0;
+    uint32_t peak_connected = 0, peak_objects = 0;
+    const churn_row *first = NULL, *last = NULL, *prev = NULL;
+
+    for (uint32_t i = 0; i < tl->n_rows; i++) {
+        const churn_row *r = &tl->rows[i];
+        joins += r->joins;
+        leaves += r->leaves;
+        abrupt += r->leaves_abrupt;
+        spawned += r->spawned;
+        errors += r->errors;
+        if (r->connected > peak_connected)
+            peak_connected = r->connected;
+        if (r->have_server) {
+            if (first == NULL)
+                first = r;
+            last = r;
+            if (r->server_objects > peak_objects)
+                peak_objects = r->server_objects;
+        }
+    }
+
+    fputs("{\n  \"tool\": \"reap-client churn\",\n  \"server\": ", f);
+    json_string(f, tl->server);
+    fputs(",\n  \"world\": ", f);
+    json_string(f, tl->world);
+    fprintf(f, ",\n  \"bots\": %u,\n  \"duration_seconds\": %.3f,\n  \"spawn\": %u,\n"
+            "  \"hold_seconds\": %.3f,\n  \"disconnect\": ", tl->bots, tl->duration, tl->spawn,
+            tl->hold);
+    json_string(f, tl->disconnect != NULL ? tl->disconnect : "");
+    fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)tl->seed);
+    fprintf(f, "  \"totals\": {\"joins\": %llu, \"leaves\": %llu, \"leaves_abrupt\": %llu, "
+            "\"spawned\": %llu, \"errors\": %llu, \"peak_connected\": %u, ",
+            (unsigned long long)joins, (unsigned long long)leaves, (unsigned long long)abrupt,
+            (unsigned long long)spawned, (unsigned long long)errors, peak_connected);
+    if (first != NULL)
+        fprintf(f, "\"server_objects_first\": %u, \"server_objects_last\": %u, "
+                "\"server_objects_peak\": %u, \"collections\": %llu},\n", first->server_objects,
+                last->server_objects, peak_objects,
+                (unsigned long long)(last->collections - first->collections));
+    else
+        fputs("\"server_objects_first\": null, \"server_objects_last\": null, "
+              "\"server_objects_peak\": null, \"collections\": null},\n", f);
+    fputs("  \"gc_times\": [", f);
+    for (uint32_t i = 0; i < tl->n_gc; i++)
+        fprintf(f, "%s%.3f", i ? ", " : "", tl->gc_times[i]);
+    fputs("],\n  \"rows\": [\n", f);
+    for (uint32_t i = 0; i < tl->n_rows; i++) {
+        fputs("    ", f);
+        json_row(f, &tl->rows[i], prev ? prev->collections : 0, prev != NULL);
+        fputs(i + 1 < tl->n_rows ? ",\n" : "\n", f);
+        if (tl->rows[i].have_server)
+            prev = &tl->rows[i];
+    }
+    fputs("  ]\n}\n", f);
+    fflush(f);
+    return !ferror(f);
+}
+
+/* ---- SVG --------------------------------------------------------------------------------- */
+
+enum {
+    SVG_W = 960,
+    SVG_H = 500,
+    SVG_LEFT = 90,   /* plot area */
+    SVG_RIGHT = 870,
+    SVG_TOP = 90,
+    SVG_BOTTOM = 420,
+};
+
+static void svg_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20)
+                fputc(*s, f);
+        }
+    }
+}
+
+/* A "nice" step (1, 2 or 5 times a power of ten) that cuts [0, max] into about `ticks`. */
+static double svg_nice_step(double max, int ticks)
+{
+    double raw = max / ticks, mag = 1;
+
+    if (!(raw > 0))
+        return 1;
+    while (mag * 10 <= raw)
+        mag *= 10;
+    while (mag > raw)
+        mag /= 10;
+    raw *= 0.99; /* a run that ended a few milliseconds late keeps its round axis */
+    if (raw <= mag)
+        return mag;
+    if (raw <= 2 * mag)
+        return 2 * mag;
+    if (raw <= 5 * mag)
+        return 5 * mag;
+    return 10 * mag;
+}
+
+/* The axis top: the first multiple of step at or above max (at least one step), give or take
+ * one percent. */
+static double svg_axis_top(double max, double step)
+{
+    double top = step;
+
+    while (top < max * 0.99)
+        top += step;
+    return top;
+}
+
+typedef struct svg_scale {
+    double t_max, left_max, right_max;
+} svg_scale;
+
+static double svg_x(const svg_scale *s, double t)
+{
+    return SVG_LEFT + (SVG_RIGHT - SVG_LEFT) * (t / s->t_max);
+}
+
+static double svg_y(double v, double max)
+{
+    return SVG_BOTTOM - (SVG_BOTTOM - SVG_TOP) * (v / max);
+}
+
+static void svg_axes(FILE *f, const svg_scale *s, double t_step, double l_step, double r_step)
+{
+    /* horizontal grid and left labels (objects) */
+    for (double v = 0; v <= s->left_max + l_step / 2; v += l_step) {
+        double y = svg_y(v, s->left_max);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n",
+                SVG_LEFT, y, SVG_RIGHT, y);
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#1f5fa8\">%g</text>\n",
+                SVG_LEFT - 8, y + 4, v);
+    }
+    /* right labels (bots) */
+    for (double v = 0; v <= s->right_max + r_step / 2; v += r_step) {
+        double y = svg_y(v, s->right_max);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#555\"/>\n",
+                SVG_RIGHT, y, SVG_RIGHT + 5, y);
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"#c45f00\">%g</text>\n", SVG_RIGHT + 8,
+                y + 4, v);
+    }
+    /* time ticks */
+    for (double t = 0; t <= s->t_max + t_step / 2; t += t_step) {
+        double x = svg_x(s, t);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#555\"/>\n", x,
+                SVG_BOTTOM, x, SVG_BOTTOM + 5);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x,
+                SVG_BOTTOM + 20, t);
+    }
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+            "stroke=\"#555\"/>\n", SVG_LEFT, SVG_TOP, SVG_RIGHT - SVG_LEFT, SVG_BOTTOM - SVG_TOP);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since start (s)</text>\n",
+            (SVG_LEFT + SVG_RIGHT) / 2, SVG_BOTTOM + 45);
+    fprintf(f, "<text transform=\"translate(28 %d) rotate(-90)\" text-anchor=\"middle\" "
+            "fill=\"#1f5fa8\">server objects</text>\n", (SVG_TOP + SVG_BOTTOM) / 2);
+    fprintf(f, "<text transform=\"translate(%d %d) rotate(90)\" text-anchor=\"middle\" "
+            "fill=\"#c45f00\">connected bots</text>\n", SVG_W - 28, (SVG_TOP + SVG_BOTTOM) / 2);
+}
+
+/* One row above the plot, so that it never hides a line. */
+static void svg_legend(FILE *f, uint32_t collections)
+{
+    int x = SVG_LEFT, y = SVG_TOP - 16;
+
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1f5fa8\" "
+            "stroke-width=\"2.5\"/><text x=\"%d\" y=\"%d\">server objects</text>\n",
+            x, y, x + 30, y, x + 38, y + 4);
+    x += 170;
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ff7f0e\" "
+            "stroke-width=\"2.5\"/><text x=\"%d\" y=\"%d\">connected bots</text>\n",
+            x, y, x + 30, y, x + 38, y + 4);
+    x += 170;
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d62728\" "
+            "stroke-dasharray=\"4 3\"/><text x=\"%d\" y=\"%d\">GC collection (%u)</text>\n",
+            x, y, x + 30, y, x + 38, y + 4, collections);
+}
+
+bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f)
+{
+    svg_scale s = { tl->duration, 0, tl->bots };
+    double t_step, l_step, r_step;
+    uint32_t plotted = 0;
+
+    for (uint32_t i = 0; i < tl->n_rows; i++) {
+        const churn_row *r = &tl->rows[i];
+        if (r->t > s.t_max)
+            s.t_max = r->t;
+        if (r->have_server && r->server_objects > s.left_max)
+            s.left_max = r->server_objects;
+        if (r->connected > s.right_max)
+            s.right_max = r->connected;
+    }
+    for (uint32_t i = 0; i < tl->n_gc; i++)
+        if (tl->gc_times[i] > s.t_max)
+            s.t_max = tl->gc_times[i];
+    for (uint32_t i = 0; i < tl->n_samples; i++) {
+        if (tl->samples[i].t > s.t_max)
+            s.t_max = tl->samples[i].t;
+        if (tl->samples[i].objects > s.left_max)
+            s.left_max = tl->samples[i].objects;
+    }
+    if (!(s.t_max > 0))
+        s.t_max = 1;
+    t_step = svg_nice_step(s.t_max, 10);
+    s.t_max = svg_axis_top(s.t_max, t_step);
+    l_step = svg_nice_step(s.left_max > 0 ? s.left_max : 1, 5);
+    s.left_max = svg_axis_top(s.left_max, l_step);
+    r_step = svg_nice_step(s.right_max > 0 ? s.right_max : 1, 5);
+    if (r_step < 1)
+        r_step = 1;
+    s.right_max = svg_axis_top(s.right_max, r_step);
+
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n", SVG_W, SVG_H,
+            SVG_W, SVG_H);
+    fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", SVG_W, SVG_H);
+    fputs("<text x=\"480\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" "
+          "font-weight=\"bold\">reap churn: ", f);
+    fprintf(f, "%u bots against ", tl->bots);
+    svg_text(f, tl->server);
+    if (tl->world[0] != '\0') {
+        fputs(" (", f);
+        svg_text(f, tl->world);
+        fputc(')', f);
+    }
+    fprintf(f, " for %g s</text>\n", tl->duration);
+    fprintf(f, "<text x=\"480\" y=\"46\" text-anchor=\"middle\" fill=\"#555\">each visit "
+            "spawns %u props and holds ~%g s; disconnect %s; seed %llu</text>\n", tl->spawn,
+            tl->hold, tl->disconnect != NULL ? tl->disconnect : "?",
+            (unsigned long long)tl->seed);
+    svg_axes(f, &s, t_step, l_step, r_step);
+
+    for (uint32_t i = 0; i < tl->n_gc; i++) {
+        double x = svg_x(&s, tl->gc_times[i]);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
+                "stroke-dasharray=\"4 3\" stroke-opacity=\"0.75\"><title>collection at %.2f s"
+                "</title></line>\n", x, SVG_TOP, x, SVG_BOTTOM, tl->gc_times[i]);
+    }
+
+    fputs("<polyline fill=\"none\" stroke=\"#ff7f0e\" stroke-width=\"2\" "
+          "stroke-linejoin=\"round\" points=\"", f);
+    fprintf(f, "%.1f,%.1f", svg_x(&s, 0), svg_y(0, s.right_max));
+    for (uint32_t i = 0; i < tl->n_rows; i++)
+        fprintf(f, " %.1f,%.1f", svg_x(&s, tl->rows[i].t),
+                svg_y(tl->rows[i].connected, s.right_max));
+    fputs("\"/>\n", f);
+
+    /* Objects: every stats reply when there are samples (the sawtooth of the collections
+     * shows), else the rows, dotted. */
+    fputs("<polyline fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"2\" "
+          "stroke-linejoin=\"round\" points=\"", f);
+    for (uint32_t i = 0; i < tl->n_samples; i++)
+        fprintf(f, "%s%.1f,%.1f", plotted++ ? " " : "", svg_x(&s, tl->samples[i].t),
+                svg_y(tl->samples[i].objects, s.left_max));
+    for (uint32_t i = 0; i < tl->n_rows && tl->n_samples == 0; i++) {
+        const churn_row *r = &tl->rows[i];
+        if (!r->have_server)
+            continue;
+        fprintf(f, "%s%.1f,%.1f", plotted++ ? " " : "", svg_x(&s, r->t),
+                svg_y(r->server_objects, s.left_max));
+    }
+    fputs("\"/>\n", f);
+    for (uint32_t i = 0; i < tl->n_rows && tl->n_samples == 0; i++) {
+        const churn_row *r = &tl->rows[i];
+        if (!r->have_server)
+            continue;
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#1f5fa8\"><title>%.1f s: "
+                "%u objects, %u bots connected, %llu collections</title></circle>\n",
+                svg_x(&s, r->t), svg_y(r->server_objects, s.left_max), r->t, r->server_objects,
+                r->connected, (unsigned long long)r->collections);
+    }
+    if (plotted == 0)
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#888\">no stats "
+                "reply from the server</text>\n", (SVG_LEFT + SVG_RIGHT) / 2,
+                (SVG_TOP + SVG_BOTTOM) / 2);
+    svg_legend(f, tl->n_gc);
+    fputs("</svg>\n", f);
+    fflush(f);
+    return !ferror(f);
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+/* mkdir -p: every missing component of path. */
+static bool churn_mkdirs(const char *path, char *err, size_t err_size)
+{
+    char buf[1024];
+    size_t n = strlen(path);
+
+    if (n == 0 || n >= sizeof buf) {
+        snprintf(err, err_size, "bad output directory '%s'", path);
+        return false;
+    }
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            snprintf(err, err_size, "cannot create directory '%s': %s", buf, strerror(errno));
+            return false;
+        }
+        buf[i] = saved;
+    }
+    return true;
+}
+
+typedef bool (*churn_writer_fn)(const churn_timeline *tl, FILE *f);
+
+/* Writes to path.tmp, then renames, so a reader never sees half a file. */
+static bool churn_write_file(const churn_timeline *tl, const char *dir, const char *name,
+                             churn_writer_fn writer, char *err, size_t err_size)
+{
+    char path[1100], tmp[1110];
+    FILE *f;
+    bool ok;
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    f = fopen(tmp, "w");
+    if (f == NULL) {
+        snprintf(err, err_size, "cannot write '%s': %s", tmp, strerror(errno));
+        return false;
+    }
+    ok = writer(tl, f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, err_size, "cannot write '%s': %s", path, strerror(errno));
+        remove(tmp);
+        return false;
+    }
+    return true;
+}
+
+bool churn_timeline_save(const churn_timeline *tl, const char *dir, char *err, size_t err_size)
+{
+    return churn_mkdirs(dir, err, err_size) &&
+           churn_write_file(tl, dir, "churn.json", churn_timeline_write_json, err, err_size) &&
+           churn_write_file(tl, dir, "churn.svg", churn_timeline_write_svg, err, err_size);
+}
