@@ -144,11 +144,6 @@ static gc_header *large_alloc(gc_heap *heap, size_t object_size)
     return mem;
 }
 
-size_t gc_large_size(const gc_heap *heap, const gc_header *h)
-{
-    return round_up(sizeof(gc_header) + heap->classes[h->class_id]->size, 16);
-}
-
 gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size)
 {
     size_t object_size = round_up(sizeof(gc_header) + (payload_size ? payload_size : 16), 16);
@@ -174,11 +169,11 @@ gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size)
     return h;
 }
 
-void gc_slab_free(gc_heap *heap, gc_header *h)
+void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
 {
     if (!gc_in_region(heap, h)) {
         heap->large_count--;
-        heap->large_bytes -= gc_large_size(heap, h);
+        heap->large_bytes -= round_up(sizeof(gc_header) + payload_size, 16);
         free(h);
         return;
     }

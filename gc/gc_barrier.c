@@ -3,8 +3,9 @@
  *
  * Active exactly while a reachability analysis is in flight (between gc_mark_begin and the
  * end of marking). On entry to the barrier a reference to target has just been stored; on
- * exit target is marked and, if this call marked it, queued for the next slice to scan. An
- * inactive barrier costs one relaxed load.
+ * exit target is marked and, if this call marked it, queued for the next slice: to be scanned,
+ * or, for a cluster (a member stands for its root), to have its cluster marked. An inactive
+ * barrier costs one relaxed load.
  */
 #include "gc_internal.h"
 
@@ -14,11 +15,13 @@ void gc_barrier_init(gc_heap *heap)
 {
     atomic_init(&heap->barrier_active, false);
     uv_mutex_init(&heap->barrier_lock);
+    uv_mutex_init(&heap->cluster_lock);
 }
 
 void gc_barrier_close(gc_heap *heap)
 {
     uv_mutex_destroy(&heap->barrier_lock);
+    uv_mutex_destroy(&heap->cluster_lock);
     gc_ptr_vec_free(&heap->barrier_queue);
     gc_ptr_vec_free(&heap->barrier_clusters);
 }
@@ -33,21 +36,32 @@ void gc_write_barrier(gc_heap *heap, void *target)
     if (!heap || !target || !atomic_load_explicit(&heap->barrier_active, memory_order_acquire))
         return;
     gc_header *h = gc_hdr(target);
-    uint32_t f = gc_flags(h);
-    if (f & GC_F_IN_CLUSTER) {
-        h = gc_cluster_root_of(heap, h);
-        f = gc_flags(h);
+    if (gc_flags(h) & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT)) {
+        /* The game thread may be dissolving this cluster while a guarded thread stores. */
+        uv_mutex_lock(&heap->cluster_lock);
+        uint32_t f = gc_flags(h);
+        if (f & GC_F_IN_CLUSTER)
+            h = gc_cluster_root_of(heap, h);
+        bool clustered = (gc_flags(h) & GC_F_CLUSTER_ROOT) != 0;
+        bool won = gc_try_mark(heap, heap->mark_value, h);
+        if (won) {
+            /* A marked root's cluster must be marked by a worker before marking ends. */
+            uv_mutex_lock(&heap->barrier_lock);
+            if (gc_ptr_vec_push(clustered ? &heap->barrier_clusters : &heap->barrier_queue,
+                                h) != GC_OK)
+                abort(); /* losing a barrier entry would free a live object */
+            uv_mutex_unlock(&heap->barrier_lock);
+        }
+        uv_mutex_unlock(&heap->cluster_lock);
+        return;
     }
+    uint32_t f = gc_flags(h);
     if ((f & GC_F_PERMANENT) || gc_is_marked(heap, heap->mark_value, h))
         return;
-    gc_ptr_vec *queue = &heap->barrier_queue;
-    if (f & GC_F_CLUSTER_ROOT) {
-        queue = &heap->barrier_clusters; /* a worker marks the whole cluster */
-    } else if (!gc_try_mark(heap, heap->mark_value, h)) {
+    if (!gc_try_mark(heap, heap->mark_value, h))
         return;
-    }
     uv_mutex_lock(&heap->barrier_lock);
-    if (gc_ptr_vec_push(queue, h) != GC_OK)
+    if (gc_ptr_vec_push(&heap->barrier_queue, h) != GC_OK)
         abort(); /* losing a barrier entry would free a live object */
     uv_mutex_unlock(&heap->barrier_lock);
 }

@@ -73,7 +73,7 @@ gc_result gc_class_bootstrap(gc_heap *heap)
     if (!meta->name || !meta->schema) {
         free(meta->name);
         free(meta->schema);
-        gc_array_free(heap, h);
+        gc_array_free(heap, h, sizeof(gc_class));
         return GC_E_NOMEM;
     }
     memcpy(meta->schema, class_schema, sizeof class_schema);
@@ -188,7 +188,7 @@ static gc_result compile_member(schema_builder *owner, schema_builder *b, const 
     default:
         return GC_E_SCHEMA;
     }
-    if (m->offset + need > extent)
+    if (need > extent || m->offset > extent - need)
         return GC_E_SCHEMA;
     return builder_push(b, op);
 }
@@ -358,7 +358,7 @@ gc_class *gc_class_find(gc_heap *heap, const char *name)
     for (uint32_t id = 0; id < heap->class_count; id++) {
         gc_class *cls = heap->classes[id];
         if (cls && cls->name && strcmp(cls->name, name) == 0 &&
-            !(gc_flags(gc_hdr(cls)) & GC_F_UNREACHABLE))
+            !gc_header_is_unreachable(heap, gc_hdr(cls)))
             return cls;
     }
     return NULL;

@@ -78,7 +78,16 @@ static void release_object(gc_heap *heap, gc_header *h, uint32_t flag)
     }
 }
 
+static void dissolve_locked(gc_heap *heap, uint32_t id);
+
 void gc_cluster_dissolve(gc_heap *heap, uint32_t id)
+{
+    uv_mutex_lock(&heap->cluster_lock);
+    dissolve_locked(heap, id);
+    uv_mutex_unlock(&heap->cluster_lock);
+}
+
+static void dissolve_locked(gc_heap *heap, uint32_t id)
 {
     gc_cluster *c = cluster_at(heap, id);
     if (c->root_index == GC_INDEX_NONE)
@@ -98,7 +107,7 @@ void gc_cluster_dissolve(gc_heap *heap, uint32_t id)
      * cannot stay clusters whose bookkeeping points at a cluster that no longer exists. */
     for (uint32_t i = 0; i < referencers.count; i++) {
         gc_u32_vec_remove(&cluster_at(heap, referencers.data[i])->referenced, id);
-        gc_cluster_dissolve(heap, referencers.data[i]);
+        dissolve_locked(heap, referencers.data[i]);
     }
     gc_u32_vec_free(&referencers);
 }

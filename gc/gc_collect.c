@@ -177,25 +177,34 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
         return GC_E_NULL;
     if (keep_flags & ~GC_OBJ_USER_MASK)
         return GC_E_INVALID;
-    if (heap->gc_locked)
-        return GC_E_STATE; /* called from inside a collection's callback */
+    if (heap->in_collect)
+        return GC_E_STATE; /* called from one of this collection's callbacks */
 
-    bool wait = !try_only;
-    if (try_only && heap->settings.num_retries_before_forcing > 0 &&
-        heap->try_collect_failures_in_row >= heap->settings.num_retries_before_forcing)
-        wait = true; /* tried often enough: force it */
-
-    /* pre */
-    finish_pending_as_full(heap);
-    gc_fire(heap, GC_EVENT_PRE);
-    if (!gc_lock_acquire(heap, wait)) {
+    /* A try gives up before doing anything while another thread holds a scope guard (UE
+     * TryCollectGarbage); after enough failed tries it waits like gc_collect. */
+    bool force = !try_only || (heap->settings.num_retries_before_forcing > 0 &&
+                               heap->try_collect_failures_in_row >=
+                                   heap->settings.num_retries_before_forcing);
+    if (!force && !gc_lock_is_free(heap)) {
         heap->try_collect_failures_in_row++;
         heap->stats.try_collect_failures++;
         return GC_E_LOCKED;
     }
+    if (heap->purge_stuck && !gc_incremental_purge(heap, 0))
+        return GC_E_STATE; /* objects still not ready to finish: a new mark would lose them */
     heap->try_collect_failures_in_row = 0;
-    if (heap->phase != GC_PHASE_IDLE)
-        gc_step(heap, 0); /* finish the last collection's purge */
+    heap->in_collect = true;
+
+    /* pre */
+    finish_pending_as_full(heap);
+    gc_fire(heap, GC_EVENT_PRE);
+    gc_lock_acquire(heap, true);
+    if (heap->phase != GC_PHASE_IDLE && !gc_step(heap, 0)) {
+        gc_lock_release(heap); /* the last purge is stuck (see purge_stuck) */
+        heap->in_collect = false;
+        gc_fire(heap, GC_EVENT_POST);
+        return GC_E_STATE;
+    }
     gc_fire(heap, GC_EVENT_STARTED);
 
     /* mark */
@@ -226,6 +235,7 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
     bool done = reachability_slice(heap, incremental ? t0 + limit : 0, gather_is_immediate(heap));
     gc_lock_release(heap);
     if (!done) {
+        heap->in_collect = false;
         gc_fire(heap, GC_EVENT_POST);
         return GC_OK; /* marking continues in gc_incremental_reachability_step */
     }
@@ -234,6 +244,7 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
     reachability_finished(heap);
     if (full_purge)
         gc_step(heap, 0);
+    heap->in_collect = false;
     gc_fire(heap, GC_EVENT_POST);
     return GC_OK;
 }

@@ -106,6 +106,8 @@ gc_result gc_reference_chain(gc_heap *heap, const void *target, gc_line_fn line_
 {
     if (!heap || !target || !line_fn)
         return GC_E_NULL;
+    if (heap->gc_locked)
+        return GC_E_STATE; /* from inside a collection: its lock is not reentrant */
     const gc_header *t = gc_hdr(target);
     if (gc_header_is_unreachable(heap, t))
         return GC_E_DEAD;

@@ -149,6 +149,7 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
 static void destroy_objects(gc_heap *heap, bool classes)
 {
     heap->unreachable.count = 0;
+    heap->pending_finish.count = 0; /* every object is in the new list */
     for (uint32_t i = 0; i < gc_high_water(heap); i++) {
         gc_header *h = gc_object_at(heap, i);
         if (!h || (bool)(gc_flags(h) & GC_F_IS_CLASS) != classes)
@@ -159,7 +160,9 @@ static void destroy_objects(gc_heap *heap, bool classes)
     }
     heap->purge_cursor = 0;
     gc_purge_begin_destroy(heap, 0);
-    gc_purge_finish_destroy(heap, 0);
+    gc_purge_finish_destroy(heap, 0); /* waits for stragglers, within the wait limit */
+    heap->purge_cursor = 0;           /* stragglers that never got ready are freed anyway */
+    heap->pending_finish.count = 0;
     gc_purge_free(heap, 0);
 }
 

@@ -100,8 +100,7 @@ typedef struct gc_slab_meta {
 gc_result gc_region_init(gc_heap *heap, size_t region_bytes);
 void gc_region_close(gc_heap *heap);
 gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size); /* zeroed; alloc_lock held */
-size_t gc_large_size(const gc_heap *heap, const gc_header *h); /* its allocation size */
-void gc_slab_free(gc_heap *heap, gc_header *h);                /* alloc_lock held */
+void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock held */
 
 #define GC_CHUNK_SHIFT 16
 #define GC_CHUNK_ITEMS (1u << GC_CHUNK_SHIFT)
@@ -393,6 +392,8 @@ struct gc_heap {
     bool full_purge;               /* of the collection in flight */
     bool mark_done_pending_gather; /* marking finished; unmarked means unreachable */
     bool reachability_pending;     /* marking (or the gather that ends it) is in flight */
+    bool purge_stuck;              /* a full purge gave up waiting on finish_destroy */
+    bool in_collect;               /* inside gc_collect / gc_try_collect (callbacks too) */
     gc_collector main_worker;      /* worker 0: the thread that runs the collection */
     gc_collector *workers[GC_MAX_WORKERS]; /* [0] = &main_worker; others made on demand */
     uint32_t mark_workers;         /* workers taking part in the mark in flight */
@@ -406,6 +407,7 @@ struct gc_heap {
     uint32_t delayed_slices;       /* slices skipped for gc.DelayReachabilityIterations */
     _Atomic bool barrier_active;   /* an incremental mark is in flight */
     uv_mutex_t barrier_lock;
+    uv_mutex_t cluster_lock;       /* cluster tables, against barriers of guarded threads */
     gc_ptr_vec barrier_queue;      /* gc_header* marked by the barrier, to be scanned */
     gc_ptr_vec barrier_clusters;   /* cluster roots the barrier reached, to be marked */
 
@@ -471,7 +473,7 @@ gc_result gc_array_init(gc_heap *heap, uint32_t max_objects);
 void gc_array_close(gc_heap *heap);
 /* Allocates an object's memory (zeroed) and an index for it; its header's index is set. */
 gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h);
-void gc_array_free(gc_heap *heap, gc_header *h);
+void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size);
 
 /* objects (gc_object.c) */
 gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,
@@ -494,6 +496,7 @@ void gc_class_release(gc_heap *heap, gc_class *cls);
 void gc_lock_init(gc_heap *heap);
 void gc_lock_close(gc_heap *heap);
 bool gc_lock_acquire(gc_heap *heap, bool wait);
+bool gc_lock_is_free(gc_heap *heap);   /* no scope guard held right now */
 void gc_lock_release(gc_heap *heap);
 
 /* marking (gc_mark.c) */

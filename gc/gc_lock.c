@@ -42,15 +42,25 @@ void gc_scope_guard_leave(gc_heap *heap)
     uv_mutex_unlock(&heap->lock_mutex);
 }
 
+bool gc_lock_is_free(gc_heap *heap)
+{
+    uv_mutex_lock(&heap->lock_mutex);
+    bool free_now = heap->guards_active == 0 && !heap->gc_locked;
+    uv_mutex_unlock(&heap->lock_mutex);
+    return free_now;
+}
+
+/* The lock is not reentrant: a thread already holding it must not take it again (callers
+ * inside a collection are refused before they get here). */
 bool gc_lock_acquire(gc_heap *heap, bool wait)
 {
     uv_mutex_lock(&heap->lock_mutex);
-    if (heap->guards_active > 0 && !wait) {
+    if ((heap->guards_active > 0 || heap->gc_locked) && !wait) {
         uv_mutex_unlock(&heap->lock_mutex);
         return false;
     }
     heap->gc_waiting = true;
-    while (heap->guards_active > 0)
+    while (heap->guards_active > 0 || heap->gc_locked)
         uv_cond_wait(&heap->lock_cond, &heap->lock_mutex);
     heap->gc_waiting = false;
     heap->gc_locked = true;

@@ -50,13 +50,13 @@ void gc_worker_give(gc_collector *w, gc_work_block *b)
     full_lock(w);
     b->next = w->full;
     w->full = b;
-    atomic_fetch_add_explicit(&w->full_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->full_count, 1, memory_order_release);
     full_unlock(w);
 }
 
 static gc_work_block *full_take(gc_collector *w)
 {
-    if (atomic_load_explicit(&w->full_count, memory_order_relaxed) == 0)
+    if (atomic_load_explicit(&w->full_count, memory_order_acquire) == 0)
         return NULL;
     full_lock(w);
     gc_work_block *b = w->full;
@@ -169,8 +169,8 @@ static void scan_ahead_return(gc_collector *w)
 
 bool gc_worker_is_empty(const gc_collector *w)
 {
-    return w->range_count == 0 && (!w->block || w->block->count == 0) &&
-           atomic_load_explicit(&w->full_count, memory_order_relaxed) == 0;
+    return w->range_count == 0 && w->ahead_count == 0 && (!w->block || w->block->count == 0) &&
+           atomic_load_explicit(&w->full_count, memory_order_acquire) == 0;
 }
 
 /* Takes one full block from another worker; returns true if it got one. */
@@ -566,8 +566,10 @@ bool gc_mark_run(gc_heap *heap, double deadline)
         gc_barrier_drain_clusters(heap, w);
         bool drained = heap->mark_workers > 1 ? gc_parallel_drain(heap, deadline)
                                               : gc_worker_drain(w, deadline);
-        if (!drained)
+        if (!drained && deadline > 0)
             return false;
+        if (!drained)
+            continue; /* no deadline: workers stopped early, but work is left; go on */
         if (gc_barrier_is_empty(heap))
             return true;
         if (gc_past(heap, deadline))
@@ -587,16 +589,17 @@ void gc_mark_end(gc_heap *heap)
     gc_history_mark_end(heap);
 }
 
-/* Cluster roots the barrier reached are marked here, where a worker can mark a cluster. */
+/* Cluster roots the barrier marked get their clusters marked here, by a worker. A root whose
+ * cluster dissolved meanwhile is an ordinary object now: marked, so it is scanned. */
 void gc_barrier_drain_clusters(gc_heap *heap, gc_collector *w)
 {
     uv_mutex_lock(&heap->barrier_lock);
     for (size_t i = 0; i < heap->barrier_clusters.count; i++) {
         gc_header *root = heap->barrier_clusters.data[i];
         if (gc_flags(root) & GC_F_CLUSTER_ROOT)
-            mark_header(w, root);
+            mark_cluster(w, root);
         else
-            gc_worker_push(w, root); /* dissolved meanwhile: the barrier marked it */
+            gc_worker_push(w, root);
     }
     heap->stats.barrier_objects += (uint32_t)heap->barrier_clusters.count;
     heap->barrier_clusters.count = 0;

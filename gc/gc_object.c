@@ -19,27 +19,39 @@
 
 #define NAME_NONE UINT32_MAX
 
-static uint64_t path_key(uint32_t outer_index, const char *name)
+static uint64_t path_key_n(uint32_t outer_index, const char *name, size_t len)
 {
     uint64_t h = 0xcbf29ce484222325ULL ^ outer_index;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 0x100000001b3ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 0x100000001b3ULL;
     h ^= h >> 29;
     return h < 2 ? h + 2 : (h == UINT64_MAX ? h - 1 : h); /* 0 and ~0 are reserved */
 }
 
-/* Finds the entry for (outer, name); table_lock held. */
-static uint32_t name_lookup(const gc_heap *heap, uint32_t outer_index, const char *name)
+static uint64_t path_key(uint32_t outer_index, const char *name)
+{
+    return path_key_n(outer_index, name, strlen(name));
+}
+
+/* Finds the entry for (outer, the len bytes at name); table_lock held. */
+static uint32_t name_lookup_n(const gc_heap *heap, uint32_t outer_index, const char *name,
+                              size_t len)
 {
     uint32_t e;
-    if (!gc_map_get(&heap->names_by_path, path_key(outer_index, name), &e))
+    if (!gc_map_get(&heap->names_by_path, path_key_n(outer_index, name, len), &e))
         return NAME_NONE;
     for (; e != NAME_NONE; e = heap->name_entries[e].next_same_key) {
         const gc_name_entry *ne = &heap->name_entries[e];
-        if (ne->outer_index == outer_index && strcmp(ne->name, name) == 0)
+        if (ne->outer_index == outer_index && strncmp(ne->name, name, len) == 0 &&
+            ne->name[len] == '\0')
             return e;
     }
     return NAME_NONE;
+}
+
+static uint32_t name_lookup(const gc_heap *heap, uint32_t outer_index, const char *name)
+{
+    return name_lookup_n(heap, outer_index, name, strlen(name));
 }
 
 static void name_remove(gc_heap *heap, uint32_t e)
@@ -133,7 +145,7 @@ void gc_object_unhash(gc_heap *heap, gc_header *h)
 
 /* ---- creation and freeing ----------------------------------------------------------- */
 
-static void pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta);
+static gc_result pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta);
 
 gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index, const char *name,
                           uint32_t create_flags, gc_header **out_h)
@@ -164,7 +176,7 @@ gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index, co
             r = name_add(heap, h->index, outer_index, name);
         uv_mutex_unlock(&heap->table_lock);
         if (r != GC_OK) {
-            gc_array_free(heap, h);
+            gc_array_free(heap, h, cls->size);
             return r;
         }
         gc_flags_set(h, GC_F_NAMED);
@@ -175,7 +187,11 @@ gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index, co
         uv_mutex_unlock(&heap->alloc_lock);
     } else if (create_flags & GC_CREATE_ROOT) {
         gc_flags_set(h, GC_F_ROOT);
-        pin_update(heap, h, 0);
+        if (pin_update(heap, h, 0) != GC_OK) {
+            gc_object_unhash(heap, h);
+            gc_array_free(heap, h, cls->size);
+            return GC_E_NOMEM;
+        }
     }
     /* Marking in progress: the new object is born marked, but what it will reference must
      * still be found; stores into it go through the barrier like any other. */
@@ -188,12 +204,14 @@ gc_result gc_object_create(gc_heap *heap, gc_class *cls, void *outer, const char
 {
     if (!heap || !cls || !out_obj)
         return GC_E_NULL;
-    if (!gc_object_is_valid(cls))
+    if (!gc_object_is_valid(cls) || gc_header_is_unreachable(heap, gc_hdr(cls)))
         return GC_E_DEAD;
     if (name && (name[0] == '\0' || strchr(name, '.')))
         return GC_E_INVALID;
     uint32_t outer_index = GC_INDEX_NONE;
     if (outer) {
+        if (gc_header_is_unreachable(heap, gc_hdr(outer)))
+            return GC_E_DEAD;
         if (!gc_object_is_valid(outer))
             return gc_object_is_garbage(outer) ? GC_E_GARBAGE : GC_E_DEAD;
         outer_index = gc_hdr(outer)->index;
@@ -214,6 +232,7 @@ gc_result gc_object_create(gc_heap *heap, gc_class *cls, void *outer, const char
 void gc_object_free(gc_heap *heap, gc_header *h)
 {
     uint32_t f = gc_flags(h);
+    size_t size = gc_class_of(heap, h)->size; /* before a class releases its own id */
     if (f & GC_F_NAMED)
         gc_object_unhash(heap, h);
     if (f & GC_F_PINNED) {
@@ -228,7 +247,7 @@ void gc_object_free(gc_heap *heap, gc_header *h)
         heap->permanent_count--;
         uv_mutex_unlock(&heap->alloc_lock);
     }
-    gc_array_free(heap, h);
+    gc_array_free(heap, h, size);
 }
 
 bool gc_object_is_live_header(const gc_heap *heap, const gc_header *h)
@@ -317,19 +336,16 @@ void *gc_object_find(gc_heap *heap, const char *path)
         return NULL;
     uint32_t outer = GC_INDEX_NONE;
     gc_header *found = NULL;
-    char part[256];
     const char *p = path;
     uv_mutex_lock(&heap->table_lock);
     while (*p) {
         const char *dot = strchr(p, '.');
         size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        if (n == 0 || n >= sizeof part) {
+        if (n == 0) {
             found = NULL;
             break;
         }
-        memcpy(part, p, n);
-        part[n] = '\0';
-        uint32_t e = name_lookup(heap, outer, part);
+        uint32_t e = name_lookup_n(heap, outer, p, n);
         found = e == NAME_NONE ? NULL : gc_object_at(heap, heap->name_entries[e].index);
         if (!found)
             break;
@@ -343,6 +359,7 @@ void *gc_object_find(gc_heap *heap, const char *path)
     uv_mutex_unlock(&heap->table_lock);
     if (!found || gc_header_is_unreachable(heap, found))
         return NULL;
+    gc_write_barrier(heap, gc_payload(found)); /* handing out a pointer, as gc_weak_get */
     return gc_payload(found);
 }
 
@@ -389,10 +406,12 @@ static gc_result check_live(gc_heap *heap, const void *obj)
 }
 
 /* Keeps the pin table entry of h in step with its root flag, ref count and internal root
- * flags: present exactly when one of them holds. */
-static void pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta)
+ * flags: present exactly when one of them holds. Fails (changing nothing) only when the table
+ * cannot grow. */
+static gc_result pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta)
 {
     uint64_t key = (uint64_t)h->index + 1;
+    gc_result r = GC_OK;
     uv_mutex_lock(&heap->table_lock);
     uint32_t count = 0;
     gc_map_get(&heap->pins, key, &count);
@@ -400,13 +419,14 @@ static void pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta)
     uint32_t f = gc_flags(h);
     bool needed = count > 0 || (f & GC_F_ROOT) ||
                   (f & GC_F_FROM_OBJ(GC_OBJ_INTERNAL_ROOT_MASK));
-    if (needed && gc_map_put(&heap->pins, key, count) == GC_OK) {
-        gc_flags_set(h, GC_F_PINNED);
-    } else {
+    if (!needed) {
         gc_map_remove(&heap->pins, key);
         gc_flags_clear(h, GC_F_PINNED);
+    } else if ((r = gc_map_put(&heap->pins, key, count)) == GC_OK) {
+        gc_flags_set(h, GC_F_PINNED);
     }
     uv_mutex_unlock(&heap->table_lock);
+    return r;
 }
 
 void gc_pins_foreach(gc_heap *heap, void (*fn)(gc_header *h, const char *why, void *userdata),
@@ -447,11 +467,15 @@ gc_result gc_object_set_flags(gc_heap *heap, void *obj, uint32_t flags)
         return r;
     if (flags & ~GC_OBJ_FLAGS_MASK)
         return GC_E_INVALID;
+    uint32_t before = gc_flags(gc_hdr(obj));
     gc_flags_set(gc_hdr(obj), GC_F_FROM_OBJ(flags));
-    if (flags & GC_OBJ_INTERNAL_ROOT_MASK) {
-        pin_update(heap, gc_hdr(obj), 0);
-        gc_write_barrier(heap, obj);
+    if ((flags & GC_OBJ_INTERNAL_ROOT_MASK) && pin_update(heap, gc_hdr(obj), 0) != GC_OK) {
+        gc_flags_clear(gc_hdr(obj), GC_F_FROM_OBJ(flags) & ~before);
+        return GC_E_NOMEM;
     }
+    /* A flag that keeps the object (internal root, or a keep flag of the mark in flight) is
+     * a reason to be marked that the marker may already have passed. */
+    gc_write_barrier(heap, obj);
     return GC_OK;
 }
 
@@ -498,8 +522,10 @@ gc_result gc_root_add(gc_heap *heap, void *obj)
     if (gc_flags(h) & GC_F_ROOT)
         return GC_OK;
     gc_flags_set(h, GC_F_ROOT);
-    if (!(gc_flags(h) & GC_F_PERMANENT))
-        pin_update(heap, h, 0);
+    if (!(gc_flags(h) & GC_F_PERMANENT) && pin_update(heap, h, 0) != GC_OK) {
+        gc_flags_clear(h, GC_F_ROOT);
+        return GC_E_NOMEM;
+    }
     gc_write_barrier(heap, obj);
     return GC_OK;
 }
@@ -528,7 +554,9 @@ gc_result gc_object_add_ref(gc_heap *heap, void *obj)
         return GC_E_GARBAGE;
     if (gc_flags(h) & GC_F_PERMANENT)
         return GC_OK; /* permanent objects need no count */
-    pin_update(heap, h, +1);
+    gc_result pr = pin_update(heap, h, +1);
+    if (pr != GC_OK)
+        return pr;
     gc_write_barrier(heap, obj);
     return GC_OK;
 }
@@ -633,7 +661,9 @@ void gc_object_foreach(gc_heap *heap, gc_object_visit_fn fn, void *userdata)
     uint32_t n = gc_high_water(heap);
     for (uint32_t i = 0; i < n; i++) {
         gc_header *h = gc_object_at(heap, i);
-        if (h && !(gc_flags(h) & GC_F_UNREACHABLE))
-            fn(gc_payload(h), userdata);
+        if (!h || gc_header_is_unreachable(heap, h))
+            continue;
+        gc_write_barrier(heap, gc_payload(h)); /* fn may keep the pointer */
+        fn(gc_payload(h), userdata);
     }
 }

@@ -58,7 +58,7 @@ gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h)
         uint32_t chunk = index >> GC_CHUNK_SHIFT;
         if (!heap->chunks[chunk] &&
             !(heap->chunks[chunk] = calloc(1, sizeof(gc_chunk)))) {
-            gc_slab_free(heap, h);
+            gc_slab_free(heap, h, payload_size);
             uv_mutex_unlock(&heap->alloc_lock);
             return GC_E_NOMEM;
         }
@@ -73,7 +73,7 @@ gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h)
     return GC_OK;
 }
 
-void gc_array_free(gc_heap *heap, gc_header *h)
+void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size)
 {
     uv_mutex_lock(&heap->alloc_lock);
     uint32_t index = h->index;
@@ -82,6 +82,6 @@ void gc_array_free(gc_heap *heap, gc_header *h)
     heap->free_head = index;
     heap->free_count++;
     atomic_fetch_sub_explicit(&heap->live_count, 1, memory_order_relaxed);
-    gc_slab_free(heap, h);
+    gc_slab_free(heap, h, payload_size);
     uv_mutex_unlock(&heap->alloc_lock);
 }

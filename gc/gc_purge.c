@@ -28,7 +28,7 @@ bool gc_purge_begin_destroy(gc_heap *heap, double deadline)
         gc_header *h = heap->unreachable.data[heap->purge_cursor++];
         gc_object_unhash(heap, h);
         const gc_class *cls = gc_class_of(heap, h);
-        if (cls->hooks.begin_destroy)
+        if (cls->hooks.begin_destroy && !(gc_flags(h) & GC_F_BEGIN_DESTROYED))
             cls->hooks.begin_destroy(gc_payload(h));
         gc_flags_set(h, GC_F_BEGIN_DESTROYED);
         if (timed && --until_check == 0) {
@@ -43,6 +43,8 @@ bool gc_purge_begin_destroy(gc_heap *heap, double deadline)
 
 static bool try_finish(gc_heap *heap, gc_header *h)
 {
+    if (gc_flags(h) & GC_F_FINISH_DESTROYED)
+        return true; /* heap destruction may pass an object twice; hooks run once */
     const gc_class *cls = gc_class_of(heap, h);
     if (cls->hooks.is_ready_for_finish_destroy &&
         !cls->hooks.is_ready_for_finish_destroy(gc_payload(h)))
@@ -80,6 +82,7 @@ bool gc_purge_finish_destroy(gc_heap *heap, double deadline)
         }
     }
     if (retry_pending(heap)) {
+        heap->purge_stuck = false;
         purge_step_done(heap);
         return true;
     }
@@ -89,10 +92,13 @@ bool gc_purge_finish_destroy(gc_heap *heap, double deadline)
      * purge stays pending rather than destroy something still in use. */
     double give_up = gc_now(heap) + heap->settings.finish_destroy_wait_limit;
     while (!retry_pending(heap)) {
-        if (gc_now(heap) >= give_up)
+        if (heap->purge_stuck || gc_now(heap) >= give_up) {
+            heap->purge_stuck = true; /* gave up once: later calls only ask again */
             return false;
+        }
         sched_yield();
     }
+    heap->purge_stuck = false;
     purge_step_done(heap);
     return true;
 }

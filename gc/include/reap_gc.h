@@ -378,7 +378,9 @@ bool gc_object_in_cluster(const void *obj); /* root or member */
 
 /* Finds the shortest chain of references from a root (root set, ref count, keep flag,
  * internal flag or referencer) to target and calls line_fn once per hop, root first, e.g.
- * "World0 (root) -> World0.Level0 [levels]". Returns GC_E_NOT_FOUND if nothing keeps it. */
+ * "World0 (root) -> World0.Level0 [levels]". Returns GC_E_NOT_FOUND if nothing keeps it,
+ * GC_E_STATE when called while a collection holds the GC lock (from a STARTED callback).
+ * Game thread only: it takes the GC lock, so a thread holding a scope guard would deadlock. */
 typedef void (*gc_line_fn)(const char *line, void *userdata);
 gc_result gc_reference_chain(gc_heap *heap, const void *target, gc_line_fn line_fn,
                              void *userdata);

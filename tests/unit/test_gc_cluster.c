@@ -351,6 +351,48 @@ static void test_the_barrier_reaching_a_member_marks_the_whole_cluster(void **st
     assert_true(gc_object_is_valid(a));
 }
 
+/* A cluster root the barrier reached stays alive even if its cluster dissolves before the
+ * next slice marks the cluster. */
+static void test_a_root_stored_behind_the_marker_survives_its_cluster_dissolving(void **state)
+{
+    cl_fixture *cf = *state;
+    gc_settings s = *gc_heap_settings(cf->base.heap);
+    s.allow_incremental_reachability = true;
+    s.incremental_reachability_time_limit = 1.5;
+    s.num_workers = 1;
+    gc_heap_configure(cf->base.heap, &s);
+    cf->base.clock.step_per_read = 1.0;
+    node *root = fix_node(&cf->base, NULL, NULL, 0, GC_CREATE_ROOT);
+    node *chain[600];
+    for (int i = 0; i < 600; i++) {
+        chain[i] = fix_node(&cf->base, NULL, NULL, i + 1, 0);
+        if (i)
+            chain[i - 1]->a = chain[i];
+    }
+    root->a = chain[0];
+    component *c[5];
+    actor *a = make_actor(cf, "Pawn", 5, 0, c);
+    chain[599]->b = a;
+    assert_int_equal(gc_cluster_create(cf->base.heap, a), GC_OK);
+    gc_weak wa = gc_weak_make(cf->base.heap, a);
+    assert_int_equal(gc_collect(cf->base.heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(cf->base.heap));
+
+    /* Between slices: move the only reference to the actor into the (scanned) root. */
+    gc_store(cf->base.heap, &root->b, a);
+    chain[599]->b = NULL;
+    /* The actor drops its components and one of them is destroyed: the cluster dissolves. */
+    a->components.count = 0;
+    assert_int_equal(gc_object_mark_garbage(cf->base.heap, c[0]), GC_OK);
+    assert_int_equal(gc_cluster_count(cf->base.heap), 0);
+
+    while (!gc_incremental_reachability_step(cf->base.heap))
+        ;
+    assert_true(gc_incremental_purge(cf->base.heap, 0));
+    assert_ptr_equal(root->b, a);
+    assert_true(fix_alive(&cf->base, wa)); /* root->b still points at it */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +411,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_mutable_object_turned_garbage_dissolves_the_cluster_after_the_mark, cl_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_disabling_clusters_dissolves_all_and_creates_none, cl_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_the_barrier_reaching_a_member_marks_the_whole_cluster, cl_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_root_stored_behind_the_marker_survives_its_cluster_dissolving, cl_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_cluster", tests, NULL, NULL);
 }

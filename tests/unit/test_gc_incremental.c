@@ -225,6 +225,52 @@ static void test_the_barrier_is_inert_outside_marking(void **state)
     (void)n;
 }
 
+/* A pointer handed out during a suspended mark (by a weak handle or by path) and kept where
+ * the marker already looked (a referencer that reported at the start) must survive the heap
+ * dropping its last reference before that reference is scanned. */
+static void *g_held;
+static void report_held(void *userdata, gc_collector *c)
+{
+    (void)userdata;
+    if (g_held)
+        gc_collector_add_ref(c, &g_held);
+}
+
+static void hold_what_was_handed_out(void **state, bool by_weak)
+{
+    fixture *f = *state;
+    static node *chain[1000];
+    node *root = make_chain(f, chain, 1000);
+    (void)root;
+    node *x = fix_node(f, NULL, "X", 77, 0);
+    chain[999]->b = x;                    /* X hangs off the far end of the chain */
+    gc_weak wx = gc_weak_make(f->heap, x);
+    gc_referencer *ref;
+    g_held = NULL;
+    gc_referencer_add(f->heap, "holder", report_held, NULL, &ref);
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+    g_held = by_weak ? gc_weak_get(f->heap, wx) : gc_object_find(f->heap, "X");
+    assert_ptr_equal(g_held, x);
+    chain[999]->b = NULL;                 /* the heap lets go of X before the chain's end is scanned */
+    finish(f);
+
+    assert_true(fix_alive(f, wx));        /* the referencer still holds it */
+    gc_referencer_remove(f->heap, ref);
+    g_held = NULL;
+}
+
+static void test_an_object_got_from_a_weak_handle_during_marking_survives_it(void **state)
+{
+    hold_what_was_handed_out(state, true);
+}
+
+static void test_an_object_found_by_path_during_marking_survives_it(void **state)
+{
+    hold_what_was_handed_out(state, false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +283,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_one_huge_array_is_marked_across_slices, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_the_gather_that_ends_marking_keeps_to_the_slice_limit, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_the_barrier_is_inert_outside_marking, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_an_object_got_from_a_weak_handle_during_marking_survives_it, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_an_object_found_by_path_during_marking_survives_it, inc_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_incremental", tests, NULL, NULL);
 }

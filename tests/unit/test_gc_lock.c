@@ -141,6 +141,88 @@ static void test_pre_collect_callbacks_run_without_the_lock(void **state)
     assert_false(gc_is_collecting(f->heap));
 }
 
+/* A try gives up at once while a guard is held, even with an incremental mark to finish. */
+static void test_try_collect_gives_up_on_a_guard_even_with_a_mark_pending(void **state)
+{
+    fixture *f = *state;
+    gc_settings s = *gc_heap_settings(f->heap);
+    s.allow_incremental_reachability = true;
+    s.incremental_reachability_time_limit = 1.5;
+    s.num_workers = 1;
+    gc_heap_configure(f->heap, &s);
+    f->clock.step_per_read = 1.0;
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    node *prev = root;
+    for (int i = 0; i < 2000; i++) {
+        node *n = fix_node(f, NULL, NULL, i + 1, 0);
+        prev->a = n;
+        prev = n;
+    }
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+
+    guard_thread g;
+    guard_start(&g, f->heap, false);
+    gc_result r = gc_try_collect(f->heap, 0, true);
+    guard_finish(&g);
+    assert_int_equal(r, GC_E_LOCKED); /* a try must not wait */
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+    while (!gc_incremental_reachability_step(f->heap))
+        ;
+    assert_true(gc_incremental_purge(f->heap, 0));
+}
+
+static int g_pre, g_post;
+static void count_pre_post(gc_heap *heap, gc_event ev, void *userdata)
+{
+    (void)heap;
+    (void)userdata;
+    if (ev == GC_EVENT_PRE)
+        g_pre++;
+    if (ev == GC_EVENT_POST)
+        g_post++;
+}
+
+/* A try that gives up does nothing, so it fires no callback either. */
+static void test_a_try_collect_that_gives_up_fires_no_callbacks(void **state)
+{
+    fixture *f = *state;
+    g_pre = g_post = 0;
+    gc_callback_add(f->heap, GC_EVENT_PRE, count_pre_post, NULL);
+    gc_callback_add(f->heap, GC_EVENT_POST, count_pre_post, NULL);
+    guard_thread g;
+    guard_start(&g, f->heap, false);
+    assert_int_equal(gc_try_collect(f->heap, 0, true), GC_E_LOCKED);
+    guard_finish(&g);
+    assert_int_equal(g_pre, 0);
+    assert_int_equal(g_post, 0);
+}
+
+static void ignore_line(const char *line, void *userdata) { (void)line; (void)userdata; }
+static void *g_chain_target;
+static bool g_locked_after_chain;
+static gc_result g_chain_result;
+static void chain_in_started(gc_heap *heap, gc_event ev, void *userdata)
+{
+    (void)ev;
+    (void)userdata;
+    g_chain_result = gc_reference_chain(heap, g_chain_target, ignore_line, NULL);
+    g_locked_after_chain = gc_is_collecting(heap);
+}
+
+/* The GC lock is not reentrant: a reference chain asked for while a collection holds it is
+ * refused, and the collection keeps its lock. */
+static void test_a_reference_chain_asked_for_inside_a_collection_is_refused(void **state)
+{
+    fixture *f = *state;
+    g_chain_target = fix_node(f, NULL, NULL, 1, GC_CREATE_ROOT);
+    gc_callback_add(f->heap, GC_EVENT_STARTED, chain_in_started, NULL);
+    g_locked_after_chain = false;
+    fix_collect(f);
+    assert_int_equal(g_chain_result, GC_E_STATE);
+    assert_true(g_locked_after_chain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +230,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_try_collect_forces_the_collection_after_the_retry_limit, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_collect_waits_for_guards_to_leave, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_pre_collect_callbacks_run_without_the_lock, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_try_collect_gives_up_on_a_guard_even_with_a_mark_pending, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_try_collect_that_gives_up_fires_no_callbacks, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_reference_chain_asked_for_inside_a_collection_is_refused, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_lock", tests, NULL, NULL);
 }

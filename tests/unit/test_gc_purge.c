@@ -249,6 +249,137 @@ static void test_a_collection_that_finds_nothing_leaves_no_purge_pending(void **
     assert_string_equal(gc_testing_phase(f->heap), "idle");
 }
 
+/* A purge that gave up waiting for finish_destroy must not be lost to the next collection:
+ * collections are refused until it completes, and then everything in it is freed. */
+static void test_a_stuck_purge_blocks_new_collections_until_it_completes(void **state)
+{
+    fixture *f = *state;
+    gc_settings st;
+    gc_settings_default(&st);
+    st.finish_destroy_wait_limit = 1.0;
+    gc_heap_configure(f->heap, &st);
+    gc_class *cls = register_slow(f);
+    slow *s;
+    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
+    s->polls_until_ready = 1000000;
+    fix_node(f, NULL, NULL, 7, 0);         /* an ordinary garbage object in the same purge */
+    f->clock.step_per_read = 0.01;
+    uint32_t baseline = gc_object_count(f->heap) - 2;
+
+    fix_collect(f);                        /* gives up waiting: purge pending */
+    assert_true(gc_is_incremental_purge_pending(f->heap));
+    assert_int_equal(gc_collect(f->heap, 0, true), GC_E_STATE); /* still not ready */
+    s->polls_until_ready = 0;              /* now ready */
+    fix_collect(f);
+    assert_true(gc_incremental_purge(f->heap, 0));
+
+    assert_int_equal(g_finished, 1);
+    assert_true(fix_log_find(f, "free:7") >= 0);     /* node 7 was freed */
+    assert_int_equal(gc_object_count(f->heap), baseline);
+}
+
+/* Between the end of marking and the end of an incremental gather, an unmarked class is dead:
+ * it is not found, and cannot be instantiated. */
+static void test_a_class_found_unreachable_cannot_be_found_or_instantiated_before_its_gather(void **state)
+{
+    fixture *f = *state;
+    gc_settings s = *gc_heap_settings(f->heap);
+    s.allow_incremental_gather = true;
+    s.num_workers = 1;
+    gc_heap_configure(f->heap, &s);
+    gc_class_desc d = { .name = "Temp", .size = sizeof(node), .members = node_members };
+    gc_class *temp;
+    assert_int_equal(gc_class_register(f->heap, &d, &temp), GC_OK);
+    assert_int_equal(gc_root_remove(f->heap, gc_class_object(temp)), GC_OK);
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_string_equal(gc_testing_phase(f->heap), "gather");
+
+    void *obj = NULL;
+    assert_null(gc_class_find(f->heap, "Temp"));
+    assert_int_equal(gc_object_create(f->heap, temp, NULL, NULL, GC_CREATE_ROOT, &obj), GC_E_DEAD);
+    assert_null(obj);
+    assert_true(gc_incremental_purge(f->heap, 0));
+}
+
+/* While a purge is stuck, the class of its straggler cannot be collected from under it. */
+static void test_a_stuck_purge_keeps_its_stragglers_class(void **state)
+{
+    fixture *f = *state;
+    gc_settings st;
+    gc_settings_default(&st);
+    st.finish_destroy_wait_limit = 1.0;
+    gc_heap_configure(f->heap, &st);
+    gc_class *cls = register_slow(f);
+    slow *s;
+    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
+    s->polls_until_ready = 1000000;
+    f->clock.step_per_read = 0.01;
+    fix_collect(f);                        /* gives up waiting: purge pending */
+    assert_int_equal(gc_root_remove(f->heap, gc_class_object(cls)), GC_OK);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_E_STATE);
+    assert_ptr_equal(gc_class_find(f->heap, "Slow"), cls);
+    s->polls_until_ready = 0;              /* the straggler gets ready */
+    assert_true(gc_incremental_purge(f->heap, 0));
+    assert_int_equal(g_finished, 1);
+    assert_null(gc_testing_check(f->heap));
+    fix_collect(f);                        /* now the unrooted class can go */
+    assert_null(gc_class_find(f->heap, "Slow"));
+}
+
+
+static int g_seen_dead;
+static void count_dead(void *obj, void *userdata)
+{
+    if (obj == userdata)
+        g_seen_dead++;
+}
+
+/* Objects known unreachable, though not yet gathered, are not visited. */
+static void test_foreach_skips_objects_found_unreachable_before_their_gather(void **state)
+{
+    fixture *f = *state;
+    gc_settings s = *gc_heap_settings(f->heap);
+    s.allow_incremental_gather = true;
+    gc_heap_configure(f->heap, &s);
+    node *dead = fix_node(f, NULL, NULL, 5, 0);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_string_equal(gc_testing_phase(f->heap), "gather");
+    g_seen_dead = 0;
+    gc_object_foreach(f->heap, count_dead, dead);
+    assert_true(gc_incremental_purge(f->heap, 0));
+    assert_int_equal(g_seen_dead, 0);
+}
+
+/* Destroying the heap with a purge stuck in finish_destroy runs no hook twice. */
+static void test_destroying_the_heap_during_a_stuck_purge_runs_each_hook_once(void **state)
+{
+    fixture *f = *state;
+    gc_settings st;
+    gc_settings_default(&st);
+    st.finish_destroy_wait_limit = 1.0;
+    gc_heap_configure(f->heap, &st);
+    gc_class *cls = register_slow(f);
+    slow *s;
+    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
+    s->polls_until_ready = 1000000;
+    fix_node(f, NULL, NULL, 7, 0);
+    f->clock.step_per_read = 0.01;
+    fix_collect(f);
+    assert_true(gc_is_incremental_purge_pending(f->heap));
+    gc_heap_destroy(f->heap);
+    assert_int_equal(gc_heap_create(NULL, &f->heap), GC_OK); /* for the teardown */
+    int begins = 0, finishes = 0, frees = 0;
+    for (int i = 0; i < f->log_count; i++) {
+        begins += strcmp(f->log[i], "begin:7") == 0;
+        finishes += strcmp(f->log[i], "finish:7") == 0;
+        frees += strcmp(f->log[i], "free:7") == 0;
+    }
+    assert_int_equal(begins, 1);
+    assert_int_equal(finishes, 1);
+    assert_int_equal(frees, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +394,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_begin_destroy_runs_for_all_at_once_when_incremental_begin_destroy_is_off, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_incremental_gather_is_spread_over_purge_steps, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_collection_that_finds_nothing_leaves_no_purge_pending, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_stuck_purge_blocks_new_collections_until_it_completes, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_class_found_unreachable_cannot_be_found_or_instantiated_before_its_gather, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_stuck_purge_keeps_its_stragglers_class, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_foreach_skips_objects_found_unreachable_before_their_gather, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_destroying_the_heap_during_a_stuck_purge_runs_each_hook_once, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_purge", tests, NULL, NULL);
 }
