@@ -92,7 +92,12 @@ void admin_metrics_render(engine *e, strbuf *out)
     metric_u64(out, "reap_net_bad_datagrams_total", "counter",
                "UDP datagrams that were not ENet protocol for this server.", nc->bad_datagrams);
     metric_u64(out, "reap_net_kicked_total", "counter",
-               "Connections dropped for sending too many bad messages.", nc->kicked);
+               "Connections dropped for too many bad messages or no hello in time.", nc->kicked);
+    metric_u64(out, "reap_net_refused_full_total", "counter",
+               "Connections refused because the server was full.", nc->refused_full);
+    metric_u64(out, "reap_net_oversize_packets_total", "counter",
+               "Packets too large for the transport to reassemble, refused.",
+               nc->oversize_packets);
     metric_u64(out, "reap_net_connects_total", "counter", "Client connections accepted.",
                nc->connects);
     metric_u64(out, "reap_net_timeouts_total", "counter",

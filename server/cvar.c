@@ -56,7 +56,7 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         0, 0, 1, "report who still referenced objects marked as garbage" },
     [CVAR_GC_VERIFY_ASSUMPTIONS] = { "gc.VerifyAssumptions", CVAR_BOOL, 0, 0, 1,
         "check the collector's invariants during each collection (slow)" },
-    [CVAR_NET_MAX_MESSAGE_BYTES] = { "net.MaxMessageBytes", CVAR_INT, 4096, 64, 1048576,
+    [CVAR_NET_MAX_MESSAGE_BYTES] = { "net.MaxMessageBytes", CVAR_INT, 4096, 64, 262144,
         "largest packet a client may send; larger ones are refused and counted" },
     [CVAR_NET_MAX_ACTORS_PER_PLAYER] = { "net.MaxActorsPerPlayer", CVAR_INT, 100, 0, 100000,
         "actors (props and projectiles) one player may own at a time" },
@@ -70,6 +70,8 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         "bad messages from one connection before it is disconnected" },
     [CVAR_NET_CONNECTION_TIMEOUT] = { "net.ConnectionTimeout", CVAR_FLOAT, 10, 0.5, 3600,
         "seconds without acknowledgement before a client is dropped as timed out" },
+    [CVAR_NET_HELLO_TIMEOUT] = { "net.HelloTimeout", CVAR_FLOAT, 5, 0.1, 3600,
+        "seconds a new connection may take to say hello before it is disconnected" },
     [CVAR_ENGINE_SLOW_FRAME_MS] = { "engine.SlowFrameMs", CVAR_FLOAT, 100, 0, 60000,
         "frames longer than this many milliseconds are logged (0 = never)" },
 };

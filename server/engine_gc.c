@@ -39,8 +39,12 @@ double engine_gc_interval(const engine_gc_config *cfg, const engine_gc_frame *fr
      * also nobody creating garbage. */
     if (fr->dedicated_server && !fr->players_connected)
         interval *= cfg->idle_server_multiplier;
+    /* Short of memory: the low-memory interval if it is shorter (UE takes the minimum after
+     * applying the idle multiplier). A low-memory interval of 0 would mean "never", the
+     * opposite of what it is for, so it counts as off. */
     if (cfg->low_memory_threshold_mb > 0 && fr->free_memory_mb >= 0 &&
         fr->free_memory_mb < cfg->low_memory_threshold_mb &&
+        cfg->low_memory_time_between_purging > 0 &&
         cfg->low_memory_time_between_purging < interval)
         interval = cfg->low_memory_time_between_purging;
     return interval;

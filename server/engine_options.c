@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <ini.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,8 @@ static bool engine_option_store(engine_options *opts, const engine_option_def *d
     default: break;
     }
     if (dst != NULL) {
-        if (value[0] == '\0' || strlen(value) >= dst_size) {
+        struct in_addr addr;
+        if (value[0] == '\0' || strlen(value) >= dst_size || inet_pton(AF_INET, value, &addr) != 1) {
             snprintf(err, err_size, "bad value '%s' for %s: expected an IPv4 address", value,
                      what);
             return false;
@@ -166,6 +168,13 @@ engine_options_result engine_options_parse(engine_options *opts, int argc, char 
             else
                 opts->version = true;
             continue;
+        }
+        bool known = strcmp(flag, "config") == 0 || strcmp(flag, "cvar") == 0;
+        for (size_t d = 0; d < ENGINE_OPTION_COUNT && !known; d++)
+            known = strcmp(flag, engine_option_defs[d].flag) == 0;
+        if (!known) {
+            snprintf(err, err_size, "unknown option '--%s' (try --help)", flag);
+            return ENGINE_OPTIONS_ERROR;
         }
         if (eq != NULL) {
             value = eq + 1;

@@ -44,6 +44,9 @@ typedef struct net_connection {
     bool kicked;
     char name[PLAYER_NAME_MAX];
     char address[64];
+    double connected_at;            /* engine time of the ENet connect (hello deadline) */
+    bool oversize_reported;         /* a packet ENet will drop was refused: which one */
+    uint16_t oversize_seq;
 } net_connection;
 
 struct net_driver {
@@ -71,6 +74,8 @@ struct net_driver {
     uint32_t snap_count, snap_cap;
     uint32_t move_count;
     world *move_world;
+    uint32_t max_players;           /* the host has one peer more, to refuse the next politely */
+    double next_hello_sweep;
 };
 
 /* ENet's intercept hook has no user pointer; there is one host per process. */
@@ -119,14 +124,70 @@ bool net_datagram_is_garbage(const ENetHost *host, const ENetAddress *from, cons
     return false;
 }
 
+/* If a (well-formed) datagram carries a fragment of a packet larger than limit, says which
+ * peer sends it, the packet's size and its sequence number. ENet drops packets over its own
+ * maximum without a word (and without acknowledging them, so the sender keeps resending);
+ * spotting them here lets the sender hear why, once per packet. */
+static bool net_datagram_oversize(const uint8_t *data, size_t len, size_t limit,
+                                  uint16_t *out_peer, uint32_t *out_total, uint16_t *out_seq)
+{
+    ENetProtocolSendFragment frag;
+    uint16_t raw;
+    size_t header_size;
+    uint8_t command;
+
+    if (len < 2)
+        return false;
+    raw = (uint16_t)((data[0] << 8) | data[1]);
+    if (raw & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED)
+        return false;
+    header_size = (raw & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) ? 4 : 2;
+    if (len < header_size + sizeof frag)
+        return false;
+    command = data[header_size] & ENET_PROTOCOL_COMMAND_MASK;
+    if (command != ENET_PROTOCOL_COMMAND_SEND_FRAGMENT &&
+        command != ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE_FRAGMENT)
+        return false;
+    memcpy(&frag, data + header_size, sizeof frag);
+    *out_total = ENET_NET_TO_HOST_32(frag.totalLength);
+    *out_seq = ENET_NET_TO_HOST_16(frag.startSequenceNumber);
+    *out_peer = raw & (uint16_t)~(ENET_PROTOCOL_HEADER_FLAG_MASK |
+                                  ENET_PROTOCOL_HEADER_SESSION_MASK);
+    return *out_total > limit;
+}
+
+static void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
+                       uint32_t seq, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 static int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event)
 {
+    net_driver *nd = net_intercept_driver;
+    uint32_t total;
+    uint16_t peer_id, seq;
+
     (void)event;
-    if (net_intercept_driver != NULL &&
-        net_datagram_is_garbage(host, &host->receivedAddress, host->receivedData,
+    if (nd == NULL)
+        return 0;
+    if (net_datagram_is_garbage(host, &host->receivedAddress, host->receivedData,
                                 host->receivedDataLength)) {
-        net_intercept_driver->counters.bad_datagrams++;
+        nd->counters.bad_datagrams++;
         return 1; /* swallow it: ENet would ignore it anyway */
+    }
+    /* Packets up to ENet's maximum reach net_on_receive, which refuses those over
+     * net.MaxMessageBytes; only what ENet itself would drop silently is caught here. */
+    if (net_datagram_oversize(host->receivedData, host->receivedDataLength,
+                              host->maximumPacketSize, &peer_id, &total, &seq) &&
+        peer_id < host->peerCount) {
+        net_connection *conn = &nd->conns[peer_id];
+        if ((conn->state == NET_CONN_CONNECTED || conn->state == NET_CONN_JOINED) &&
+            !(conn->oversize_reported && conn->oversize_seq == seq)) {
+            conn->oversize_reported = true;
+            conn->oversize_seq = seq;
+            nd->counters.oversize_packets++;
+            net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_OVERSIZE, 0,
+                       "message larger than the size limit (%u bytes, see net.MaxMessageBytes)",
+                       total);
+        }
     }
     return 0;
 }
@@ -266,11 +327,47 @@ static void net_on_connect(net_driver *nd, ENetPeer *peer)
     if (enet_address_get_host_ip(&peer->address, ip, sizeof ip) != 0)
         snprintf(ip, sizeof ip, "?");
     snprintf(conn->address, sizeof conn->address, "%s:%u", ip, peer->address.port);
+    conn->connected_at = engine_now(nd->engine);
     peer->data = conn;
     enet_peer_timeout(peer, 0, timeout_ms, timeout_ms);
     nd->conn_count++;
     nd->counters.connects++;
     log_debug("net: connection from %s", conn->address);
+    if (nd->conn_count > nd->max_players) {
+        /* The spare peer: a full server says so instead of staying silent. */
+        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL,
+                       "server full", 0);
+        conn->state = NET_CONN_CLOSING;
+        conn->kicked = true;
+        nd->counters.refused_full++;
+        enet_peer_disconnect_later(peer, 0);
+    }
+}
+
+/* Connections that never say hello give their slot back. */
+static void net_sweep_silent(net_driver *nd)
+{
+    double now = engine_now(nd->engine);
+    double limit = cvar_get(&nd->engine->cvars, CVAR_NET_HELLO_TIMEOUT);
+
+    if (now < nd->next_hello_sweep)
+        return;
+    nd->next_hello_sweep = now + 0.25;
+    for (size_t i = 0; i < nd->host->peerCount; i++) {
+        net_connection *c = &nd->conns[i];
+        char text[96];
+
+        if (c->state != NET_CONN_CONNECTED || now - c->connected_at < limit)
+            continue;
+        snprintf(text, sizeof text, "no hello within %g s (net.HelloTimeout)", limit);
+        net_send_error(nd, c, REAP__ERROR_CODE__ERROR_CODE_KICKED, text, 0);
+        log_info("net: dropping %s: %s", c->address, text);
+        c->kicked = true;
+        c->state = NET_CONN_CLOSING;
+        nd->counters.kicked++;
+        nd->counters.bad_messages++;
+        enet_peer_disconnect_later(c->peer, 0);
+    }
 }
 
 static void net_on_disconnect(net_driver *nd, ENetPeer *peer)
@@ -592,6 +689,7 @@ void net_driver_service(net_driver *nd)
     }
     if (r < 0)
         log_warn("net: enet_host_service failed");
+    net_sweep_silent(nd);
 }
 
 /* ---- replication ------------------------------------------------------------------------ */
@@ -796,7 +894,8 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
         return -1;
     }
     addr.port = (enet_uint16)port;
-    nd->host = enet_host_create(&addr, max_players, MSG_CHANNEL_COUNT, 0, 0);
+    nd->max_players = max_players;
+    nd->host = enet_host_create(&addr, max_players + 1, MSG_CHANNEL_COUNT, 0, 0);
     if (nd->host == NULL) {
         snprintf(err, err_size, "cannot listen on udp %s:%u (port in use or address not local?)",
                  bind, port);
@@ -867,15 +966,26 @@ void net_driver_shutdown(net_driver *nd, const char *reason, double timeout)
         enet_peer_disconnect_later(c->peer, 0);
         told++;
     }
-    /* Give the goodbyes a moment to be acknowledged; a stop must not hang on a dead peer. */
+    /* Give the goodbyes a moment to be acknowledged; a stop must not hang on a dead peer.
+     * Nobody new gets in meanwhile: a connection completed now is told goodbye at once. */
     while (nd->conn_count > 0 && uv_hrtime() < deadline) {
         uint64_t left_ms = (deadline - uv_hrtime()) / 1000000u;
         if (enet_host_service(nd->host, &ev, left_ms > 50 ? 50 : (enet_uint32)left_ms) <= 0)
             continue;
-        if (ev.type == ENET_EVENT_TYPE_DISCONNECT)
+        if (ev.type == ENET_EVENT_TYPE_DISCONNECT) {
             net_on_disconnect(nd, ev.peer);
-        else if (ev.type == ENET_EVENT_TYPE_RECEIVE)
+        } else if (ev.type == ENET_EVENT_TYPE_RECEIVE) {
             enet_packet_destroy(ev.packet);
+        } else if (ev.type == ENET_EVENT_TYPE_CONNECT) {
+            net_on_connect(nd, ev.peer);
+            net_connection *c = ev.peer->data;
+            if (c->state != NET_CONN_CLOSING) {
+                net_send(nd, c, MSG_CHANNEL_CONTROL, &env);
+                c->state = NET_CONN_CLOSING;
+                c->said_goodbye = true;
+                enet_peer_disconnect_later(c->peer, 0);
+            }
+        }
     }
     for (size_t i = 0; i < nd->host->peerCount; i++) {
         if (nd->conns[i].state != NET_CONN_FREE) {

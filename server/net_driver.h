@@ -29,7 +29,9 @@ typedef struct net_driver net_driver;
 typedef struct net_driver_counters {
     uint64_t bad_messages;     /* error replies for bad input (reap_net_bad_messages_total) */
     uint64_t bad_datagrams;    /* datagrams that are not ENet protocol at all */
-    uint64_t kicked;           /* connections dropped for repeated abuse */
+    uint64_t kicked;           /* connections dropped for repeated abuse or silence */
+    uint64_t refused_full;     /* connections refused because the server was full */
+    uint64_t oversize_packets; /* packets too large for ENet to reassemble, refused */
     uint64_t connects;
     uint64_t disconnects;
     uint64_t timeouts;         /* disconnects without a goodbye */

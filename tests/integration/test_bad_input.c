@@ -268,6 +268,72 @@ static void test_a_peer_that_keeps_sending_garbage_is_disconnected_and_nobody_el
     harness_server_free(&s);
 }
 
+static void test_a_connection_that_never_says_hello_is_dropped(void **state)
+{
+    const char *const server_args[] = { "--cvar", "net.HelloTimeout=0.5", NULL };
+    harness_server s;
+    raw_peer r;
+
+    (void)state;
+    harness_server_start(&s, server_args);
+    raw_connect(&r, s.port);
+
+    assert_true(raw_wait(&r, &r.disconnected, 0, 10.0));
+
+    assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_KICKED);
+    assert_non_null(strstr(r.last_error_text, "net.HelloTimeout"));
+    harness_wait_metric(&s, "reap_net_kicked_total", HARNESS_EQ, 1, 10.0);
+    raw_close(&r);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_a_full_server_tells_the_next_client_so(void **state)
+{
+    const char *const server_args[] = { "--max-players", "1", NULL };
+    harness_server s;
+    raw_peer first, second;
+
+    (void)state;
+    harness_server_start(&s, server_args);
+    raw_connect(&first, s.port);
+    raw_hello(&first);
+
+    raw_connect(&second, s.port);
+    assert_true(raw_wait(&second, &second.disconnected, 0, 10.0));
+
+    assert_int_equal(second.last_error, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL);
+    assert_false(first.disconnected);
+    harness_wait_metric(&s, "reap_net_refused_full_total", HARNESS_EQ, 1, 10.0);
+    raw_close(&second);
+    raw_close(&first);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_a_packet_far_over_the_size_limit_is_refused_and_counted(void **state)
+{
+    harness_server s;
+    raw_peer r;
+    static uint8_t huge[300 * 1024]; /* over ENet's own limit on the server too */
+
+    (void)state;
+    harness_server_start(&s, NULL);
+    raw_connect(&r, s.port);
+    raw_hello(&r);
+    memset(huge, 0x08, sizeof huge);
+
+    raw_send_bytes(&r, huge, sizeof huge);
+    assert_true(raw_wait(&r, NULL, 1, 10.0));
+
+    assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_OVERSIZE);
+    assert_non_null(strstr(r.last_error_text, "net.MaxMessageBytes"));
+    harness_wait_metric(&s, "reap_net_oversize_packets_total", HARNESS_GE, 1, 10.0);
+    raw_close(&r);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +341,9 @@ int main(void)
         cmocka_unit_test(test_each_malformed_message_gets_an_error_reply_and_is_counted),
         cmocka_unit_test(test_requests_over_policy_are_refused_with_the_limit_named),
         cmocka_unit_test(test_a_peer_that_keeps_sending_garbage_is_disconnected_and_nobody_else_is),
+        cmocka_unit_test(test_a_connection_that_never_says_hello_is_dropped),
+        cmocka_unit_test(test_a_full_server_tells_the_next_client_so),
+        cmocka_unit_test(test_a_packet_far_over_the_size_limit_is_refused_and_counted),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

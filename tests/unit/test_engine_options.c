@@ -127,6 +127,29 @@ static void test_a_flag_without_its_value_is_an_error(void **state)
     assert_non_null(strstr(err, "needs a value"));
 }
 
+static void test_an_unknown_flag_given_last_is_named_as_unknown(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--frobnicate" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "unknown option '--frobnicate'"));
+}
+
+static void test_a_bind_address_that_is_not_ipv4_is_refused_while_parsing(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--bind", "1.2.3" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "'1.2.3'"));
+    assert_non_null(strstr(err, "IPv4"));
+}
+
 static void test_a_bad_log_level_lists_the_accepted_ones(void **state)
 {
     engine_options o;
@@ -186,6 +209,8 @@ int main(void)
         cmocka_unit_test(test_a_non_numeric_value_is_refused),
         cmocka_unit_test(test_zero_worlds_is_refused),
         cmocka_unit_test(test_a_flag_without_its_value_is_an_error),
+        cmocka_unit_test(test_an_unknown_flag_given_last_is_named_as_unknown),
+        cmocka_unit_test(test_a_bind_address_that_is_not_ipv4_is_refused_while_parsing),
         cmocka_unit_test(test_a_bad_log_level_lists_the_accepted_ones),
         cmocka_unit_test(test_a_cvar_flag_without_an_equals_sign_is_refused),
         cmocka_unit_test(test_help_and_version_ask_to_exit),

@@ -169,6 +169,31 @@ static void test_low_memory_keeps_the_interval_when_it_is_already_shorter(void *
     assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 5.0);
 }
 
+/* UE applies the idle multiplier first and then takes the low-memory interval if shorter:
+ * an idle server whose multiplied interval is already shorter keeps it. */
+static void test_low_memory_compares_against_the_idle_multiplied_interval(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.time_between_purging = 2;
+    fx->cfg.low_memory_threshold_mb = 512;
+    fx->fr.free_memory_mb = 100;
+    fx->fr.players_connected = false; /* 2 s x 10 = 20 s, shorter than 30 s */
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 20.0);
+}
+
+static void test_a_zero_low_memory_interval_counts_as_off(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.low_memory_threshold_mb = 512;
+    fx->cfg.low_memory_time_between_purging = 0;
+    fx->fr.free_memory_mb = 100;
+
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 60.0);
+}
+
 static void test_enough_free_memory_keeps_the_normal_interval(void **state)
 {
     fixture *fx = *state;
@@ -526,6 +551,8 @@ int main(void)
         cmocka_unit_test_setup(test_a_server_that_is_not_dedicated_never_multiplies_the_interval, setup),
         cmocka_unit_test_setup(test_low_memory_uses_the_low_memory_interval_when_shorter, setup),
         cmocka_unit_test_setup(test_low_memory_keeps_the_interval_when_it_is_already_shorter, setup),
+        cmocka_unit_test_setup(test_low_memory_compares_against_the_idle_multiplied_interval, setup),
+        cmocka_unit_test_setup(test_a_zero_low_memory_interval_counts_as_off, setup),
         cmocka_unit_test_setup(test_enough_free_memory_keeps_the_normal_interval, setup),
         cmocka_unit_test_setup(test_low_memory_rule_is_off_when_the_threshold_is_zero, setup),
         cmocka_unit_test_setup(test_unknown_free_memory_never_triggers_the_low_memory_interval, setup),
