@@ -241,6 +241,22 @@ void gc_worker_expose(gc_collector *w, gc_collector *to)
 
 static void mark_cluster(gc_collector *w, gc_header *root);
 
+/* gc_try_mark for a worker: a lone marker (w->exclusive) needs no atomic read-modify-write. */
+static inline bool worker_try_mark(gc_collector *w, gc_header *h)
+{
+    if (!w->exclusive)
+        return gc_try_mark(w->heap, w->mark_value, h);
+    uint64_t bit;
+    _Atomic uint64_t *word = gc_bits_of(w->heap, h, &bit);
+    if (!word)
+        return gc_try_mark(w->heap, w->mark_value, h);
+    uint64_t bits = atomic_load_explicit(word, memory_order_relaxed);
+    if (((bits & bit) != 0) == (w->mark_value != 0))
+        return false;
+    atomic_store_explicit(word, w->mark_value ? bits | bit : bits & ~bit, memory_order_relaxed);
+    return true;
+}
+
 /* Marks h and queues it for scanning if this call marked it. A cluster member stands for its
  * whole cluster: marking it marks the root, and the root marks the cluster. */
 static inline void mark_header(gc_collector *w, gc_header *h)
@@ -256,7 +272,7 @@ static inline void mark_header(gc_collector *w, gc_header *h)
     }
     if ((f & GC_F_PERMANENT) || gc_is_marked(w->heap, w->mark_value, h))
         return;
-    if (gc_try_mark(w->heap, w->mark_value, h)) {
+    if (worker_try_mark(w, h)) {
         w->marked++;
         if (w->edges)
             gc_edge_log_push(w->edges, h->index,
@@ -277,7 +293,7 @@ static void mark_cluster(gc_collector *w, gc_header *root)
     gc_cluster *c = &heap->clusters[gc_cluster_id_of(heap, root)];
     for (size_t i = 0; i < c->members.count; i++) {
         gc_header *m = c->members.data[i];
-        if (gc_try_mark(heap, w->mark_value, m)) { /* only this worker marks the members */
+        if (worker_try_mark(w, m)) { /* only this worker marks the members */
             w->marked++;
             if (w->edges)
                 gc_edge_log_push(w->edges, m->index, root->index, "cluster");
