@@ -5,6 +5,7 @@
 #   make test       install missing packages, build, run every unit and integration test
 #   make bench      build and run the benchmarks (figures printed and written to build/bench/)
 #   make asan|tsan  the test suites under AddressSanitizer+UBSan / ThreadSanitizer
+#   make fuzz       mutation fuzzers of the wire decoder under ASan+UBSan (FUZZ_ROUNDS=...)
 #   make install    PREFIX=/usr/local DESTDIR=  (binaries, config, systemd unit)
 #   make deps       install the Debian packages the build and tests need
 #
@@ -85,6 +86,10 @@ tsan:
 bench:
 	deploy/install-deps.sh --bench
 	$(MAKE) bench-run
+
+fuzz:
+	deploy/install-deps.sh
+	$(MAKE) VARIANT=asan fuzz-run
 
 bench-run: $(BENCH_BINS)
 	@mkdir -p build/bench

@@ -20,3 +20,4 @@ $(TEST_UNIT_BINS) $(TEST_INTEG_BINS): $(BUILD)/%: $(BUILD)/%.o $(GC_TESTING_LIB)
 		$(TEST_EXT_LIBS) $(GC_LIBS) $(call pc_libs,cmocka) -o $@
 
 -include tests/bench/module.mk
+-include tests/fuzz/module.mk
