@@ -80,6 +80,22 @@ static gc_class *register_slow(fixture *f)
     return cls;
 }
 
+/* Sets up a purge that will get stuck: one object that is never ready for finish_destroy
+ * (until the test says so), a 1 s wait limit and a clock that runs. Returns the object. */
+static slow *make_stuck_purge(fixture *f)
+{
+    gc_settings st;
+    gc_settings_default(&st);
+    st.finish_destroy_wait_limit = 1.0;
+    gc_heap_configure(f->heap, &st);
+    gc_class *cls = register_slow(f);
+    slow *s;
+    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
+    s->polls_until_ready = 1000000;
+    f->clock.step_per_read = 0.01;
+    return s;
+}
+
 static void test_objects_not_ready_wait_on_the_pending_list_and_are_retried(void **state)
 {
     fixture *f = *state;
@@ -123,15 +139,7 @@ static void test_a_full_purge_waits_for_objects_not_yet_ready(void **state)
 static void test_a_full_purge_gives_up_waiting_and_leaves_the_purge_pending(void **state)
 {
     fixture *f = *state;
-    gc_settings st;
-    gc_settings_default(&st);
-    st.finish_destroy_wait_limit = 1.0;
-    gc_heap_configure(f->heap, &st);
-    gc_class *cls = register_slow(f);
-    slow *s;
-    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
-    s->polls_until_ready = 1000000;
-    f->clock.step_per_read = 0.01;
+    slow *s = make_stuck_purge(f);
 
     fix_collect(f);
 
@@ -254,16 +262,8 @@ static void test_a_collection_that_finds_nothing_leaves_no_purge_pending(void **
 static void test_a_stuck_purge_blocks_new_collections_until_it_completes(void **state)
 {
     fixture *f = *state;
-    gc_settings st;
-    gc_settings_default(&st);
-    st.finish_destroy_wait_limit = 1.0;
-    gc_heap_configure(f->heap, &st);
-    gc_class *cls = register_slow(f);
-    slow *s;
-    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
-    s->polls_until_ready = 1000000;
+    slow *s = make_stuck_purge(f);
     fix_node(f, NULL, NULL, 7, 0);         /* an ordinary garbage object in the same purge */
-    f->clock.step_per_read = 0.01;
     uint32_t baseline = gc_object_count(f->heap) - 2;
 
     fix_collect(f);                        /* gives up waiting: purge pending */
@@ -306,15 +306,8 @@ static void test_a_class_found_unreachable_cannot_be_found_or_instantiated_befor
 static void test_a_stuck_purge_keeps_its_stragglers_class(void **state)
 {
     fixture *f = *state;
-    gc_settings st;
-    gc_settings_default(&st);
-    st.finish_destroy_wait_limit = 1.0;
-    gc_heap_configure(f->heap, &st);
-    gc_class *cls = register_slow(f);
-    slow *s;
-    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
-    s->polls_until_ready = 1000000;
-    f->clock.step_per_read = 0.01;
+    slow *s = make_stuck_purge(f);
+    gc_class *cls = gc_class_find(f->heap, "Slow");
     fix_collect(f);                        /* gives up waiting: purge pending */
     assert_int_equal(gc_root_remove(f->heap, gc_class_object(cls)), GC_OK);
     assert_int_equal(gc_collect(f->heap, 0, false), GC_E_STATE);
@@ -355,16 +348,8 @@ static void test_foreach_skips_objects_found_unreachable_before_their_gather(voi
 static void test_destroying_the_heap_during_a_stuck_purge_runs_each_hook_once(void **state)
 {
     fixture *f = *state;
-    gc_settings st;
-    gc_settings_default(&st);
-    st.finish_destroy_wait_limit = 1.0;
-    gc_heap_configure(f->heap, &st);
-    gc_class *cls = register_slow(f);
-    slow *s;
-    assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&s), GC_OK);
-    s->polls_until_ready = 1000000;
+    make_stuck_purge(f);
     fix_node(f, NULL, NULL, 7, 0);
-    f->clock.step_per_read = 0.01;
     fix_collect(f);
     assert_true(gc_is_incremental_purge_pending(f->heap));
     gc_heap_destroy(f->heap);
