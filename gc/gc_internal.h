@@ -241,7 +241,6 @@ struct gc_collector {
     const gc_class *last_class; /* class marked by this worker in this mark (skip it next) */
     gc_header *scanning;        /* object whose references are being reported */
     const char *scanning_member;/* schema member being scanned, for diagnostics */
-    bool recording;             /* history or garbage tracking on: note edges below */
     struct gc_edge_log *edges;  /* first-reach edges (gc.HistorySize) */
     struct gc_edge_log *garbage_edges; /* nulled references to garbage */
     uint64_t marked;            /* objects this worker marked */
@@ -419,7 +418,6 @@ struct gc_heap {
     uint32_t cluster_live;         /* clusters in use */
 
     gc_stats stats;
-    double phase_start;
 
     /* diagnostics */
     gc_line_fn diag_fn;
@@ -606,7 +604,7 @@ static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const 
 }
 
 /* diagnostics (gc_history.c, gc_verify.c) */
-void gc_history_mark_begin(gc_heap *heap);   /* sets workers' recording flags */
+void gc_history_mark_begin(gc_heap *heap);   /* gives workers edge logs (or not) */
 void gc_history_mark_end(gc_heap *heap);     /* merges workers' edge logs */
 void gc_history_close(gc_heap *heap);
 void gc_diag(gc_heap *heap, const char *fmt, ...);
