@@ -135,7 +135,9 @@ static console_status console_gc_stats(engine *e, int argc, char **argv, strbuf 
                   "last collection:       %u -> %u objects, %u roots, %u marked, "
                   "%u unreachable, %u destroyed\n"
                   "last timings:          mark %.3f ms (%u slices), gather %.3f ms, "
-                  "purge %.3f ms, longest slice %.3f ms\n",
+                  "purge %.3f ms, longest slice %.3f ms\n"
+                  "last marking:          %u worker(s), %u blocks stolen, %u barrier objects, "
+                  "%u garbage references nulled, %u assumption violations\n",
                   gc_object_count(e->heap), gc_permanent_count(e->heap),
                   gc_cluster_count(e->heap), (unsigned long long)st.collections,
                   (unsigned long long)st.collections_full,
@@ -146,7 +148,9 @@ static console_status console_gc_stats(engine *e, int argc, char **argv, strbuf 
                   gc_is_incremental_purge_pending(e->heap) ? "yes" : "no", st.objects_before,
                   st.objects_after, st.roots, st.marked, st.unreachable, st.destroyed,
                   st.mark_seconds * 1e3, st.mark_slices, st.gather_seconds * 1e3,
-                  st.purge_seconds * 1e3, st.longest_slice_seconds * 1e3);
+                  st.purge_seconds * 1e3, st.longest_slice_seconds * 1e3, st.mark_workers,
+                  st.blocks_stolen, st.barrier_objects, st.garbage_references,
+                  st.assumption_violations);
     return CONSOLE_OK;
 }
 

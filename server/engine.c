@@ -320,6 +320,14 @@ static void engine_signal_cb(uv_signal_t *sig, int signum)
 
 /* ---- start ---------------------------------------------------------------------------- */
 
+/* The collector's diagnostics (gc.VerifyAssumptions, gc.GarbageReferenceTrackingEnabled)
+ * go to the log. */
+static void engine_gc_diagnostic_cb(const char *line, void *userdata)
+{
+    (void)userdata;
+    log_warn("gc: %s", line);
+}
+
 static int engine_create_heap(engine *e, char *err, size_t err_size)
 {
     gc_heap_config cfg;
@@ -332,6 +340,7 @@ static int engine_create_heap(engine *e, char *err, size_t err_size)
         snprintf(err, err_size, "cannot create the collector heap: %s", gc_result_str(r));
         return -1;
     }
+    gc_heap_set_diagnostics(e->heap, engine_gc_diagnostic_cb, NULL);
     world_env_init(&e->env, e->heap);
     /* Classes are created once and live as long as the process: keep them out of every
      * collection (UE's disregard-for-GC region). */
