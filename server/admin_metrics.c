@@ -52,6 +52,12 @@ void admin_metrics_render(engine *e, strbuf *out)
                   (unsigned long long)(st.collections - st.collections_full));
     metric_u64(out, "reap_gc_objects_destroyed_total", "counter",
                "Objects the collector has destroyed and freed.", st.objects_destroyed);
+    metric_u64(out, "reap_gc_assumption_violations_total", "counter",
+               "Collector assumptions found broken before marking (gc.VerifyAssumptions).",
+               e->gc_assumption_violations);
+    metric_u64(out, "reap_gc_garbage_references_total", "counter",
+               "References to garbage objects nulled (gc.GarbageReferenceTrackingEnabled).",
+               e->gc_garbage_references);
     metric_u64(out, "reap_gc_try_collect_failures_total", "counter",
                "Collections skipped because another thread held the GC lock.",
                st.try_collect_failures);

@@ -140,6 +140,8 @@ static void engine_note_collections(engine *e)
     if (st.collections == e->seen_collections)
         return;
     e->seen_collections = st.collections;
+    e->gc_assumption_violations += st.assumption_violations;
+    e->gc_garbage_references += st.garbage_references;
     stats_histogram_observe(&e->gc_mark_seconds, st.mark_seconds);
     log_info("gc: collection %llu: %u -> %u objects (%u unreachable), mark %.3f ms in %u "
              "slice(s), gather %.3f ms, purge %.3f ms%s",

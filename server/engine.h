@@ -69,6 +69,8 @@ typedef struct engine {
     stats_histogram gc_frame_work_seconds;
     uint64_t seen_collections;    /* gc_stats.collections already logged */
     uint64_t slow_frames;
+    uint64_t gc_assumption_violations; /* gc.VerifyAssumptions findings, summed */
+    uint64_t gc_garbage_references;    /* references to garbage nulled (when tracked) */
 
     bool stopping;
     char stop_reason[64];

@@ -212,12 +212,57 @@ static void test_the_churn_generator_runs_bots_that_leave_nothing_behind(void **
     harness_server_free(&s);
 }
 
+/* The server's use of the collector, checked by the collector itself: under a churn with
+ * clusters and incremental marking in small slices, every mark starts with no broken
+ * assumption (cluster records cover what members reference, nothing contradictory). */
+static void test_a_churn_with_incremental_marking_breaks_no_collector_assumption(void **state)
+{
+    const char *const server_args[] = {
+        "--cvar", "gc.TimeBetweenPurgingPendingKillObjects=0.5",
+        "--cvar", "gc.AllowIncrementalReachability=1",
+        "--cvar", "gc.IncrementalReachabilityTimeLimit=0.0002",
+        "--cvar", "gc.VerifyAssumptions=1",
+        "--cvar", "gc.GarbageReferenceTrackingEnabled=1",
+        "--cvar", "net.ConnectionTimeout=1", NULL };
+    char out_dir[] = "/tmp/reap-churn-verify-XXXXXX";
+    char reply[4096], path[128];
+    harness_server s;
+    harness_proc churn;
+
+    (void)state;
+    assert_non_null(mkdtemp(out_dir));
+    harness_server_start(&s, server_args);
+    harness_wait_metric(&s, "reap_frame", HARNESS_GE, 2, 10.0);
+    const char *args[] = { "--server", s.endpoint, "--bots", "15", "--duration", "3",
+                           "--spawn", "6", "--hold", "0.4", "--disconnect", "mixed",
+                           "--seed", "11", "--out", out_dir, NULL };
+    if (harness_run("reap-client", args, 15.0, &churn) != 0)
+        fail_msg("reap-client --bots exited with %d:\n%s", churn.status, churn.out);
+    harness_wait_metric(&s, "reap_net_connections", HARNESS_EQ, 0, 10.0);
+    assert_int_equal(harness_console(&s, "obj gc", reply, sizeof reply), 200);
+
+    assert_true(harness_server_metric(&s, "reap_gc_collections_total{kind=\"incremental\"}") >= 2);
+    assert_true(harness_server_metric(&s, "reap_gc_clusters") == 0); /* all props are gone */
+    assert_true(harness_server_metric(&s, "reap_gc_assumption_violations_total") == 0);
+    assert_int_equal(assert_worlds_are_compact_and_empty(&s), 1);
+
+    snprintf(path, sizeof path, "%s/churn.json", out_dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/churn.svg", out_dir);
+    remove(path);
+    rmdir(out_dir);
+    harness_proc_free(&churn);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_players_leaving_gracefully_or_abruptly_leave_nothing_behind),
         cmocka_unit_test(test_players_in_two_worlds_are_cleaned_up_per_world),
         cmocka_unit_test(test_the_churn_generator_runs_bots_that_leave_nothing_behind),
+        cmocka_unit_test(test_a_churn_with_incremental_marking_breaks_no_collector_assumption),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
