@@ -136,7 +136,7 @@ static uint32_t slab_new(gc_heap *heap, uint32_t cls)
 static gc_header *large_alloc(gc_heap *heap, size_t object_size)
 {
     void *mem = NULL;
-    if (posix_memalign(&mem, 16, object_size) != 0)
+    if (gc_posix_memalign(&mem, 16, object_size) != 0)
         return NULL;
     memset(mem, 0, object_size);
     heap->large_count++;

@@ -68,8 +68,8 @@ gc_result gc_class_bootstrap(gc_heap *heap)
     if (r != GC_OK)
         return r;
     gc_class *meta = gc_payload(h);
-    meta->name = strdup("Class");
-    meta->schema = malloc(sizeof class_schema);
+    meta->name = gc_strdup("Class");
+    meta->schema = gc_malloc(sizeof class_schema);
     if (!meta->name || !meta->schema) {
         free(meta->name);
         free(meta->schema);
@@ -106,7 +106,7 @@ static gc_result builder_push(schema_builder *b, gc_schema_op op)
 {
     if (b->count == b->capacity) {
         uint32_t cap = b->capacity ? b->capacity * 2 : 8;
-        gc_schema_op *ops = realloc(b->ops, cap * sizeof *ops);
+        gc_schema_op *ops = gc_realloc(b->ops, cap * sizeof *ops);
         if (!ops)
             return GC_E_NOMEM;
         b->ops = ops;
@@ -120,7 +120,7 @@ static gc_result builder_keep_inner(schema_builder *b, gc_schema_op *inner)
 {
     if (b->inner_count == b->inner_capacity) {
         uint32_t cap = b->inner_capacity ? b->inner_capacity * 2 : 4;
-        gc_schema_op **v = realloc(b->inners, cap * sizeof *v);
+        gc_schema_op **v = gc_realloc(b->inners, cap * sizeof *v);
         if (!v)
             return GC_E_NOMEM;
         b->inners = v;
@@ -230,7 +230,7 @@ static gc_result compile_schema(const gc_class_desc *desc, schema_builder *b)
  * common case (an object with a few reference members side by side) is one tight loop. */
 static gc_schema_op *merge_ref_runs(const gc_schema_op *schema, uint32_t len)
 {
-    gc_schema_op *out = malloc(((size_t)len + 1) * sizeof *out);
+    gc_schema_op *out = gc_malloc(((size_t)len + 1) * sizeof *out);
     if (!out)
         return NULL;
     uint32_t n = 0;
@@ -283,7 +283,7 @@ gc_result gc_class_register(gc_heap *heap, const gc_class_desc *desc, gc_class *
 
     schema_builder b = { 0 };
     gc_result r = compile_schema(desc, &b);
-    char *name = r == GC_OK ? strdup(desc->name) : NULL;
+    char *name = r == GC_OK ? gc_strdup(desc->name) : NULL;
     if (r == GC_OK && !name)
         r = GC_E_NOMEM;
     uint32_t id = 0;

@@ -27,7 +27,7 @@ static gc_result cluster_alloc(gc_heap *heap, uint32_t *out_id)
 {
     if (heap->cluster_free == NO_CLUSTER) {
         uint32_t cap = heap->cluster_capacity ? heap->cluster_capacity * 2 : 64;
-        gc_cluster *v = realloc(heap->clusters, cap * sizeof *v);
+        gc_cluster *v = gc_realloc(heap->clusters, cap * sizeof *v);
         if (!v)
             return GC_E_NOMEM;
         for (uint32_t i = heap->cluster_capacity; i < cap; i++) {
@@ -205,7 +205,7 @@ static void add_mutable(cluster_build *b, gc_cluster *c, gc_header *t)
         return;
     if (c->mutable_count == c->mutable_capacity) {
         uint32_t cap = c->mutable_capacity ? c->mutable_capacity * 2 : 4;
-        gc_weak *v = realloc(c->mutable_objs, cap * sizeof *v);
+        gc_weak *v = gc_realloc(c->mutable_objs, cap * sizeof *v);
         if (!v) {
             b->failed = true;
             return;

@@ -103,14 +103,14 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
     if (c.max_objects > (1u << 30) || c.max_classes > (1u << 20))
         return GC_E_INVALID;
 
-    gc_heap *heap = calloc(1, sizeof *heap);
+    gc_heap *heap = gc_calloc(1, sizeof *heap);
     if (!heap)
         return GC_E_NOMEM;
     heap->settings = c.settings;
     heap->clock = c.clock ? c.clock : monotonic_clock;
     heap->clock_userdata = c.clock_userdata;
     heap->max_classes = c.max_classes;
-    heap->classes = calloc(c.max_classes, sizeof *heap->classes);
+    heap->classes = gc_calloc(c.max_classes, sizeof *heap->classes);
     heap->mark_value = 1;
     heap->phase = GC_PHASE_IDLE;
     if (!heap->classes || gc_array_init(heap, c.max_objects) != GC_OK) {
@@ -256,7 +256,7 @@ gc_result gc_callback_add(gc_heap *heap, gc_event ev, gc_event_fn fn, void *user
         return GC_E_NULL;
     if ((unsigned)ev >= GC_EVENT_COUNT_)
         return GC_E_INVALID;
-    gc_callback *cb = malloc(sizeof *cb);
+    gc_callback *cb = gc_malloc(sizeof *cb);
     if (!cb)
         return GC_E_NOMEM;
     cb->fn = fn;
@@ -315,10 +315,10 @@ gc_result gc_referencer_add(gc_heap *heap, const char *name, gc_add_refs_fn fn, 
 {
     if (!heap || !fn || !out_ref)
         return GC_E_NULL;
-    gc_referencer *r = calloc(1, sizeof *r);
+    gc_referencer *r = gc_calloc(1, sizeof *r);
     if (!r)
         return GC_E_NOMEM;
-    r->name = strdup(name ? name : "referencer");
+    r->name = gc_strdup(name ? name : "referencer");
     if (!r->name) {
         free(r);
         return GC_E_NOMEM;

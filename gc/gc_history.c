@@ -18,7 +18,7 @@ void gc_edge_log_push(gc_edge_log *log, uint32_t to, uint32_t from, const char *
 {
     if (log->count == log->capacity) {
         size_t cap = log->capacity ? log->capacity * 2 : 1024;
-        gc_edge *v = realloc(log->data, cap * sizeof *v);
+        gc_edge *v = gc_realloc(log->data, cap * sizeof *v);
         if (!v)
             return; /* diagnostics only: drop rather than fail the collection */
         log->data = v;
@@ -62,13 +62,13 @@ void gc_history_mark_begin(gc_heap *heap)
     for (uint32_t i = 0; i < heap->mark_workers; i++) {
         gc_collector *w = heap->workers[i];
         if (history && !w->edges)
-            w->edges = calloc(1, sizeof *w->edges);
+            w->edges = gc_calloc(1, sizeof *w->edges);
         if (!history) {
             log_free(w->edges);
             w->edges = NULL;
         }
         if (garbage && !w->garbage_edges)
-            w->garbage_edges = calloc(1, sizeof *w->garbage_edges);
+            w->garbage_edges = gc_calloc(1, sizeof *w->garbage_edges);
         if (!garbage) {
             log_free(w->garbage_edges);
             w->garbage_edges = NULL;
@@ -94,7 +94,7 @@ static void history_store(gc_heap *heap)
         for (uint32_t i = 0; i < heap->history_capacity; i++)
             free(heap->history[i].edges);
         free(heap->history);
-        heap->history = calloc(size, sizeof *heap->history);
+        heap->history = gc_calloc(size, sizeof *heap->history);
         heap->history_capacity = heap->history ? size : 0;
         heap->history_next = 0;
     }
@@ -105,7 +105,7 @@ static void history_store(gc_heap *heap)
         total += heap->workers[i]->edges ? heap->workers[i]->edges->count : 0;
     gc_history_entry *e = &heap->history[heap->history_next];
     free(e->edges);
-    e->edges = malloc((total ? total : 1) * sizeof *e->edges);
+    e->edges = gc_malloc((total ? total : 1) * sizeof *e->edges);
     e->count = 0;
     e->collection = heap->stats.collections + 1;
     if (!e->edges)
@@ -141,7 +141,7 @@ static void garbage_store(gc_heap *heap)
     for (uint32_t i = 0; i < heap->mark_workers; i++)
         total += heap->workers[i]->garbage_edges ? heap->workers[i]->garbage_edges->count : 0;
     heap->stats.garbage_references = (uint32_t)total;
-    if (!total || !(heap->garbage_lines = calloc(total, sizeof *heap->garbage_lines)))
+    if (!total || !(heap->garbage_lines = gc_calloc(total, sizeof *heap->garbage_lines)))
         return;
     for (uint32_t i = 0; i < heap->mark_workers; i++) {
         gc_edge_log *log = heap->workers[i]->garbage_edges;
@@ -151,7 +151,7 @@ static void garbage_store(gc_heap *heap)
             object_path_at(heap, log->data[k].to, to, sizeof to);
             snprintf(line, sizeof line, "%s [%s] referenced garbage %s (reference nulled)",
                      from, log->data[k].member ? log->data[k].member : "?", to);
-            heap->garbage_lines[heap->garbage_line_count] = strdup(line);
+            heap->garbage_lines[heap->garbage_line_count] = gc_strdup(line);
             if (heap->garbage_lines[heap->garbage_line_count])
                 heap->garbage_line_count++;
             gc_diag(heap, "%s", line);

@@ -145,6 +145,18 @@ struct gc_class {
     gc_class_hooks hooks;           /* own or inherited */
 };
 
+/* ---- allocation ------------------------------------------------------------------------ */
+
+/* Every allocation of the collector goes through these, so that tests can make the Nth one
+ * fail (gc_testing_fail_allocation) and check that the failing operation reports it and leaves
+ * no half-done state. Off, they cost one relaxed load. */
+void *gc_malloc(size_t n);
+void *gc_calloc(size_t count, size_t n);
+void *gc_realloc(void *p, size_t n);
+char *gc_strdup(const char *s);
+int gc_posix_memalign(void **out, size_t align, size_t n);
+extern _Atomic long gc_alloc_failure_countdown; /* < 0: off; 0: the next allocation fails */
+
 /* ---- small hash tables --------------------------------------------------------------- */
 
 /* Open addressing, linear probing, 64-bit keys to 32-bit values; key 0 is reserved. */

@@ -21,7 +21,7 @@ static gc_work_block *block_get(gc_collector *w)
     gc_work_block *b = w->spare;
     if (b)
         w->spare = b->next;
-    else if (!(b = malloc(sizeof *b)))
+    else if (!(b = gc_malloc(sizeof *b)))
         abort(); /* marking cannot drop work; a 4 KiB allocation failing is fatal */
     b->next = NULL;
     b->count = 0;
@@ -213,7 +213,7 @@ static void range_push(gc_collector *w, gc_header *obj, uint32_t offset, uint32_
 {
     if (w->range_count == w->range_capacity) {
         uint32_t cap = w->range_capacity ? w->range_capacity * 2 : 16;
-        gc_array_range *v = realloc(w->ranges, cap * sizeof *v);
+        gc_array_range *v = gc_realloc(w->ranges, cap * sizeof *v);
         if (!v)
             abort();
         w->ranges = v;

@@ -86,7 +86,7 @@ static gc_result name_add(gc_heap *heap, uint32_t index, uint32_t outer_index, c
     } else {
         if (heap->name_entry_count == heap->name_entry_capacity) {
             uint32_t cap = heap->name_entry_capacity ? heap->name_entry_capacity * 2 : 64;
-            gc_name_entry *v = realloc(heap->name_entries, cap * sizeof *v);
+            gc_name_entry *v = gc_realloc(heap->name_entries, cap * sizeof *v);
             if (!v)
                 return GC_E_NOMEM;
             heap->name_entries = v;
@@ -94,7 +94,7 @@ static gc_result name_add(gc_heap *heap, uint32_t index, uint32_t outer_index, c
         }
         e = heap->name_entry_count;
     }
-    char *copy = strdup(name);
+    char *copy = gc_strdup(name);
     if (!copy)
         return GC_E_NOMEM;
     uint64_t key = path_key(outer_index, name);

@@ -15,7 +15,7 @@ gc_result gc_array_init(gc_heap *heap, uint32_t max_objects)
 {
     heap->max_objects = max_objects;
     heap->max_chunks = (max_objects + GC_CHUNK_ITEMS - 1) / GC_CHUNK_ITEMS;
-    heap->chunks = calloc(heap->max_chunks, sizeof *heap->chunks);
+    heap->chunks = gc_calloc(heap->max_chunks, sizeof *heap->chunks);
     if (!heap->chunks)
         return GC_E_NOMEM;
     atomic_init(&heap->high_water, 0);
@@ -57,7 +57,7 @@ gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h)
         index = atomic_load_explicit(&heap->high_water, memory_order_relaxed);
         uint32_t chunk = index >> GC_CHUNK_SHIFT;
         if (!heap->chunks[chunk] &&
-            !(heap->chunks[chunk] = calloc(1, sizeof(gc_chunk)))) {
+            !(heap->chunks[chunk] = gc_calloc(1, sizeof(gc_chunk)))) {
             gc_slab_free(heap, h, payload_size);
             uv_mutex_unlock(&heap->alloc_lock);
             return GC_E_NOMEM;

@@ -124,7 +124,7 @@ static gc_pool *pool_get(gc_heap *heap)
 {
     if (heap->pool)
         return heap->pool;
-    gc_pool *pool = calloc(1, sizeof *pool);
+    gc_pool *pool = gc_calloc(1, sizeof *pool);
     if (!pool)
         return NULL;
     uv_mutex_init(&pool->mutex);
@@ -144,14 +144,14 @@ static uint32_t workers_ensure(gc_heap *heap, uint32_t n)
         return 1;
     for (uint32_t i = 1; i < n; i++) {
         if (!heap->workers[i]) {
-            gc_collector *w = malloc(sizeof *w);
+            gc_collector *w = gc_malloc(sizeof *w);
             if (!w)
                 return i;
             gc_worker_init(w, heap, i);
             heap->workers[i] = w;
         }
         if (pool->thread_count < i) {
-            pool_thread_arg *a = malloc(sizeof *a);
+            pool_thread_arg *a = gc_malloc(sizeof *a);
             if (!a)
                 return i;
             a->pool = pool;

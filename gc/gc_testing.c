@@ -133,3 +133,8 @@ void gc_testing_force_flag(gc_heap *heap, void *obj, const char *flag, bool on)
         gc_flags_clear(gc_hdr(obj), bit);
     gc_special_sync(heap, gc_hdr(obj));
 }
+
+void gc_testing_fail_allocation(long nth)
+{
+    atomic_store(&gc_alloc_failure_countdown, nth);
+}

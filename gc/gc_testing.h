@@ -39,4 +39,8 @@ const void *gc_testing_item_address(const gc_heap *heap, const void *obj);
  * Bits: "root", "garbage", "cluster_root", "in_cluster". */
 void gc_testing_force_flag(gc_heap *heap, void *obj, const char *flag, bool on);
 
+/* Fault injection: the allocation `nth` from now (0 = the next) fails, and every later one
+ * succeeds again; a negative nth turns it off. Process-wide. */
+void gc_testing_fail_allocation(long nth);
+
 #endif

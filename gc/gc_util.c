@@ -10,6 +10,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Atomic long gc_alloc_failure_countdown = -1;
+
+/* True when fault injection says this allocation fails. */
+static bool alloc_fails(void)
+{
+    if (atomic_load_explicit(&gc_alloc_failure_countdown, memory_order_relaxed) < 0)
+        return false;
+    return atomic_fetch_sub(&gc_alloc_failure_countdown, 1) == 0;
+}
+
+void *gc_malloc(size_t n)
+{
+    return alloc_fails() ? NULL : malloc(n);
+}
+
+void *gc_calloc(size_t count, size_t n)
+{
+    return alloc_fails() ? NULL : calloc(count, n);
+}
+
+void *gc_realloc(void *p, size_t n)
+{
+    return alloc_fails() ? NULL : realloc(p, n);
+}
+
+char *gc_strdup(const char *s)
+{
+    return alloc_fails() ? NULL : strdup(s);
+}
+
+int gc_posix_memalign(void **out, size_t align, size_t n)
+{
+    return alloc_fails() ? -1 : posix_memalign(out, align, n);
+}
+
 #define MAP_TOMBSTONE UINT64_MAX
 
 static inline uint32_t map_hash(uint64_t key)
@@ -50,8 +85,8 @@ bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value)
 
 static gc_result map_resize(gc_map *m, uint32_t capacity)
 {
-    uint64_t *keys = calloc(capacity, sizeof *keys);
-    uint32_t *values = malloc((size_t)capacity * sizeof *values);
+    uint64_t *keys = gc_calloc(capacity, sizeof *keys);
+    uint32_t *values = gc_malloc((size_t)capacity * sizeof *values);
     if (!keys || !values) {
         free(keys);
         free(values);
@@ -129,7 +164,7 @@ gc_result gc_ptr_vec_push(gc_ptr_vec *v, void *p)
 {
     if (v->count == v->capacity) {
         size_t cap = v->capacity ? v->capacity * 2 : 64;
-        void **data = realloc(v->data, cap * sizeof *data);
+        void **data = gc_realloc(v->data, cap * sizeof *data);
         if (!data)
             return GC_E_NOMEM;
         v->data = data;
@@ -153,7 +188,7 @@ gc_result gc_ref_array_push(gc_ref_array *a, void *obj)
         uint32_t cap = a->capacity ? a->capacity * 2 : 8;
         if (cap < a->capacity)
             return GC_E_LIMIT;
-        void **data = realloc(a->data, (size_t)cap * sizeof *data);
+        void **data = gc_realloc(a->data, (size_t)cap * sizeof *data);
         if (!data)
             return GC_E_NOMEM;
         a->data = data;
@@ -181,7 +216,7 @@ gc_result gc_struct_array_push(gc_struct_array *a, size_t elem_size, void **out_
         uint32_t cap = a->capacity ? a->capacity * 2 : 4;
         if (cap < a->capacity)
             return GC_E_LIMIT;
-        void *data = realloc(a->data, (size_t)cap * elem_size);
+        void *data = gc_realloc(a->data, (size_t)cap * elem_size);
         if (!data)
             return GC_E_NOMEM;
         a->data = data;
@@ -206,7 +241,7 @@ gc_result gc_u32_vec_push(gc_u32_vec *v, uint32_t x)
 {
     if (v->count == v->capacity) {
         uint32_t cap = v->capacity ? v->capacity * 2 : 8;
-        uint32_t *data = realloc(v->data, (size_t)cap * sizeof *data);
+        uint32_t *data = gc_realloc(v->data, (size_t)cap * sizeof *data);
         if (!data)
             return GC_E_NOMEM;
         v->data = data;
