@@ -241,20 +241,28 @@ void gc_worker_expose(gc_collector *w, gc_collector *to)
 
 static void mark_cluster(gc_collector *w, gc_header *root);
 
-/* gc_try_mark for a worker: a lone marker (w->exclusive) needs no atomic read-modify-write. */
-static inline bool worker_try_mark(gc_collector *w, gc_header *h)
+/* Marks the object whose mark bit is `bit` of *word; true if this call marked it. A lone
+ * marker (w->exclusive) needs no atomic read-modify-write: nobody else writes the words. */
+static inline bool mark_bit(gc_collector *w, _Atomic uint64_t *word, uint64_t bit)
 {
-    if (!w->exclusive)
-        return gc_try_mark(w->heap, w->mark_value, h);
-    uint64_t bit;
-    _Atomic uint64_t *word = gc_bits_of(w->heap, h, &bit);
-    if (!word)
-        return gc_try_mark(w->heap, w->mark_value, h);
     uint64_t bits = atomic_load_explicit(word, memory_order_relaxed);
     if (((bits & bit) != 0) == (w->mark_value != 0))
         return false;
-    atomic_store_explicit(word, w->mark_value ? bits | bit : bits & ~bit, memory_order_relaxed);
-    return true;
+    if (w->exclusive) {
+        atomic_store_explicit(word, w->mark_value ? bits | bit : bits & ~bit,
+                              memory_order_relaxed);
+        return true;
+    }
+    return w->mark_value ? !(atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit)
+                         : (atomic_fetch_and_explicit(word, ~bit, memory_order_relaxed) & bit);
+}
+
+/* gc_try_mark for a worker. */
+static inline bool worker_try_mark(gc_collector *w, gc_header *h)
+{
+    uint64_t bit;
+    _Atomic uint64_t *word = gc_bits_of(w->heap, h, &bit);
+    return word ? mark_bit(w, word, bit) : gc_try_mark(w->heap, w->mark_value, h);
 }
 
 /* Marks h and queues it for scanning if this call marked it. A cluster member stands for its
@@ -363,19 +371,7 @@ static inline void mark_slot(gc_collector *w, void **slot)
         check_slot(w, slot, h); /* special, or outside the region: the header decides */
         return;
     }
-    uint64_t bits = atomic_load_explicit(word, memory_order_relaxed);
-    if (((bits & bit) != 0) == (w->mark_value != 0))
-        return;
-    bool won;
-    if (w->exclusive) { /* the only marker: no other thread writes these words now */
-        atomic_store_explicit(word, w->mark_value ? bits | bit : bits & ~bit,
-                              memory_order_relaxed);
-        won = true;
-    } else {
-        won = w->mark_value ? !(atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit)
-                            : (atomic_fetch_and_explicit(word, ~bit, memory_order_relaxed) & bit);
-    }
-    if (won) {
+    if (mark_bit(w, word, bit)) {
         w->marked++;
         if (!w->no_prefetch)
             __builtin_prefetch(h, 0, 3);
