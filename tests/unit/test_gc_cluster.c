@@ -317,9 +317,12 @@ static void test_disabling_clusters_dissolves_all_and_creates_none(void **state)
     assert_false(gc_object_in_cluster(a));
 }
 
-static void test_the_barrier_reaching_a_member_marks_the_whole_cluster(void **state)
+/* Incremental marking in slices of about 64 objects, and a clustered actor reachable only
+ * from the far end of a 600-node chain hanging off a root: the first slice will not reach it.
+ * Returns the actor; *out_root, *out_last and c[] get the root, the chain's end, the parts. */
+static actor *actor_at_the_end_of_a_chain(cl_fixture *cf, node **out_root, node **out_last,
+                                          component **c)
 {
-    cl_fixture *cf = *state;
     gc_settings s = *gc_heap_settings(cf->base.heap);
     s.allow_incremental_reachability = true;
     s.incremental_reachability_time_limit = 1.5;
@@ -327,22 +330,31 @@ static void test_the_barrier_reaching_a_member_marks_the_whole_cluster(void **st
     gc_heap_configure(cf->base.heap, &s);
     cf->base.clock.step_per_read = 1.0;
     node *root = fix_node(&cf->base, NULL, NULL, 0, GC_CREATE_ROOT);
-    node *chain[600];
+    node *prev = root;
     for (int i = 0; i < 600; i++) {
-        chain[i] = fix_node(&cf->base, NULL, NULL, i + 1, 0);
-        if (i)
-            chain[i - 1]->a = chain[i];
+        node *n = fix_node(&cf->base, NULL, NULL, i + 1, 0);
+        prev->a = n;
+        prev = n;
     }
-    root->a = chain[0];
-    component *c[5];
     actor *a = make_actor(cf, "Pawn", 5, 0, c);
-    chain[599]->b = a;
+    prev->b = a;
     assert_int_equal(gc_cluster_create(cf->base.heap, a), GC_OK);
+    *out_root = root;
+    *out_last = prev;
+    return a;
+}
+
+static void test_the_barrier_reaching_a_member_marks_the_whole_cluster(void **state)
+{
+    cl_fixture *cf = *state;
+    node *root, *last;
+    component *c[5];
+    actor *a = actor_at_the_end_of_a_chain(cf, &root, &last, c);
     gc_weak w = gc_weak_make(cf->base.heap, c[4]);
     assert_int_equal(gc_collect(cf->base.heap, 0, false), GC_OK);
 
     gc_store(cf->base.heap, &root->b, c[4]);
-    chain[599]->b = NULL;
+    last->b = NULL;
     while (!gc_incremental_reachability_step(cf->base.heap))
         ;
     assert_true(gc_incremental_purge(cf->base.heap, 0));
@@ -356,31 +368,16 @@ static void test_the_barrier_reaching_a_member_marks_the_whole_cluster(void **st
 static void test_a_root_stored_behind_the_marker_survives_its_cluster_dissolving(void **state)
 {
     cl_fixture *cf = *state;
-    gc_settings s = *gc_heap_settings(cf->base.heap);
-    s.allow_incremental_reachability = true;
-    s.incremental_reachability_time_limit = 1.5;
-    s.num_workers = 1;
-    gc_heap_configure(cf->base.heap, &s);
-    cf->base.clock.step_per_read = 1.0;
-    node *root = fix_node(&cf->base, NULL, NULL, 0, GC_CREATE_ROOT);
-    node *chain[600];
-    for (int i = 0; i < 600; i++) {
-        chain[i] = fix_node(&cf->base, NULL, NULL, i + 1, 0);
-        if (i)
-            chain[i - 1]->a = chain[i];
-    }
-    root->a = chain[0];
+    node *root, *last;
     component *c[5];
-    actor *a = make_actor(cf, "Pawn", 5, 0, c);
-    chain[599]->b = a;
-    assert_int_equal(gc_cluster_create(cf->base.heap, a), GC_OK);
+    actor *a = actor_at_the_end_of_a_chain(cf, &root, &last, c);
     gc_weak wa = gc_weak_make(cf->base.heap, a);
     assert_int_equal(gc_collect(cf->base.heap, 0, false), GC_OK);
     assert_true(gc_is_incremental_reachability_pending(cf->base.heap));
 
     /* Between slices: move the only reference to the actor into the (scanned) root. */
     gc_store(cf->base.heap, &root->b, a);
-    chain[599]->b = NULL;
+    last->b = NULL;
     /* The actor drops its components and one of them is destroyed: the cluster dissolves. */
     a->components.count = 0;
     assert_int_equal(gc_object_mark_garbage(cf->base.heap, c[0]), GC_OK);
