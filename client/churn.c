@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client_net.h"
 #include "reap_msg.h"
 
 enum {
@@ -179,22 +180,10 @@ static void churn_count_error(churn *c, churn_error kind, const char *fmt, ...)
 
 static bool churn_send(churn *c, churn_bot *b, Reap__Envelope *env)
 {
-    ENetPacket *packet;
-    size_t len;
-
     if (b->peer == NULL)
         return false;
     env->seq = ++c->seq;
-    if (msg_encode(env, c->out_buf, sizeof c->out_buf, &len) != MSG_OK)
-        return false;
-    packet = enet_packet_create(c->out_buf, len, ENET_PACKET_FLAG_RELIABLE);
-    if (packet == NULL)
-        return false;
-    if (enet_peer_send(b->peer, MSG_CHANNEL_CONTROL, packet) != 0) {
-        enet_packet_destroy(packet);
-        return false;
-    }
-    return true;
+    return client_net_send(b->peer, c->out_buf, sizeof c->out_buf, MSG_CHANNEL_CONTROL, env);
 }
 
 /* ---- a bot's visit ------------------------------------------------------------------------ */

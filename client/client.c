@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "client_net.h"
 #include "reap_msg.h"
 
 enum {
@@ -67,21 +68,11 @@ static void client_say(client *c, const char *fmt, ...)
 
 static bool client_send(client *c, uint8_t channel, Reap__Envelope *env)
 {
-    ENetPacket *packet;
-    size_t len;
-
     if (c->peer == NULL)
         return false;
     env->seq = ++c->seq;
-    if (msg_encode(env, c->out_buf, sizeof c->out_buf, &len) != MSG_OK)
+    if (!client_net_send(c->peer, c->out_buf, sizeof c->out_buf, channel, env))
         return false;
-    packet = enet_packet_create(c->out_buf, len, ENET_PACKET_FLAG_RELIABLE);
-    if (packet == NULL)
-        return false;
-    if (enet_peer_send(c->peer, channel, packet) != 0) {
-        enet_packet_destroy(packet);
-        return false;
-    }
     enet_host_flush(c->host);
     return true;
 }

@@ -229,20 +229,29 @@ static char *write_temp(const char *text)
     return path;
 }
 
+/* Loads an ini file with the given text into fresh options and cvars. */
+static int load_ini_text(const char *text, engine_options *opts, cvar_registry *reg, char *err,
+                         size_t err_size)
+{
+    char *path = write_temp(text);
+
+    engine_options_default(opts);
+    cvar_registry_init(reg);
+    int r = engine_options_load_config(opts, reg, path, err, err_size);
+    unlink(path);
+    return r;
+}
+
 static void test_the_ini_sets_cvars_and_server_options(void **state)
 {
     engine_options opts;
     cvar_registry reg;
     char err[256] = "";
-    char *path = write_temp("[Server]\nPort = 9000\nWorlds = 3\n"
-                            "[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKillObjects = 12\n");
 
     (void)state;
-    engine_options_default(&opts);
-    cvar_registry_init(&reg);
-
-    int r = engine_options_load_config(&opts, &reg, path, err, sizeof err);
-    unlink(path);
+    int r = load_ini_text("[Server]\nPort = 9000\nWorlds = 3\n"
+                          "[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKillObjects = 12\n",
+                          &opts, &reg, err, sizeof err);
 
     assert_int_equal(r, 0);
     assert_int_equal(opts.port, 9000);
@@ -278,14 +287,10 @@ static void test_a_bad_ini_value_names_the_file_line_cvar_and_range(void **state
     engine_options opts;
     cvar_registry reg;
     char err[512] = "";
-    char *path = write_temp("[ConsoleVariables]\n\ngc.MinGCClusterSize = -4\n");
 
     (void)state;
-    engine_options_default(&opts);
-    cvar_registry_init(&reg);
-
-    int r = engine_options_load_config(&opts, &reg, path, err, sizeof err);
-    unlink(path);
+    int r = load_ini_text("[ConsoleVariables]\n\ngc.MinGCClusterSize = -4\n", &opts, &reg, err,
+                          sizeof err);
 
     assert_int_equal(r, -1);
     assert_non_null(strstr(err, ":3:"));
@@ -298,14 +303,9 @@ static void test_an_unknown_ini_section_or_key_is_an_error(void **state)
     engine_options opts;
     cvar_registry reg;
     char err[512] = "";
-    char *path = write_temp("[Server]\nPortt = 1\n");
 
     (void)state;
-    engine_options_default(&opts);
-    cvar_registry_init(&reg);
-
-    int r = engine_options_load_config(&opts, &reg, path, err, sizeof err);
-    unlink(path);
+    int r = load_ini_text("[Server]\nPortt = 1\n", &opts, &reg, err, sizeof err);
 
     assert_int_equal(r, -1);
     assert_non_null(strstr(err, "Portt"));

@@ -209,22 +209,6 @@ static void test_the_gather_that_ends_marking_keeps_to_the_slice_limit(void **st
     assert_false(fix_alive(f, w));
 }
 
-static void test_the_barrier_is_inert_outside_marking(void **state)
-{
-    fixture *f = *state;
-    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
-    node *n = fix_node(f, NULL, NULL, 1, 0);
-    fix_collect(f);
-    node *m = fix_node(f, NULL, NULL, 2, 0);
-
-    gc_store(f->heap, &root->a, m);
-
-    gc_stats st;
-    gc_stats_get(f->heap, &st);
-    assert_int_equal(st.barrier_objects, 0);
-    (void)n;
-}
-
 /* A pointer handed out during a suspended mark (by a weak handle or by path) and kept where
  * the marker already looked (a referencer that reported at the start) must survive the heap
  * dropping its last reference before that reference is scanned. */
@@ -282,7 +266,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_new_collection_finishes_a_pending_mark_as_a_full_purge_first, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_one_huge_array_is_marked_across_slices, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_the_gather_that_ends_marking_keeps_to_the_slice_limit, inc_setup, fix_teardown),
-        cmocka_unit_test_setup_teardown(test_the_barrier_is_inert_outside_marking, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_object_got_from_a_weak_handle_during_marking_survives_it, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_object_found_by_path_during_marking_survives_it, inc_setup, fix_teardown),
     };
