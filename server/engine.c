@@ -119,6 +119,20 @@ bool engine_players_connected(const engine *e)
     return e->net != NULL && net_driver_connection_count(e->net) > 0;
 }
 
+void engine_player_joined(engine *e, uint32_t player_id, const char *name)
+{
+    (void)e;
+    (void)player_id;
+    (void)name;
+}
+
+void engine_player_left(engine *e, uint32_t player_id, const char *name)
+{
+    (void)e;
+    (void)player_id;
+    (void)name;
+}
+
 static double engine_free_memory(engine *e, uint64_t now_ns)
 {
     if (e->gc_config.low_memory_threshold_mb <= 0)

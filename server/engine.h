@@ -109,4 +109,10 @@ void engine_apply_cvars(engine *e);
 /* A client connection exists in some world (the idle-server rule). */
 bool engine_players_connected(const engine *e);
 
+/* The net driver tells the engine when a player has joined a world (after its Welcome) and
+ * when it has left (goodbye, timeout or kick), for whatever tracks players outside the
+ * process (orchestrators). name is borrowed for the call. */
+void engine_player_joined(engine *e, uint32_t player_id, const char *name);
+void engine_player_left(engine *e, uint32_t player_id, const char *name);
+
 #endif /* REAP_ENGINE_H */

@@ -310,6 +310,7 @@ static void net_leave_world(net_driver *nd, net_connection *conn, const char *re
     conn->world = NULL;
     w->connections--;
     nd->player_count--;
+    engine_player_left(nd->engine, conn->player_id, conn->name);
 }
 
 static void net_on_connect(net_driver *nd, ENetPeer *peer)
@@ -471,6 +472,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
     log_info("player %u '%s' joined %s from %s", conn->player_id, conn->name, w->name,
              conn->address);
+    engine_player_joined(nd->engine, conn->player_id, conn->name);
 }
 
 static bool net_ids_reserve(net_driver *nd, uint32_t n)
