@@ -133,6 +133,13 @@ static void admin_metrics_render_frame(engine *e, strbuf *out)
                "Message bytes queued to clients (before ENet's own headers).", nc->bytes_out);
     metric_u64(out, "reap_net_packets_sent_total", "counter", "Messages queued to clients.",
                nc->packets_out);
+    metric_u64(out, "reap_net_datagrams_sent_total", "counter",
+               "UDP datagrams sent (ENet's acknowledgements, pings and resends included).",
+               nc->datagrams_out);
+    metric_u64(out, "reap_net_datagrams_received_total", "counter", "UDP datagrams received.",
+               nc->datagrams_in);
+    metric_u64(out, "reap_net_wire_bytes_sent_total", "counter",
+               "UDP payload bytes sent, ENet's headers included.", nc->wire_bytes_out);
     metric_u64(out, "reap_net_saturated_total", "counter",
                "Connection-frames with more to send than net.MaxClientRate or ENet's window "
                "allowed (the rest waited).", nc->saturated);

@@ -224,6 +224,18 @@ static void net_on_disconnect(net_driver *nd, ENetPeer *peer)
         nd->trim_after = engine_now(nd->engine) + 1.0;
 }
 
+/* Moves ENet's 32-bit traffic totals into the driver's 64-bit counters. */
+static void net_account_host(net_driver *nd)
+{
+    ENetHost *h = nd->host;
+
+    nd->counters.datagrams_out += h->totalSentPackets;
+    nd->counters.datagrams_in += h->totalReceivedPackets;
+    nd->counters.wire_bytes_out += h->totalSentData;
+    h->totalSentPackets = h->totalReceivedPackets = h->totalSentData = 0;
+    h->totalReceivedData = 0;
+}
+
 /* Hands the queued events out; ENet does not touch the socket or other peers for this. */
 static void net_dispatch_events(net_driver *nd)
 {
@@ -257,14 +269,16 @@ void net_driver_service(net_driver *nd)
     /* Each call reads up to 256 datagrams; a full batch means more may be waiting. The
      * bound keeps a flood from stalling the loop (the poll handle fires again). */
     for (int round = 0; round < NET_SERVICE_ROUNDS; round++) {
-        enet_uint32 before = nd->host->totalReceivedPackets;
+        int r = enet_host_service(nd->host, NULL, 0);
+        enet_uint32 received = nd->host->totalReceivedPackets;
 
-        if (enet_host_service(nd->host, NULL, 0) < 0) {
+        net_account_host(nd);
+        if (r < 0) {
             log_warn("net: enet_host_service failed");
             break;
         }
         net_dispatch_events(nd);
-        if (nd->host->totalReceivedPackets - before < 256)
+        if (received < 256)
             break;
     }
     if (now >= nd->next_sweep) {
@@ -282,12 +296,19 @@ void net_driver_replicate(net_driver *nd, double dt)
 {
     engine *e = nd->engine;
 
-    for (size_t i = 0; i < nd->host->peerCount; i++)
-        if (nd->conns[i].state == NET_CONN_JOINED)
-            net_repl_connection(nd, &nd->conns[i], dt);
-    for (uint32_t wi = 0; wi < e->world_count; wi++)
-        world_outbox_reset(e->worlds[wi]);
+    for (uint32_t wi = 0; wi < e->world_count; wi++) {
+        world *w = e->worlds[wi];
+
+        if (w->connections > 0) {
+            net_repl_begin_world(nd, w);
+            for (size_t i = 0; i < nd->host->peerCount; i++)
+                if (nd->conns[i].state == NET_CONN_JOINED && nd->conns[i].world == w)
+                    net_repl_connection(nd, &nd->conns[i], dt);
+        }
+        world_outbox_reset(w);
+    }
     enet_host_flush(nd->host);
+    net_account_host(nd);
 }
 
 /* ---- lifetime ----------------------------------------------------------------------------- */
@@ -315,6 +336,7 @@ static void net_driver_free(net_driver *nd)
     free(nd->out_buf);
     free(nd->ids);
     free(nd->cands);
+    free(nd->fresh);
     nd->conns = NULL;
 }
 

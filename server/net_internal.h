@@ -84,6 +84,12 @@ typedef struct net_connection {
     uint64_t bytes_sent;
 } net_connection;
 
+/* An actor spawned this frame in the world being replicated, resolved once for all. */
+typedef struct net_fresh {
+    actor *a;
+    float x, y;
+} net_fresh;
+
 /* A candidate for this frame's budget: a spawn to send or a move to update. */
 typedef struct net_candidate {
     uint64_t net_id;
@@ -117,6 +123,8 @@ struct net_driver {
     uint32_t ids_count, ids_cap;
     net_candidate *cands;
     uint32_t cands_count, cands_cap;
+    net_fresh *fresh;
+    uint32_t fresh_count, fresh_cap;
     Reap__ActorState states[NET_MSG_ITEMS]; /* one message's worth */
     Reap__ActorState *state_ptrs[NET_MSG_ITEMS];
     Reap__ActorMove moves[NET_MSG_ITEMS];
@@ -152,6 +160,8 @@ void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacket *pack
 bool net_name_is_valid(const char *name);
 
 /* ---- net_replication.c ---- */
+/* Before the connections of w: resolves the world's spawned outbox once. */
+void net_repl_begin_world(net_driver *nd, world *w);
 void net_repl_join(net_driver *nd, net_connection *conn);
 void net_repl_leave(net_connection *conn);
 void net_repl_connection(net_driver *nd, net_connection *conn, double dt);
