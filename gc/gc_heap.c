@@ -275,22 +275,43 @@ void gc_callback_remove(gc_heap *heap, gc_event ev, gc_event_fn fn, void *userda
     gc_ptr_vec *v = &heap->callbacks[ev];
     for (size_t i = 0; i < v->count; i++) {
         gc_callback *cb = v->data[i];
-        if (cb->fn == fn && cb->userdata == userdata) {
-            free(cb);
-            memmove(&v->data[i], &v->data[i + 1], (v->count - i - 1) * sizeof v->data[0]);
-            v->count--;
+        if (cb->fn != fn || cb->userdata != userdata)
+            continue;
+        if (heap->firing[ev]) {
+            cb->fn = NULL; /* gc_fire is walking the list: it drops the entry when done */
             return;
         }
+        free(cb);
+        memmove(&v->data[i], &v->data[i + 1], (v->count - i - 1) * sizeof v->data[0]);
+        v->count--;
+        return;
     }
 }
 
+/* Calls every callback of ev in the order they were added. A callback may remove itself or
+ * another one (removed ones are not called after their removal); one added meanwhile is first
+ * called by the next firing. */
 void gc_fire(gc_heap *heap, gc_event ev)
 {
     gc_ptr_vec *v = &heap->callbacks[ev];
+    size_t n = v->count;
+    heap->firing[ev]++;
+    for (size_t i = 0; i < n; i++) {
+        gc_callback *cb = v->data[i];
+        if (cb->fn)
+            cb->fn(heap, ev, cb->userdata);
+    }
+    if (--heap->firing[ev] > 0)
+        return;
+    size_t kept = 0;
     for (size_t i = 0; i < v->count; i++) {
         gc_callback *cb = v->data[i];
-        cb->fn(heap, ev, cb->userdata);
+        if (cb->fn)
+            v->data[kept++] = cb;
+        else
+            free(cb);
     }
+    v->count = kept;
 }
 
 void gc_stats_get(const gc_heap *heap, gc_stats *out_stats)

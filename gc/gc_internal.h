@@ -30,6 +30,20 @@
 #include <stdatomic.h>
 #include <uv.h>
 
+/* ---- checked invariants ------------------------------------------------------------- */
+
+/* GC_ASSERT(cond) checks an invariant the code relies on in the checked builds (gc/module.mk
+ * defines GC_CHECKS for the asan and tsan variants) and costs nothing in release builds.
+ * GC_CHECKED(expr) always evaluates expr and, in checked builds, asserts that it is true. */
+#ifdef GC_CHECKS
+void gc_assert_failed(const char *cond, const char *file, int line);
+#define GC_ASSERT(cond) ((cond) ? (void)0 : gc_assert_failed(#cond, __FILE__, __LINE__))
+#define GC_CHECKED(expr) GC_ASSERT(expr)
+#else
+#define GC_ASSERT(cond) ((void)0)
+#define GC_CHECKED(expr) ((void)(expr))
+#endif
+
 /* ---- object header and item ---------------------------------------------------------- */
 /* (The header layout above is per object; mark bits live beside the objects, in the bitmap of
  * the slab that holds them: see gc_alloc.c.) */
@@ -171,7 +185,10 @@ typedef struct gc_map {
 void gc_map_init(gc_map *m);
 void gc_map_free(gc_map *m);
 bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value);
+/* Inserts or updates; only an insert can fail (GC_E_NOMEM, the table unchanged). */
 gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value);
+/* Updates a present key; false (and nothing changed) when it is absent. Never allocates. */
+bool gc_map_update(gc_map *m, uint64_t key, uint32_t value);
 bool gc_map_remove(gc_map *m, uint64_t key);
 /* Iteration: for (i = 0; i < m->capacity; i++) if (gc_map_slot_used(m, i)) ... */
 static inline bool gc_map_slot_used(const gc_map *m, uint32_t i)
@@ -382,7 +399,8 @@ struct gc_heap {
                                       ref-counted or has internal root flags */
 
     gc_referencer *referencers;
-    gc_ptr_vec callbacks[GC_EVENT_COUNT_]; /* gc_callback* */
+    gc_ptr_vec callbacks[GC_EVENT_COUNT_]; /* gc_callback* (fn NULL: removed while firing) */
+    uint32_t firing[GC_EVENT_COUNT_];      /* gc_fire calls in progress per event */
 
     /* disregard pool */
     bool disregard_open;
@@ -490,7 +508,6 @@ gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,
                           const char *name, uint32_t create_flags, gc_header **out_h);
 void gc_object_unhash(gc_heap *heap, gc_header *h);
 void gc_object_free(gc_heap *heap, gc_header *h);
-bool gc_object_is_live_header(const gc_heap *heap, const gc_header *h);
 /* Calls fn for every object the pin table makes an initial root, with the reason ("root set",
  * "reference count", "internal root flag"); table_lock is held meanwhile. */
 void gc_pins_foreach(gc_heap *heap, void (*fn)(gc_header *h, const char *why, void *userdata),

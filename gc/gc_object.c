@@ -63,7 +63,7 @@ static void name_remove(gc_heap *heap, uint32_t e)
         if (ne->next_same_key == NAME_NONE)
             gc_map_remove(&heap->names_by_path, ne->path_key);
         else
-            gc_map_put(&heap->names_by_path, ne->path_key, ne->next_same_key);
+            GC_CHECKED(gc_map_update(&heap->names_by_path, ne->path_key, ne->next_same_key));
     } else {
         uint32_t p = head;
         while (heap->name_entries[p].next_same_key != e)
@@ -250,11 +250,6 @@ void gc_object_free(gc_heap *heap, gc_header *h)
     gc_array_free(heap, h, size);
 }
 
-bool gc_object_is_live_header(const gc_heap *heap, const gc_header *h)
-{
-    return h->index < gc_high_water(heap) && gc_object_at(heap, h->index) == h;
-}
-
 /* ---- queries ------------------------------------------------------------------------ */
 
 gc_class *gc_object_class(const gc_heap *heap, const void *obj)
@@ -414,7 +409,8 @@ static gc_result pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta)
     gc_result r = GC_OK;
     uv_mutex_lock(&heap->table_lock);
     uint32_t count = 0;
-    gc_map_get(&heap->pins, key, &count);
+    bool present = gc_map_get(&heap->pins, key, &count);
+    GC_ASSERT(ref_delta >= 0 || count >= (uint32_t)-ref_delta);
     count = (uint32_t)((int64_t)count + ref_delta);
     uint32_t f = gc_flags(h);
     bool needed = count > 0 || (f & GC_F_ROOT) ||
@@ -422,6 +418,8 @@ static gc_result pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta)
     if (!needed) {
         gc_map_remove(&heap->pins, key);
         gc_flags_clear(h, GC_F_PINNED);
+    } else if (present) {
+        gc_map_update(&heap->pins, key, count); /* in place: cannot fail */
     } else if ((r = gc_map_put(&heap->pins, key, count)) == GC_OK) {
         gc_flags_set(h, GC_F_PINNED);
     }
@@ -488,7 +486,7 @@ gc_result gc_object_clear_flags(gc_heap *heap, void *obj, uint32_t flags)
         return GC_E_INVALID;
     gc_flags_clear(gc_hdr(obj), GC_F_FROM_OBJ(flags));
     if (flags & GC_OBJ_INTERNAL_ROOT_MASK)
-        pin_update(heap, gc_hdr(obj), 0);
+        return pin_update(heap, gc_hdr(obj), 0); /* a removal or an update: cannot fail */
     return GC_OK;
 }
 
@@ -540,7 +538,7 @@ gc_result gc_root_remove(gc_heap *heap, void *obj)
         return GC_OK;
     gc_flags_clear(h, GC_F_ROOT);
     if (!(gc_flags(h) & GC_F_PERMANENT))
-        pin_update(heap, h, 0);
+        return pin_update(heap, h, 0); /* a removal or an update: cannot fail */
     return GC_OK;
 }
 
@@ -571,8 +569,7 @@ gc_result gc_object_release_ref(gc_heap *heap, void *obj)
         return GC_OK;
     if (gc_object_ref_count(heap, obj) == 0)
         return GC_E_INVALID;
-    pin_update(heap, h, -1);
-    return GC_OK;
+    return pin_update(heap, h, -1); /* a removal or an update: cannot fail */
 }
 
 gc_result gc_strong_set(gc_heap *heap, gc_strong *s, void *obj)

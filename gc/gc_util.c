@@ -7,8 +7,17 @@
  */
 #include "gc_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef GC_CHECKS
+void gc_assert_failed(const char *cond, const char *file, int line)
+{
+    fprintf(stderr, "%s:%d: collector invariant broken: %s\n", file, line, cond);
+    abort();
+}
+#endif
 
 _Atomic long gc_alloc_failure_countdown = -1;
 
@@ -67,22 +76,6 @@ void gc_map_free(gc_map *m)
     gc_map_init(m);
 }
 
-bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value)
-{
-    if (m->capacity == 0)
-        return false;
-    uint32_t mask = m->capacity - 1;
-    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key) {
-            if (out_value)
-                *out_value = m->values[i];
-            return true;
-        }
-        if (m->keys[i] == 0)
-            return false;
-    }
-}
-
 static gc_result map_resize(gc_map *m, uint32_t capacity)
 {
     uint64_t *keys = gc_calloc(capacity, sizeof *keys);
@@ -111,8 +104,44 @@ static gc_result map_resize(gc_map *m, uint32_t capacity)
     return GC_OK;
 }
 
+/* The slot holding key, or UINT32_MAX. */
+static uint32_t map_find(const gc_map *m, uint64_t key)
+{
+    if (m->capacity == 0)
+        return UINT32_MAX;
+    uint32_t mask = m->capacity - 1;
+    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key)
+            return i;
+        if (m->keys[i] == 0)
+            return UINT32_MAX;
+    }
+}
+
+bool gc_map_update(gc_map *m, uint64_t key, uint32_t value)
+{
+    uint32_t i = map_find(m, key);
+    if (i == UINT32_MAX)
+        return false;
+    m->values[i] = value;
+    return true;
+}
+
+bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value)
+{
+    uint32_t i = map_find(m, key);
+    if (i == UINT32_MAX)
+        return false;
+    if (out_value)
+        *out_value = m->values[i];
+    return true;
+}
+
 gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value)
 {
+    /* An update never grows the table, so it cannot fail. */
+    if (gc_map_update(m, key, value))
+        return GC_OK;
     if ((m->count + m->tombstones + 1) * 2 > m->capacity) {
         uint32_t cap = m->capacity ? m->capacity : 16;
         while ((m->count + 1) * 2 > cap)
@@ -122,42 +151,26 @@ gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value)
             return r;
     }
     uint32_t mask = m->capacity - 1;
-    uint32_t tomb = UINT32_MAX;
-    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key) {
-            m->values[i] = value;
-            return GC_OK;
-        }
-        if (m->keys[i] == MAP_TOMBSTONE && tomb == UINT32_MAX)
-            tomb = i;
-        if (m->keys[i] == 0) {
-            if (tomb != UINT32_MAX) {
-                i = tomb;
-                m->tombstones--;
-            }
-            m->keys[i] = key;
-            m->values[i] = value;
-            m->count++;
-            return GC_OK;
-        }
-    }
+    uint32_t i = map_hash(key) & mask;
+    while (m->keys[i] != 0 && m->keys[i] != MAP_TOMBSTONE)
+        i = (i + 1) & mask;
+    if (m->keys[i] == MAP_TOMBSTONE)
+        m->tombstones--;
+    m->keys[i] = key;
+    m->values[i] = value;
+    m->count++;
+    return GC_OK;
 }
 
 bool gc_map_remove(gc_map *m, uint64_t key)
 {
-    if (m->capacity == 0)
+    uint32_t i = map_find(m, key);
+    if (i == UINT32_MAX)
         return false;
-    uint32_t mask = m->capacity - 1;
-    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key) {
-            m->keys[i] = MAP_TOMBSTONE;
-            m->count--;
-            m->tombstones++;
-            return true;
-        }
-        if (m->keys[i] == 0)
-            return false;
-    }
+    m->keys[i] = MAP_TOMBSTONE;
+    m->count--;
+    m->tombstones++;
+    return true;
 }
 
 gc_result gc_ptr_vec_push(gc_ptr_vec *v, void *p)

@@ -453,7 +453,7 @@ void gc_stats_get(const gc_heap *heap, gc_stats *out_stats);
 typedef struct gc_memory {
     size_t slab_bytes;      /* 64 KiB slabs that hold objects (headers, payloads, slack) */
     size_t large_bytes;     /* objects too big for a slab, headers included */
-    size_t array_bytes;     /* the object array's chunks (16 bytes per slot) */
+    size_t array_bytes;     /* the object array's chunks (12 bytes per slot) */
     size_t slab_side_bytes; /* mark bitmaps and bookkeeping of the slabs in use */
     size_t total_bytes;
 } gc_memory;
