@@ -11,6 +11,9 @@
  *
  * Slab bookkeeping (free slots, fill) lives in a side table too, touched only by allocation,
  * which runs under heap->alloc_lock. Empty slabs go on a free list for any size class.
+ *
+ * Every other allocation of the collector (side tables, work lists) goes through gc_malloc
+ * and its friends at the end of this file, the one place fault injection hooks into.
  */
 #include "gc_internal.h"
 
@@ -190,4 +193,41 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
         heap->slab_free = si;
         heap->slab_count--;
     }
+}
+
+/* ---- the collector's own allocations ---------------------------------------------- */
+
+_Atomic long gc_alloc_failure_countdown = -1;
+
+/* True when fault injection says this allocation fails. */
+static bool alloc_fails(void)
+{
+    if (atomic_load_explicit(&gc_alloc_failure_countdown, memory_order_relaxed) < 0)
+        return false;
+    return atomic_fetch_sub(&gc_alloc_failure_countdown, 1) == 0;
+}
+
+void *gc_malloc(size_t n)
+{
+    return alloc_fails() ? NULL : malloc(n);
+}
+
+void *gc_calloc(size_t count, size_t n)
+{
+    return alloc_fails() ? NULL : calloc(count, n);
+}
+
+void *gc_realloc(void *p, size_t n)
+{
+    return alloc_fails() ? NULL : realloc(p, n);
+}
+
+char *gc_strdup(const char *s)
+{
+    return alloc_fails() ? NULL : strdup(s);
+}
+
+int gc_posix_memalign(void **out, size_t align, size_t n)
+{
+    return alloc_fails() ? -1 : posix_memalign(out, align, n);
 }

@@ -196,6 +196,12 @@ static inline bool gc_map_slot_used(const gc_map *m, uint32_t i)
     return m->keys[i] != 0 && m->keys[i] != UINT64_MAX;
 }
 
+/* The growth rule of every array of the collector: the capacity doubles (starting at
+ * `first`) and data is reallocated for it. Returns the (maybe moved) array with *capacity
+ * updated, or NULL (data and *capacity unchanged) when memory runs out or the capacity
+ * would pass UINT32_MAX. Call it when the array is full. */
+void *gc_grow(void *data, size_t elem_size, uint32_t *capacity, uint32_t first);
+
 /* A growable array of 32-bit values (object indices, cluster ids). */
 typedef struct gc_u32_vec {
     uint32_t *data;
@@ -211,10 +217,13 @@ void gc_u32_vec_free(gc_u32_vec *v);
 typedef struct gc_ptr_vec {
     void **data;
     size_t count;
-    size_t capacity;
+    uint32_t capacity;
 } gc_ptr_vec;
 
 gc_result gc_ptr_vec_push(gc_ptr_vec *v, void *p);
+/* Makes room for n entries in all, so that pushes up to n need no allocation. */
+gc_result gc_ptr_vec_reserve(gc_ptr_vec *v, size_t n);
+void gc_ptr_vec_push_reserved(gc_ptr_vec *v, void *p); /* room was reserved: cannot fail */
 void gc_ptr_vec_free(gc_ptr_vec *v);
 
 /* ---- marking work ----------------------------------------------------------------------*/
@@ -290,7 +299,8 @@ typedef struct gc_edge {
 
 typedef struct gc_edge_log {
     gc_edge *data;
-    size_t count, capacity;
+    size_t count;
+    uint32_t capacity;
 } gc_edge_log;
 
 void gc_edge_log_push(gc_edge_log *log, uint32_t to, uint32_t from, const char *member);
@@ -508,6 +518,19 @@ gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,
                           const char *name, uint32_t create_flags, gc_header **out_h);
 void gc_object_unhash(gc_heap *heap, gc_header *h);
 void gc_object_free(gc_heap *heap, gc_header *h);
+/* Checks the common preconditions of operations on a live object. */
+gc_result gc_check_live(const gc_heap *heap, const void *obj);
+
+/* names (gc_name.c): takes name for the object at index under outer; a dying object holding
+ * it gives it up; GC_E_EXISTS if a live one holds it. */
+gc_result gc_name_claim(gc_heap *heap, uint32_t index, uint32_t outer_index, const char *name);
+
+/* pins (gc_pin.c) */
+/* Keeps the pin table entry of h in step with its root flag, ref count (changed by
+ * ref_delta) and internal root flags. Only adding an entry can fail (GC_E_NOMEM, nothing
+ * changed); updating or removing one cannot. */
+gc_result gc_pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta);
+void gc_pin_forget(gc_heap *heap, gc_header *h);
 /* Calls fn for every object the pin table makes an initial root, with the reason ("root set",
  * "reference count", "internal root flag"); table_lock is held meanwhile. */
 void gc_pins_foreach(gc_heap *heap, void (*fn)(gc_header *h, const char *why, void *userdata),

@@ -212,12 +212,10 @@ static void share_half(gc_collector *w)
 static void range_push(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
 {
     if (w->range_count == w->range_capacity) {
-        uint32_t cap = w->range_capacity ? w->range_capacity * 2 : 16;
-        gc_array_range *v = gc_realloc(w->ranges, cap * sizeof *v);
+        gc_array_range *v = gc_grow(w->ranges, sizeof *v, &w->range_capacity, 16);
         if (!v)
-            abort();
+            abort(); /* marking cannot drop work (see reap_gc.h on aborts) */
         w->ranges = v;
-        w->range_capacity = cap;
     }
     w->ranges[w->range_count++] = (gc_array_range){ obj, offset, start };
 }
