@@ -559,6 +559,10 @@ void gc_visitor_init(gc_collector *w, gc_heap *heap,
                      void (*visit)(gc_collector *w, gc_header *target), void *userdata);
 void gc_worker_close(gc_collector *w);
 void gc_worker_push(gc_collector *w, gc_header *h);
+gc_work_block *gc_block_get(gc_collector *w);            /* an empty block (spare or new) */
+void gc_block_put(gc_collector *w, gc_work_block *b);    /* onto w's spares */
+void gc_worker_return_ahead(gc_collector *w);            /* prefetched objects back on w */
+void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start);
 bool gc_worker_drain(gc_collector *w, double deadline);
 /* Reports every reference of h (class, outer, schema) to w (visit mode or marking). */
 void gc_scan_object(gc_collector *w, gc_header *h);
@@ -568,9 +572,11 @@ bool gc_parallel_drain(gc_heap *heap, double deadline);
 void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
 bool gc_worker_is_empty(const gc_collector *w);
-bool gc_worker_steal(gc_collector *thief);
-void gc_worker_expose(gc_collector *w, gc_collector *to);
 void gc_worker_give(gc_collector *w, gc_work_block *b);  /* onto w's stealable list */
+gc_work_block *gc_worker_take_full(gc_collector *w);     /* one off w's list, or NULL */
+bool gc_worker_steal(gc_collector *thief);               /* one full block of another's */
+void gc_worker_share(gc_collector *w);                   /* half of w's block, for the idle */
+void gc_worker_expose(gc_collector *w, gc_collector *to);
 
 /* write barrier (gc_barrier.c) */
 void gc_barrier_init(gc_heap *heap);

@@ -8,6 +8,8 @@
  * roots is marked) or the deadline passes (marking suspended with its work lists intact).
  *
  * This file is the single-threaded reference marker; every other marker must agree with it.
+ * A worker's full blocks go on its list in gc_parallel.c (one worker only takes them back);
+ * stealing, sharing and the marker threads live there too.
  */
 #include "gc_internal.h"
 
@@ -16,7 +18,7 @@
 
 /* ---- work lists ------------------------------------------------------------------------ */
 
-static gc_work_block *block_get(gc_collector *w)
+gc_work_block *gc_block_get(gc_collector *w)
 {
     gc_work_block *b = w->spare;
     if (b)
@@ -28,45 +30,10 @@ static gc_work_block *block_get(gc_collector *w)
     return b;
 }
 
-static void block_put(gc_collector *w, gc_work_block *b)
+void gc_block_put(gc_collector *w, gc_work_block *b)
 {
     b->next = w->spare;
     w->spare = b;
-}
-
-static void full_lock(gc_collector *w)
-{
-    while (atomic_flag_test_and_set_explicit(&w->full_lock, memory_order_acquire))
-        ;
-}
-
-static void full_unlock(gc_collector *w)
-{
-    atomic_flag_clear_explicit(&w->full_lock, memory_order_release);
-}
-
-void gc_worker_give(gc_collector *w, gc_work_block *b)
-{
-    full_lock(w);
-    b->next = w->full;
-    w->full = b;
-    atomic_fetch_add_explicit(&w->full_count, 1, memory_order_release);
-    full_unlock(w);
-}
-
-static gc_work_block *full_take(gc_collector *w)
-{
-    if (atomic_load_explicit(&w->full_count, memory_order_acquire) == 0)
-        return NULL;
-    full_lock(w);
-    gc_work_block *b = w->full;
-    if (b) {
-        w->full = b->next;
-        b->next = NULL;
-        atomic_fetch_sub_explicit(&w->full_count, 1, memory_order_relaxed);
-    }
-    full_unlock(w);
-    return b;
 }
 
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
@@ -111,10 +78,10 @@ void gc_worker_push(gc_collector *w, gc_header *h)
 {
     gc_work_block *b = w->block;
     if (!b) {
-        b = w->block = block_get(w);
+        b = w->block = gc_block_get(w);
     } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
         gc_worker_give(w, b);
-        b = w->block = block_get(w);
+        b = w->block = gc_block_get(w);
     }
     b->objs[b->count++] = h;
 }
@@ -123,11 +90,11 @@ static gc_header *worker_pop(gc_collector *w)
 {
     gc_work_block *b = w->block;
     while (!b || b->count == 0) {
-        gc_work_block *next = full_take(w);
+        gc_work_block *next = gc_worker_take_full(w);
         if (!next)
             return NULL;
         if (b)
-            block_put(w, b);
+            gc_block_put(w, b);
         b = w->block = next;
     }
     return b->objs[--b->count];
@@ -158,7 +125,7 @@ static gc_header *scan_next(gc_collector *w)
 }
 
 /* Puts prefetched objects back on the stack (before a slice ends or work is shared). */
-static void scan_ahead_return(gc_collector *w)
+void gc_worker_return_ahead(gc_collector *w)
 {
     while (w->ahead_count > 0) {
         w->ahead_count--;
@@ -167,49 +134,7 @@ static void scan_ahead_return(gc_collector *w)
     w->ahead_head = 0;
 }
 
-bool gc_worker_is_empty(const gc_collector *w)
-{
-    return w->range_count == 0 && w->ahead_count == 0 && (!w->block || w->block->count == 0) &&
-           atomic_load_explicit(&w->full_count, memory_order_acquire) == 0;
-}
-
-/* Takes one full block from another worker; returns true if it got one. */
-bool gc_worker_steal(gc_collector *thief)
-{
-    gc_heap *heap = thief->heap;
-    uint32_t n = heap->mark_workers;
-    for (uint32_t k = 1; k < n; k++) {
-        gc_collector *victim = heap->workers[(thief->worker_index + k) % n];
-        gc_work_block *b = full_take(victim);
-        if (b) {
-            if (thief->block && thief->block->count == 0)
-                block_put(thief, thief->block);
-            else if (thief->block)
-                gc_worker_give(thief, thief->block);
-            thief->block = b;
-            thief->stolen++;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Another worker is idle: hand it the older half of the current block. */
-static void share_half(gc_collector *w)
-{
-    gc_work_block *b = w->block;
-    if (!b || b->count < 16)
-        return;
-    gc_work_block *half = block_get(w);
-    uint32_t n = b->count / 2;
-    memcpy(half->objs, b->objs, n * sizeof b->objs[0]);
-    memmove(b->objs, b->objs + n, (b->count - n) * sizeof b->objs[0]);
-    half->count = n;
-    b->count -= n;
-    gc_worker_give(w, half);
-}
-
-static void range_push(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
+void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
 {
     if (w->range_count == w->range_capacity) {
         gc_array_range *v = gc_grow(w->ranges, sizeof *v, &w->range_capacity, 16);
@@ -218,21 +143,6 @@ static void range_push(gc_collector *w, gc_header *obj, uint32_t offset, uint32_
         w->ranges = v;
     }
     w->ranges[w->range_count++] = (gc_array_range){ obj, offset, start };
-}
-
-/* Makes everything w holds stealable (its private block onto its full list) and hands its
- * array pieces to `to`; w is not running. */
-void gc_worker_expose(gc_collector *w, gc_collector *to)
-{
-    scan_ahead_return(w);
-    if (w->block && w->block->count > 0) {
-        gc_worker_give(w, w->block);
-        w->block = NULL;
-    }
-    while (w->range_count > 0) {
-        gc_array_range r = w->ranges[--w->range_count];
-        range_push(to, r.obj, r.offset, r.start);
-    }
 }
 
 /* ---- marking one reference ------------------------------------------------------------- */
@@ -418,7 +328,7 @@ static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, ch
         case GC_OP_REF_ARRAY: {
             gc_ref_array *a = (gc_ref_array *)(base + op->offset);
             if (top_level && a->count > GC_ARRAY_PIECE && !w->visit) {
-                range_push(w, obj, op->offset, 0); /* scanned piece by piece */
+                gc_worker_push_range(w, obj, op->offset, 0); /* scanned piece by piece */
                 break;
             }
             scan_ref_range(w, a, 0, a->count);
@@ -466,7 +376,7 @@ static void scan_range_piece(gc_collector *w, gc_array_range r)
     gc_ref_array *a = (gc_ref_array *)((char *)gc_payload(r.obj) + r.offset);
     uint32_t end = r.start + GC_ARRAY_PIECE;
     if (end < a->count)
-        range_push(w, r.obj, r.offset, end);
+        gc_worker_push_range(w, r.obj, r.offset, end);
     else
         end = a->count;
     if (r.start < end)
@@ -491,11 +401,11 @@ bool gc_worker_drain(gc_collector *w, double deadline)
         }
         if (until_check == 0 || --until_check == 0) {
             if (deadline > 0 && gc_past(heap, deadline)) {
-                scan_ahead_return(w);
+                gc_worker_return_ahead(w);
                 return gc_worker_is_empty(w);
             }
             if (atomic_load_explicit(&heap->idle_workers, memory_order_relaxed) > 0)
-                share_half(w);
+                gc_worker_share(w);
             until_check = GC_TIME_CHECK_INTERVAL;
         }
     }

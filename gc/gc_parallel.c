@@ -10,13 +10,110 @@
  * from the others. On exit either every list is empty (marking complete: true) or the
  * deadline passed and every worker kept what it had left (false).
  *
- * The single-threaded marker in gc_mark.c runs the very same drain loop; with one worker
- * nothing here is used.
+ * The single-threaded marker in gc_mark.c runs the very same drain loop; with one worker it
+ * only puts full blocks on its own list and takes them back.
  */
 #include "gc_internal.h"
 
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* ---- stealable work: full blocks, sharing, stealing ------------------------------------- */
+
+static void full_lock(gc_collector *w)
+{
+    while (atomic_flag_test_and_set_explicit(&w->full_lock, memory_order_acquire))
+        ;
+}
+
+static void full_unlock(gc_collector *w)
+{
+    atomic_flag_clear_explicit(&w->full_lock, memory_order_release);
+}
+
+void gc_worker_give(gc_collector *w, gc_work_block *b)
+{
+    full_lock(w);
+    b->next = w->full;
+    w->full = b;
+    atomic_fetch_add_explicit(&w->full_count, 1, memory_order_release);
+    full_unlock(w);
+}
+
+gc_work_block *gc_worker_take_full(gc_collector *w)
+{
+    if (atomic_load_explicit(&w->full_count, memory_order_acquire) == 0)
+        return NULL;
+    full_lock(w);
+    gc_work_block *b = w->full;
+    if (b) {
+        w->full = b->next;
+        b->next = NULL;
+        atomic_fetch_sub_explicit(&w->full_count, 1, memory_order_relaxed);
+    }
+    full_unlock(w);
+    return b;
+}
+
+bool gc_worker_is_empty(const gc_collector *w)
+{
+    return w->range_count == 0 && w->ahead_count == 0 && (!w->block || w->block->count == 0) &&
+           atomic_load_explicit(&w->full_count, memory_order_acquire) == 0;
+}
+
+/* Takes one full block from another worker; returns true if it got one. */
+bool gc_worker_steal(gc_collector *thief)
+{
+    gc_heap *heap = thief->heap;
+    uint32_t n = heap->mark_workers;
+    for (uint32_t k = 1; k < n; k++) {
+        gc_collector *victim = heap->workers[(thief->worker_index + k) % n];
+        gc_work_block *b = gc_worker_take_full(victim);
+        if (b) {
+            if (thief->block && thief->block->count == 0)
+                gc_block_put(thief, thief->block);
+            else if (thief->block)
+                gc_worker_give(thief, thief->block);
+            thief->block = b;
+            thief->stolen++;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Another worker is idle: hand it the older half of the current block. */
+void gc_worker_share(gc_collector *w)
+{
+    gc_work_block *b = w->block;
+    if (!b || b->count < 16)
+        return;
+    gc_work_block *half = gc_block_get(w);
+    uint32_t n = b->count / 2;
+    memcpy(half->objs, b->objs, n * sizeof b->objs[0]);
+    memmove(b->objs, b->objs + n, (b->count - n) * sizeof b->objs[0]);
+    half->count = n;
+    b->count -= n;
+    gc_worker_give(w, half);
+}
+
+/* Makes everything w holds stealable (its private block onto its full list) and hands its
+ * array pieces to `to`; w is not running. */
+void gc_worker_expose(gc_collector *w, gc_collector *to)
+{
+    gc_worker_return_ahead(w);
+    if (w->block && w->block->count > 0) {
+        gc_worker_give(w, w->block);
+        w->block = NULL;
+    }
+    while (w->range_count > 0) {
+        gc_array_range r = w->ranges[--w->range_count];
+        gc_worker_push_range(to, r.obj, r.offset, r.start);
+    }
+}
+
+/* ---- the marker threads --------------------------------------------------------------- */
 
 typedef struct gc_pool {
     uv_thread_t threads[GC_MAX_WORKERS];
