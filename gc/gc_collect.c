@@ -33,6 +33,7 @@ static void gather_finished(gc_heap *heap)
 {
     heap->mark_done_pending_gather = false;
     heap->stats.unreachable = (uint32_t)heap->unreachable.count;
+    heap->stats.marked = heap->mark_candidates - heap->stats.unreachable;
     heap->purge_cursor = 0;
     heap->phase = GC_PHASE_BEGIN_DESTROY;
     if (heap->unreachable.count == 0 && heap->pending_finish.count == 0)

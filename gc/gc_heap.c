@@ -381,7 +381,7 @@ void gc_memory_get(const gc_heap *heap, gc_memory *out)
         chunks += h->chunks[c] != NULL;
     out->array_bytes = chunks * sizeof(gc_chunk);
     out->slab_side_bytes = (size_t)h->slab_count *
-                           (GC_SLAB_BITMAP_WORDS * 2 * sizeof(uint64_t) + sizeof(gc_slab_meta) +
+                           (((size_t)1 << GC_SLAB_SLOT_SHIFT) + sizeof(gc_slab_meta) +
                             sizeof(uint32_t));
     uv_mutex_unlock(&h->alloc_lock);
     out->total_bytes = out->slab_bytes + out->large_bytes + out->array_bytes + out->slab_side_bytes;

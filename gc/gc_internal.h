@@ -12,9 +12,11 @@
  * its slab's mark bitmap equals heap->mark_value. Starting a collection flips mark_value (UE's
  * swap of the Reachable and MaybeUnreachable flags): every object that survived the last
  * collection is unmarked at once, without a pass over the array, and objects created from then
- * on are born marked. Marking sets the bit with one atomic read-modify-write, so exactly one
- * marker wins an object and pushes it once. When the work lists are empty, every object reachable from the
- * initial roots is marked and has been scanned; the rest are garbage. Permanent objects are
+ * on are born marked. Parallel workers mark a plain object with a plain store of its mark byte,
+ * so two may both mark and scan it (harmless: scanning is idempotent); cluster roots, the
+ * barrier and diagnostics use an atomic read-modify-write so exactly one wins. When the work
+ * lists are empty, every object reachable from the initial roots is marked and has been
+ * scanned; the rest are garbage. Permanent objects are
  * never marked, scanned or freed.
  *
  * The barrier's duty. While an incremental mark is suspended the program runs and may store a
@@ -98,7 +100,14 @@ typedef struct gc_chunk {
 #define GC_SLAB_MAX_OBJECT 2048   /* bytes, header included; larger: malloc, mark in header */
 #define GC_SLAB_CLASSES (GC_SLAB_MAX_OBJECT / 16 + 1)
 #define GC_SLAB_MIN_OBJECT 32
-#define GC_SLAB_BITMAP_WORDS (GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT / 64)
+#define GC_SLAB_SLOT_SHIFT 11     /* at most GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT slots a slab */
+_Static_assert(GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT == 1u << GC_SLAB_SLOT_SHIFT, "slots a slab");
+
+/* Each slot of a slab has a mark byte beside the slab (heap->slab_marks): the mark bit, and a
+ * "special" bit that sends marking to the header. A byte, not a bit: workers mark with a plain
+ * store, no read-modify-write, since a store cannot clobber a neighbour's mark (Boehm's mark
+ * bytes). Two workers that race for one object both scan it, which marking tolerates. */
+enum { GC_MB_MARK = 1u << 0, GC_MB_SPECIAL = 1u << 1 };
 
 /* Allocation bookkeeping of one slab (a side table: marking never reads it). */
 typedef struct gc_slab_meta {
@@ -259,7 +268,6 @@ typedef struct gc_array_range {
 struct gc_collector {
     gc_heap *heap;
     uint32_t mark_value;        /* copy of heap->mark_value for the hot loop */
-    bool exclusive;             /* the only marker of this mark: plain stores suffice */
     bool no_prefetch;           /* settings.no_prefetch, for measuring what prefetching buys */
     gc_work_block *block;       /* being filled and drained (a stack); private */
     gc_work_block *full;        /* full blocks, stealable: guarded by full_lock */
@@ -281,7 +289,6 @@ struct gc_collector {
     const char *scanning_member;/* schema member being scanned, for diagnostics */
     struct gc_edge_log *edges;  /* first-reach edges (gc.HistorySize) */
     struct gc_edge_log *garbage_edges; /* nulled references to garbage */
-    uint64_t marked;            /* objects this worker marked */
     uint64_t stolen;            /* blocks it took from others */
     uint64_t scanned;
     uint32_t worker_index;
@@ -383,7 +390,7 @@ struct gc_heap {
     size_t region_bytes;
     uint32_t region_slabs;
     uint32_t *slab_inv;            /* per slab: ceil(2^32 / object size) */
-    _Atomic uint64_t *slab_bits;   /* per slab, per 64 slots: mark word, special word */
+    _Atomic uint8_t *slab_marks;   /* per slab, per slot: a mark byte (GC_MB_*) */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
     uint32_t slab_free;            /* empty slabs */
@@ -427,6 +434,8 @@ struct gc_heap {
     /* collection state */
     gc_phase phase;
     uint32_t mark_value;           /* the mark bit value (0 or 1) that means "marked" */
+    uint32_t mark_candidates;      /* objects that could be marked when the mark began: each
+                                      ends marked or gathered (stats.marked = the rest) */
     uint32_t keep_flags;           /* of the collection in flight */
     bool full_purge;               /* of the collection in flight */
     bool mark_done_pending_gather; /* marking finished; unmarked means unreachable */
@@ -602,25 +611,23 @@ static inline uint32_t gc_slab_slot(const gc_heap *heap, uint32_t si, const gc_h
     return (uint32_t)((off * heap->slab_inv[si]) >> 32);
 }
 
-/* The pair of bitmap words (mark, special) that hold h's bits, and h's bit in them; NULL for
- * an object outside the region (its mark bit is GC_F_LARGE_MARK in its header). */
-static inline _Atomic uint64_t *gc_bits_of(const gc_heap *heap, const gc_header *h,
-                                           uint64_t *out_bit)
+/* h's mark byte (GC_MB_* bits), or NULL for an object outside the region (its mark bit is
+ * GC_F_LARGE_MARK in its header). */
+static inline _Atomic uint8_t *gc_mark_byte_of(const gc_heap *heap, const gc_header *h)
 {
     if (!gc_in_region(heap, h))
         return NULL;
     uint32_t si = gc_slab_index(heap, h);
-    uint32_t slot = gc_slab_slot(heap, si, h);
-    *out_bit = 1ull << (slot & 63);
-    return &heap->slab_bits[((size_t)si * GC_SLAB_BITMAP_WORDS + (slot >> 6)) * 2];
+    return &heap->slab_marks[((size_t)si << GC_SLAB_SLOT_SHIFT) + gc_slab_slot(heap, si, h)];
 }
 
-/* Marks h (in the marking sense of the invariant above); true if this call marked it. */
+/* Marks h (in the marking sense of the invariant above) with one atomic read-modify-write;
+ * true if this call marked it. Where exactly one winner matters (cluster roots, the barrier,
+ * edge logs), this is the way to mark. */
 static inline bool gc_try_mark(const gc_heap *heap, uint32_t mark_value, gc_header *h)
 {
-    uint64_t bit = GC_F_LARGE_MARK;
-    _Atomic uint64_t *word = gc_bits_of(heap, h, &bit);
-    if (!word) {
+    _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
+    if (!mb) {
         if (mark_value)
             return !(atomic_fetch_or_explicit(&h->flags, GC_F_LARGE_MARK, memory_order_relaxed) &
                      GC_F_LARGE_MARK);
@@ -628,8 +635,8 @@ static inline bool gc_try_mark(const gc_heap *heap, uint32_t mark_value, gc_head
                                          memory_order_relaxed) & GC_F_LARGE_MARK;
     }
     if (mark_value)
-        return !(atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit);
-    return atomic_fetch_and_explicit(word, ~bit, memory_order_relaxed) & bit;
+        return !(atomic_fetch_or_explicit(mb, GC_MB_MARK, memory_order_relaxed) & GC_MB_MARK);
+    return atomic_fetch_and_explicit(mb, (uint8_t)~GC_MB_MARK, memory_order_relaxed) & GC_MB_MARK;
 }
 
 /* Objects are born marked. (A reused slot may still carry its last occupant's bit.) */
@@ -639,26 +646,24 @@ static inline void gc_mark_born(const gc_heap *heap, gc_header *h)
 }
 
 /* Keeps h's special bit equal to whether it has any GC_F_SPECIAL flag. Call after changing
- * one of those flags. */
+ * one of those flags (never while workers mark: they store whole mark bytes). */
 static inline void gc_special_sync(const gc_heap *heap, gc_header *h)
 {
-    uint64_t bit;
-    _Atomic uint64_t *word = gc_bits_of(heap, h, &bit);
-    if (!word)
+    _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
+    if (!mb)
         return; /* objects outside the region always take the header path */
     if (gc_flags(h) & GC_F_SPECIAL)
-        atomic_fetch_or_explicit(&word[1], bit, memory_order_relaxed);
+        atomic_fetch_or_explicit(mb, GC_MB_SPECIAL, memory_order_relaxed);
     else
-        atomic_fetch_and_explicit(&word[1], ~bit, memory_order_relaxed);
+        atomic_fetch_and_explicit(mb, (uint8_t)~GC_MB_SPECIAL, memory_order_relaxed);
 }
 
 static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const gc_header *h)
 {
-    uint64_t bit;
-    _Atomic uint64_t *word = gc_bits_of(heap, h, &bit);
-    bool set = word ? (atomic_load_explicit(word, memory_order_relaxed) & bit) != 0
-                    : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
-    return set == (mark_value != 0);
+    _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
+    uint32_t set = mb ? atomic_load_explicit(mb, memory_order_relaxed) & GC_MB_MARK
+                      : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
+    return set == mark_value;
 }
 
 /* diagnostics (gc_history.c, gc_verify.c) */

@@ -149,30 +149,6 @@ void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint
 
 static void mark_cluster(gc_collector *w, gc_header *root);
 
-/* Marks the object whose mark bit is `bit` of *word; true if this call marked it. A lone
- * marker (w->exclusive) needs no atomic read-modify-write: nobody else writes the words. */
-static inline bool mark_bit(gc_collector *w, _Atomic uint64_t *word, uint64_t bit)
-{
-    uint64_t bits = atomic_load_explicit(word, memory_order_relaxed);
-    if (((bits & bit) != 0) == (w->mark_value != 0))
-        return false;
-    if (w->exclusive) {
-        atomic_store_explicit(word, w->mark_value ? bits | bit : bits & ~bit,
-                              memory_order_relaxed);
-        return true;
-    }
-    return w->mark_value ? !(atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit)
-                         : (atomic_fetch_and_explicit(word, ~bit, memory_order_relaxed) & bit);
-}
-
-/* gc_try_mark for a worker. */
-static inline bool worker_try_mark(gc_collector *w, gc_header *h)
-{
-    uint64_t bit;
-    _Atomic uint64_t *word = gc_bits_of(w->heap, h, &bit);
-    return word ? mark_bit(w, word, bit) : gc_try_mark(w->heap, w->mark_value, h);
-}
-
 /* Marks h and queues it for scanning if this call marked it. A cluster member stands for its
  * whole cluster: marking it marks the root, and the root marks the cluster. */
 static inline void mark_header(gc_collector *w, gc_header *h)
@@ -188,8 +164,7 @@ static inline void mark_header(gc_collector *w, gc_header *h)
     }
     if ((f & GC_F_PERMANENT) || gc_is_marked(w->heap, w->mark_value, h))
         return;
-    if (worker_try_mark(w, h)) {
-        w->marked++;
+    if (gc_try_mark(w->heap, w->mark_value, h)) { /* exactly one winner: see gc_try_mark */
         if (w->edges)
             gc_edge_log_push(w->edges, h->index,
                              w->scanning ? w->scanning->index : GC_INDEX_NONE,
@@ -209,8 +184,7 @@ static void mark_cluster(gc_collector *w, gc_header *root)
     gc_cluster *c = &heap->clusters[gc_cluster_id_of(heap, root)];
     for (size_t i = 0; i < c->members.count; i++) {
         gc_header *m = c->members.data[i];
-        if (worker_try_mark(w, m)) { /* only this worker marks the members */
-            w->marked++;
+        if (gc_try_mark(heap, w->mark_value, m)) { /* only this worker marks the members */
             if (w->edges)
                 gc_edge_log_push(w->edges, m->index, root->index, "cluster");
         }
@@ -251,18 +225,20 @@ static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
             gc_edge_log_push(w->garbage_edges, h->index,
                              w->scanning ? w->scanning->index : GC_INDEX_NONE,
                              w->scanning_member);
-        *slot = NULL;
+        __atomic_store_n(slot, NULL, __ATOMIC_RELAXED); /* see mark_slot */
         return;
     }
     mark_header(w, h);
 }
 
-/* A killable reference. Most targets are plain objects: their mark bit is read and set in
- * the slab's bitmap without touching the object; only a newly marked one is prefetched, for
- * its scan. Special objects take the header path. */
+/* A killable reference. Most targets are plain objects: their mark byte is read and stored
+ * beside the slab without touching the object (a plain store: see GC_MB_MARK); only a newly
+ * marked one is prefetched, for its scan. Special objects take the header path. */
 static inline void mark_slot(gc_collector *w, void **slot)
 {
-    void *p = *slot;
+    /* Two workers may scan one object (see GC_MB_MARK), and one may null a reference to
+     * garbage that the other reads: the slot is read and nulled atomically (plain moves). */
+    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
     if (!p)
         return;
     gc_header *h = gc_hdr(p);
@@ -273,18 +249,18 @@ static inline void mark_slot(gc_collector *w, void **slot)
             check_slot(w, slot, h);
         return;
     }
-    uint64_t bit;
-    _Atomic uint64_t *word = gc_bits_of(w->heap, h, &bit);
-    if (!word || (atomic_load_explicit(&word[1], memory_order_relaxed) & bit)) {
+    _Atomic uint8_t *mb = gc_mark_byte_of(w->heap, h);
+    uint8_t v = mb ? atomic_load_explicit(mb, memory_order_relaxed) : GC_MB_SPECIAL;
+    if (v & GC_MB_SPECIAL) {
         check_slot(w, slot, h); /* special, or outside the region: the header decides */
         return;
     }
-    if (mark_bit(w, word, bit)) {
-        w->marked++;
-        if (!w->no_prefetch)
-            __builtin_prefetch(h, 0, 3);
-        gc_worker_push(w, h);
-    }
+    if ((v & GC_MB_MARK) == w->mark_value)
+        return;
+    atomic_store_explicit(mb, (uint8_t)(v ^ GC_MB_MARK), memory_order_relaxed);
+    if (!w->no_prefetch)
+        __builtin_prefetch(h, 0, 3);
+    gc_worker_push(w, h);
 }
 
 void gc_collector_add_ref(gc_collector *c, void **slot)
@@ -462,14 +438,13 @@ static uint32_t mark_initial_roots(gc_heap *heap, gc_collector *w)
 void gc_mark_begin(gc_heap *heap)
 {
     heap->mark_value ^= 1; /* the flag swap: everything alive is now unmarked */
+    heap->mark_candidates = gc_object_count(heap) - heap->permanent_count;
     heap->mark_workers = gc_parallel_worker_count(heap);
     for (uint32_t i = 0; i < heap->mark_workers; i++) {
         gc_collector *w = heap->workers[i];
         w->mark_value = heap->mark_value;
-        w->exclusive = heap->mark_workers == 1;
         w->last_class = NULL;
         w->no_prefetch = heap->settings.no_prefetch;
-        w->marked = 0;
         w->scanned = 0;
         w->stolen = 0;
     }
@@ -499,12 +474,9 @@ bool gc_mark_run(gc_heap *heap, double deadline)
 
 void gc_mark_end(gc_heap *heap)
 {
-    uint64_t marked = 0, stolen = 0;
-    for (uint32_t i = 0; i < heap->mark_workers; i++) {
-        marked += heap->workers[i]->marked;
+    uint64_t stolen = 0;
+    for (uint32_t i = 0; i < heap->mark_workers; i++)
         stolen += heap->workers[i]->stolen;
-    }
-    heap->stats.marked = (uint32_t)marked;
     heap->stats.blocks_stolen = (uint32_t)stolen;
     gc_history_mark_end(heap);
 }

@@ -430,7 +430,8 @@ typedef struct gc_stats {
     uint32_t objects_before;      /* live objects when it started */
     uint32_t objects_after;       /* live objects after its purge (or now, if pending) */
     uint32_t roots;               /* initial roots (root set, ref counts, flags, referencers) */
-    uint32_t marked;              /* objects marked reachable */
+    uint32_t marked;              /* objects alive when the mark began and found reachable
+                                     (known once gathering ends) */
     uint32_t unreachable;         /* objects gathered as unreachable */
     uint32_t destroyed;           /* objects freed by its purge so far */
     uint32_t mark_slices;         /* reachability slices it took */
