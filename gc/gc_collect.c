@@ -199,6 +199,7 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
     gc_fire(heap, GC_EVENT_STARTED);
 
     /* mark */
+    gc_stats last = heap->stats;
     uint64_t collections = heap->stats.collections, full = heap->stats.collections_full;
     uint64_t destroyed = heap->stats.objects_destroyed, failures = heap->stats.try_collect_failures;
     heap->stats = (gc_stats){ 0 };
@@ -218,7 +219,15 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
             gc_verify_assumptions(heap, heap->diag_fn, heap->diag_userdata);
     heap->phase = GC_PHASE_MARK;
     heap->reachability_pending = true;
-    gc_mark_begin(heap);
+    if (gc_mark_begin(heap) != GC_OK) {
+        heap->phase = GC_PHASE_IDLE; /* no room for the collection's lists: nothing started */
+        heap->reachability_pending = false;
+        heap->stats = last;
+        gc_lock_release(heap);
+        heap->in_collect = false;
+        gc_fire(heap, GC_EVENT_POST);
+        return GC_E_NOMEM;
+    }
     heap->stats.mark_seconds += gc_now(heap) - t0;
     if (incremental)
         gc_barrier_set_active(heap, true);

@@ -8,7 +8,6 @@
  */
 #include "gc_internal.h"
 
-#include <stdlib.h>
 
 bool gc_gather_run(gc_heap *heap, double deadline)
 {
@@ -23,8 +22,7 @@ bool gc_gather_run(gc_heap *heap, double deadline)
                 if (f & GC_F_CLUSTER_ROOT) /* an unreachable cluster: members are too */
                     gc_cluster_dissolve(heap, gc_cluster_id_of(heap, h));
                 gc_flags_set(h, GC_F_UNREACHABLE);
-                if (gc_ptr_vec_push(&heap->unreachable, h) != GC_OK)
-                    abort(); /* an unreachable object left out would leak, flagged dead */
+                gc_ptr_vec_push_reserved(&heap->unreachable, h); /* see gc_mark_begin */
             }
         }
         if (deadline > 0 && --until_check == 0) {

@@ -150,13 +150,17 @@ static void destroy_objects(gc_heap *heap, bool classes)
 {
     heap->unreachable.count = 0;
     heap->pending_finish.count = 0; /* every object is in the new list */
+    size_t n = gc_object_count(heap);
+    if (gc_ptr_vec_reserve(&heap->unreachable, n) != GC_OK ||
+        gc_ptr_vec_reserve(&heap->pending_finish, n) != GC_OK ||
+        gc_ptr_vec_reserve(&heap->purge_classes, n) != GC_OK)
+        abort(); /* cannot leave objects behind half-destroyed (see reap_gc.h) */
     for (uint32_t i = 0; i < gc_high_water(heap); i++) {
         gc_header *h = gc_object_at(heap, i);
         if (!h || (bool)(gc_flags(h) & GC_F_IS_CLASS) != classes)
             continue;
         gc_flags_set(h, GC_F_UNREACHABLE);
-        if (gc_ptr_vec_push(&heap->unreachable, h) != GC_OK)
-            abort(); /* cannot leave objects behind half-destroyed */
+        gc_ptr_vec_push_reserved(&heap->unreachable, h);
     }
     heap->purge_cursor = 0;
     gc_purge_begin_destroy(heap, 0);

@@ -559,7 +559,9 @@ bool gc_lock_is_free(gc_heap *heap);   /* no scope guard held right now */
 void gc_lock_release(gc_heap *heap);
 
 /* marking (gc_mark.c) */
-void gc_mark_begin(gc_heap *heap);
+/* Flips the mark bit and marks the initial roots; GC_E_NOMEM (nothing changed) when the room
+ * the collection's lists need cannot be reserved. */
+gc_result gc_mark_begin(gc_heap *heap);
 bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
 void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);

@@ -435,10 +435,35 @@ static uint32_t mark_initial_roots(gc_heap *heap, gc_collector *w)
     return roots;
 }
 
-void gc_mark_begin(gc_heap *heap)
+/* Room for everything the collection may queue or gather, so that the barrier, gathering
+ * and purging never allocate: each list holds at most one entry per object that was alive
+ * when the mark bit flipped (objects born after it are marked and never queued or
+ * gathered), and the class list one per class. */
+static gc_result reserve_for_collection(gc_heap *heap, size_t objects)
+{
+    uv_mutex_lock(&heap->barrier_lock);
+    gc_result r = gc_ptr_vec_reserve(&heap->barrier_queue, objects);
+    if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->barrier_clusters, objects);
+    uv_mutex_unlock(&heap->barrier_lock);
+    if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->unreachable, objects);
+    if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->pending_finish, objects);
+    if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->purge_classes, heap->class_count);
+    return r;
+}
+
+gc_result gc_mark_begin(gc_heap *heap)
 {
     heap->mark_value ^= 1; /* the flag swap: everything alive is now unmarked */
-    heap->mark_candidates = gc_object_count(heap) - heap->permanent_count;
+    uint32_t alive = gc_object_count(heap); /* read after the flip: a bound for the lists */
+    if (reserve_for_collection(heap, alive) != GC_OK) {
+        heap->mark_value ^= 1; /* nothing else has changed */
+        return GC_E_NOMEM;
+    }
+    heap->mark_candidates = alive - heap->permanent_count;
     heap->mark_workers = gc_parallel_worker_count(heap);
     for (uint32_t i = 0; i < heap->mark_workers; i++) {
         gc_collector *w = heap->workers[i];
@@ -451,6 +476,7 @@ void gc_mark_begin(gc_heap *heap)
     heap->stats.mark_workers = heap->mark_workers;
     gc_history_mark_begin(heap);
     heap->stats.roots = mark_initial_roots(heap, &heap->main_worker);
+    return GC_OK;
 }
 
 bool gc_mark_run(gc_heap *heap, double deadline)

@@ -73,8 +73,8 @@ bool gc_purge_finish_destroy(gc_heap *heap, double deadline)
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
     while (heap->purge_cursor < heap->unreachable.count) {
         gc_header *h = heap->unreachable.data[heap->purge_cursor++];
-        if (!try_finish(heap, h) && gc_ptr_vec_push(&heap->pending_finish, h) != GC_OK)
-            abort();
+        if (!try_finish(heap, h))
+            gc_ptr_vec_push_reserved(&heap->pending_finish, h); /* see gc_mark_begin */
         if (deadline > 0 && --until_check == 0) {
             if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
                 return false;
@@ -120,8 +120,7 @@ bool gc_purge_free(gc_heap *heap, double deadline)
         gc_header *h = heap->unreachable.data[heap->purge_cursor++];
         /* A class outlives its instances: their destructors are found through it. */
         if (gc_flags(h) & GC_F_IS_CLASS) {
-            if (gc_ptr_vec_push(&heap->purge_classes, h) != GC_OK)
-                abort();
+            gc_ptr_vec_push_reserved(&heap->purge_classes, h); /* see gc_mark_begin */
         } else {
             free_one(heap, h);
         }

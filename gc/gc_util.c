@@ -168,7 +168,14 @@ gc_result gc_ptr_vec_reserve(gc_ptr_vec *v, size_t n)
         return GC_OK;
     if (n > UINT32_MAX)
         return GC_E_NOMEM;
-    void **data = gc_realloc(v->data, n * sizeof *data);
+    void **data;
+    if (v->count == 0) { /* nothing to copy: untouched pages of a fresh block cost nothing */
+        data = gc_malloc(n * sizeof *data);
+        if (data)
+            free(v->data);
+    } else {
+        data = gc_realloc(v->data, n * sizeof *data);
+    }
     if (!data)
         return GC_E_NOMEM;
     v->data = data;

@@ -202,6 +202,36 @@ static void test_changing_the_count_of_a_pinned_object_needs_no_memory_at_any_ta
         fail_msg("%s", broken);
 }
 
+static gc_result collect_full(fixture *f, int attempt, void **out)
+{
+    (void)attempt;
+    (void)out;
+    return gc_collect(f->heap, 0, true);
+}
+
+/* A collection takes the room its lists need (barrier queues, unreachable and pending lists)
+ * before it starts: if that fails it reports GC_E_NOMEM and changes nothing, so gathering,
+ * purging and the barrier never meet a failing allocation half-way. */
+static void test_a_collection_without_room_for_its_lists_fails_before_it_starts(void **state)
+{
+    fixture *f = *state;
+    gc_settings s = *gc_heap_settings(f->heap);
+    s.num_workers = 1;
+    assert_int_equal(gc_heap_configure(f->heap, &s), GC_OK);
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(gc_ref_array_push(&root->arr, fix_node(f, NULL, NULL, i + 1, 0)), GC_OK);
+    fix_collect(f); /* the lists now fit 100 objects; the garbage below needs more */
+    uint32_t live = gc_object_count(f->heap);
+    for (int i = 0; i < 3000; i++)
+        fix_node(f, NULL, NULL, 1000 + i, 0);
+
+    int failures = fail_each_allocation(f, collect_full, NULL);
+
+    assert_true(failures >= 1);
+    assert_int_equal(gc_object_count(f->heap), live); /* the garbage went, once it could */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +239,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_failed_allocation_while_registering_a_class_leaves_nothing_behind, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_failed_allocation_while_building_a_cluster_leaves_no_cluster, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_failed_allocation_while_pinning_an_object_changes_nothing, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_collection_without_room_for_its_lists_fails_before_it_starts, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_changing_the_count_of_a_pinned_object_needs_no_memory_at_any_table_fill, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_faults", tests, NULL, NULL);
