@@ -58,7 +58,8 @@ gc_result gc_region_init(gc_heap *heap, size_t region_bytes)
     heap->slab_inv = reserve((size_t)heap->region_slabs * sizeof *heap->slab_inv);
     heap->slab_marks = reserve((size_t)heap->region_slabs << GC_SLAB_SLOT_SHIFT);
     heap->slab_meta = reserve((size_t)heap->region_slabs * sizeof *heap->slab_meta);
-    if (!heap->slab_inv || !heap->slab_marks || !heap->slab_meta) {
+    heap->slab_dying = reserve((size_t)heap->region_slabs * sizeof *heap->slab_dying);
+    if (!heap->slab_inv || !heap->slab_marks || !heap->slab_meta || !heap->slab_dying) {
         gc_region_close(heap);
         return GC_E_NOMEM;
     }
@@ -79,10 +80,13 @@ void gc_region_close(gc_heap *heap)
         munmap((void *)heap->slab_marks, (size_t)heap->region_slabs << GC_SLAB_SLOT_SHIFT);
     if (heap->slab_meta)
         munmap(heap->slab_meta, (size_t)heap->region_slabs * sizeof *heap->slab_meta);
+    if (heap->slab_dying)
+        munmap(heap->slab_dying, (size_t)heap->region_slabs * sizeof *heap->slab_dying);
     heap->region = NULL;
     heap->slab_inv = NULL;
     heap->slab_marks = NULL;
     heap->slab_meta = NULL;
+    heap->slab_dying = NULL;
 }
 
 static void partial_link(gc_heap *heap, uint32_t cls, uint32_t si)
@@ -179,6 +183,25 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
     }
     uint32_t si = gc_slab_index(heap, h);
     gc_slab_meta *m = &heap->slab_meta[si];
+    uint32_t *dying = &heap->slab_dying[si];
+    if ((gc_flags(h) & GC_F_UNREACHABLE) && *dying > 0)
+        (*dying)--; /* h was gathered (only the collector thread counts these) */
+    if (!m->going && *dying + 1 == m->live) {
+        /* Everything left in the slab is garbage being purged: it goes back whole. Off the
+         * partial list, so nothing is allocated in it meanwhile; slots are not relinked. */
+        if (m->live < m->capacity)
+            partial_unlink(heap, m->size_class, si);
+        m->going = 1;
+    }
+    if (m->going) {
+        if (--m->live == 0) {
+            m->going = 0;
+            m->next = heap->slab_free;
+            heap->slab_free = si;
+            heap->slab_count--;
+        }
+        return;
+    }
     uint32_t slot = gc_slab_slot(heap, si, h);
     if (m->live == m->capacity)
         partial_link(heap, m->size_class, si);

@@ -24,6 +24,7 @@ static void mark_finished(gc_heap *heap)
     heap->mark_done_pending_gather = true;
     heap->gather_cursor = 0;
     heap->unreachable.count = 0;
+    heap->unreachable_plain.count = 0;
     gc_clusters_after_mark(heap); /* members stay marked: they survive this collection */
 }
 
@@ -32,11 +33,12 @@ static void purge_finished(gc_heap *heap);
 static void gather_finished(gc_heap *heap)
 {
     heap->mark_done_pending_gather = false;
-    heap->stats.unreachable = (uint32_t)heap->unreachable.count;
+    heap->stats.unreachable = (uint32_t)(heap->unreachable.count +
+                                         heap->unreachable_plain.count);
     heap->stats.marked = heap->mark_candidates - heap->stats.unreachable;
     heap->purge_cursor = 0;
     heap->phase = GC_PHASE_BEGIN_DESTROY;
-    if (heap->unreachable.count == 0 && heap->pending_finish.count == 0)
+    if (heap->stats.unreachable == 0 && heap->pending_finish.count == 0)
         purge_finished(heap); /* nothing to destroy: no purge is pending */
 }
 

@@ -200,6 +200,7 @@ void gc_heap_destroy(gc_heap *heap)
     gc_map_free(&heap->pins);
     gc_map_free(&heap->cluster_of);
     gc_ptr_vec_free(&heap->unreachable);
+    gc_ptr_vec_free(&heap->unreachable_plain);
     gc_ptr_vec_free(&heap->pending_finish);
     gc_ptr_vec_free(&heap->purge_classes);
     gc_barrier_close(heap);

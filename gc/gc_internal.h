@@ -118,6 +118,8 @@ typedef struct gc_slab_meta {
     uint32_t bump;                /* slots [0, bump) were handed out at some time */
     uint32_t free_head;           /* freed slots, linked through their first 4 bytes */
     uint32_t size_class;
+    uint32_t going;               /* all its live objects are being purged: off the partial
+                                     list, freed without relinking slots (gc_slab_free) */
 } gc_slab_meta;
 
 gc_result gc_region_init(gc_heap *heap, size_t region_bytes);
@@ -447,9 +449,13 @@ struct gc_heap {
     uint32_t mark_workers;         /* workers taking part in the mark in flight */
     _Atomic uint32_t idle_workers; /* workers looking for work to steal */
     struct gc_pool *pool;          /* marker threads (gc_parallel.c), NULL until needed */
-    gc_ptr_vec unreachable;        /* gc_header* gathered */
+    gc_ptr_vec unreachable;        /* gc_header* gathered that need begin/finish_destroy work
+                                      (hooks, a name, classes) */
+    gc_ptr_vec unreachable_plain;  /* gc_header* gathered that only need freeing */
+    uint32_t *slab_dying;          /* per slab: gathered objects not yet freed (collector
+                                      thread only) */
     size_t gather_cursor;          /* next object index to gather */
-    size_t purge_cursor;           /* into unreachable */
+    size_t purge_cursor;           /* into unreachable, then (free) into unreachable_plain */
     gc_ptr_vec pending_finish;     /* gc_header* not yet ready for finish_destroy */
     gc_ptr_vec purge_classes;      /* class objects freed after their instances */
     uint32_t delayed_slices;       /* slices skipped for gc.DelayReachabilityIterations */
@@ -521,12 +527,16 @@ void gc_array_close(gc_heap *heap);
 /* Allocates an object's memory (zeroed) and an index for it; its header's index is set. */
 gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h);
 void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size);
+void gc_array_free_locked(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock */
 
 /* objects (gc_object.c) */
 gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,
                           const char *name, uint32_t create_flags, gc_header **out_h);
 void gc_object_unhash(gc_heap *heap, gc_header *h);
 void gc_object_free(gc_heap *heap, gc_header *h);
+/* Whether a gathered object needs the begin/finish_destroy passes (hooks, a name, a class) or
+ * only freeing. */
+bool gc_object_needs_destroy_passes(const gc_heap *heap, const gc_header *h);
 /* Checks the common preconditions of operations on a live object. */
 gc_result gc_check_live(const gc_heap *heap, const void *obj);
 

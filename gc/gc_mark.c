@@ -449,6 +449,8 @@ static gc_result reserve_for_collection(gc_heap *heap, size_t objects)
     if (r == GC_OK)
         r = gc_ptr_vec_reserve(&heap->unreachable, objects);
     if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->unreachable_plain, objects);
+    if (r == GC_OK)
         r = gc_ptr_vec_reserve(&heap->pending_finish, objects);
     if (r == GC_OK)
         r = gc_ptr_vec_reserve(&heap->purge_classes, heap->class_count);

@@ -118,6 +118,13 @@ void gc_object_free(gc_heap *heap, gc_header *h)
     gc_array_free(heap, h, size);
 }
 
+bool gc_object_needs_destroy_passes(const gc_heap *heap, const gc_header *h)
+{
+    const gc_class_hooks *k = &gc_class_of(heap, h)->hooks;
+    return (gc_flags(h) & (GC_F_NAMED | GC_F_IS_CLASS)) || k->begin_destroy ||
+           k->finish_destroy || k->is_ready_for_finish_destroy;
+}
+
 /* ---- queries ------------------------------------------------------------------------ */
 
 gc_class *gc_object_class(const gc_heap *heap, const void *obj)
