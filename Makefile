@@ -53,7 +53,7 @@ ALL_TARGETS :=
 TEST_BINS :=
 BENCH_BINS :=
 
-.PHONY: all run test check bench asan tsan install clean deps fuzz
+.PHONY: all run test check bench asan tsan install install-data clean deps fuzz
 all: build-all
 
 include gc/module.mk
@@ -108,10 +108,13 @@ bench-run: $(BENCH_BINS)
 	@mkdir -p build/bench
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b build/bench || exit 1; done
 
-install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/reap $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(MANDIR)/man1
+install: all install-data
+	install -d $(DESTDIR)$(BINDIR)
 	install -m 755 $(INSTALL_BINS) $(DESTDIR)$(BINDIR)/
+
+# Everything but the binaries (the deploy test installs these into a scratch DESTDIR).
+install-data:
+	install -d $(DESTDIR)$(SYSCONFDIR)/reap $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 deploy/reap.ini $(DESTDIR)$(SYSCONFDIR)/reap/reap.ini
 	@# The unit names the paths of this install, whatever PREFIX was.
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
