@@ -200,16 +200,19 @@ static void agones_collect(agones *a)
     int left;
 
     while ((msg = curl_multi_info_read(a->multi, &left)) != NULL) {
+        CURL *easy = msg->easy_handle;
+        CURLcode result = msg->data.result;
         long status = 0;
 
         if (msg->msg != CURLMSG_DONE)
             continue;
-        curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &status);
-        curl_multi_remove_handle(a->multi, msg->easy_handle);
-        curl_easy_cleanup(msg->easy_handle);
-        if (msg->easy_handle == a->easy)
+        /* msg belongs to the easy handle: read it all before the handle goes. */
+        curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+        curl_multi_remove_handle(a->multi, easy);
+        curl_easy_cleanup(easy);
+        if (easy == a->easy)
             a->easy = NULL;
-        agones_finished(a, msg->data.result, status);
+        agones_finished(a, result, status);
     }
     if (a->easy == NULL && a->head != NULL) {
         if (a->unreachable && a->head->kind == AGONES_REQ_STATE && a->retry_ms > 0)

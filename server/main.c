@@ -34,6 +34,8 @@ int main(int argc, char **argv)
     case ENGINE_OPTIONS_OK:
         break;
     }
+    /* The command line's format already applies to what the config file warns about. */
+    log_set_format(opts.log_format);
     if (opts.config_path != NULL &&
         engine_options_load_config(&opts, &cvars, opts.config_path, err, sizeof err) != 0) {
         fprintf(stderr, "reap-server: %s\n", err);

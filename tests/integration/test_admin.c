@@ -31,17 +31,17 @@ static int connect_from(const char *src, unsigned port)
     return fd;
 }
 
-/* GET path from src with a deadline; the status code, or 0 when nothing answered in time. */
-static int get_from(const char *src, unsigned port, const char *path, double timeout)
+/* Sends req from src to 127.0.0.1:port and reads the answer until the server closes or the
+ * deadline; the status code, or 0 when nothing answered in time. */
+static int exchange_from(const char *src, unsigned port, const char *req, double timeout)
 {
-    char req[256], resp[512];
+    char resp[2048];
     size_t len = 0;
     double deadline = harness_now() + timeout;
     int status = 0, fd = connect_from(src, port);
 
     if (fd < 0)
         return 0;
-    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
     if (write(fd, req, strlen(req)) < 0) {
         close(fd);
         return 0;
@@ -61,6 +61,14 @@ static int get_from(const char *src, unsigned port, const char *path, double tim
     resp[len] = '\0';
     sscanf(resp, "HTTP/%*s %d", &status);
     return status;
+}
+
+static int get_from(const char *src, unsigned port, const char *path, double timeout)
+{
+    char req[256];
+
+    snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+    return exchange_from(src, port, req, timeout);
 }
 
 /* Polls GET /healthz from src until it answers 200 or the deadline passes. */
@@ -142,32 +150,13 @@ static void test_one_address_cannot_take_every_admin_connection(void **state)
 /* An HTTP/1.0 POST /console with an optional Authorization header; the status code. */
 static int console_with(unsigned port, const char *authorization, const char *command)
 {
-    char req[1024], resp[2048];
-    size_t len = 0;
-    double deadline = harness_now() + 10.0;
-    int status = 0, fd = connect_from("127.0.0.1", port);
+    char req[1024];
 
-    assert_true(fd >= 0);
     snprintf(req, sizeof req,
              "POST /console HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%sContent-Length: %zu\r\n\r\n%s",
              authorization ? "Authorization: " : "", authorization ? authorization : "",
              authorization ? "\r\n" : "", strlen(command), command);
-    assert_true(write(fd, req, strlen(req)) > 0);
-    while (harness_now() < deadline && len < sizeof resp - 1) {
-        struct pollfd pfd = { fd, POLLIN, 0 };
-        ssize_t n;
-
-        if (poll(&pfd, 1, 100) <= 0)
-            continue;
-        n = read(fd, resp + len, sizeof resp - 1 - len);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    resp[len] = '\0';
-    sscanf(resp, "HTTP/%*s %d", &status);
-    return status;
+    return exchange_from("127.0.0.1", port, req, 10.0);
 }
 
 static void test_with_a_token_console_needs_it_and_metrics_stay_open(void **state)

@@ -171,19 +171,27 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* Starts a server on a config file (at path, a mkstemp template) holding text. */
+static void start_with_config(harness_server *s, char *path, const char *text)
+{
+    int fd = mkstemp(path);
+
+    assert_true(fd >= 0);
+    close(fd);
+    write_file(path, text);
+    const char *args[] = { "--config", path, NULL };
+    harness_server_start(s, args);
+}
+
 static void test_sighup_rereads_the_config_files_cvars_and_keeps_serving(void **state)
 {
     char path[] = "/tmp/reap-test-hup-XXXXXX";
     char reply[1024];
     harness_server s;
-    int fd = mkstemp(path);
 
     (void)state;
-    assert_true(fd >= 0);
-    close(fd);
-    write_file(path, "[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKillObjects = 60\n");
-    const char *args[] = { "--config", path, NULL };
-    harness_server_start(&s, args);
+    start_with_config(&s, path,
+                      "[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKillObjects = 60\n");
     write_file(path, "[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKillObjects = 7\n");
 
     kill(s.proc.pid, SIGHUP);
@@ -203,14 +211,9 @@ static void test_sighup_with_a_broken_config_keeps_the_current_values(void **sta
     char path[] = "/tmp/reap-test-hup-XXXXXX";
     char reply[1024];
     harness_server s;
-    int fd = mkstemp(path);
 
     (void)state;
-    assert_true(fd >= 0);
-    close(fd);
-    write_file(path, "[ConsoleVariables]\ngc.MinGCClusterSize = 6\n");
-    const char *args[] = { "--config", path, NULL };
-    harness_server_start(&s, args);
+    start_with_config(&s, path, "[ConsoleVariables]\ngc.MinGCClusterSize = 6\n");
     write_file(path, "[ConsoleVariables]\ngc.MinGCClusterSize = many\n");
 
     kill(s.proc.pid, SIGHUP);

@@ -275,15 +275,22 @@ static char *write_temp(const char *text)
     return path;
 }
 
+/* Loads the config file at path into fresh options and cvars. */
+static int load_path(const char *path, engine_options *opts, cvar_registry *reg, char *err,
+                     size_t err_size)
+{
+    engine_options_default(opts);
+    cvar_registry_init(reg);
+    return engine_options_load_config(opts, reg, path, err, err_size);
+}
+
 /* Loads an ini file with the given text into fresh options and cvars. */
 static int load_ini_text(const char *text, engine_options *opts, cvar_registry *reg, char *err,
                          size_t err_size)
 {
     char *path = write_temp(text);
+    int r = load_path(path, opts, reg, err, err_size);
 
-    engine_options_default(opts);
-    cvar_registry_init(reg);
-    int r = engine_options_load_config(opts, reg, path, err, err_size);
     unlink(path);
     return r;
 }
@@ -364,14 +371,9 @@ static void test_a_missing_config_file_is_an_error_naming_it(void **state)
     char err[512] = "";
 
     (void)state;
-    engine_options_default(&opts);
-    cvar_registry_init(&reg);
-
-    assert_int_equal(engine_options_load_config(&opts, &reg, "/nonexistent/reap.ini", err,
-                                                sizeof err), -1);
+    assert_int_equal(load_path("/nonexistent/reap.ini", &opts, &reg, err, sizeof err), -1);
     assert_non_null(strstr(err, "/nonexistent/reap.ini"));
 }
-
 
 static void test_a_fifo_as_the_config_file_is_refused_without_waiting_for_a_writer(void **state)
 {
@@ -383,11 +385,9 @@ static void test_a_fifo_as_the_config_file_is_refused_without_waiting_for_a_writ
     snprintf(path, sizeof path, "/tmp/reap-test-fifo-%d", (int)getpid());
     unlink(path);
     assert_int_equal(mkfifo(path, 0600), 0);
-    engine_options_default(&opts);
-    cvar_registry_init(&reg);
 
     alarm(5); /* a read that waits for a writer would wait for ever: end the test instead */
-    int r = engine_options_load_config(&opts, &reg, path, err, sizeof err);
+    int r = load_path(path, &opts, &reg, err, sizeof err);
     alarm(0);
     unlink(path);
 
@@ -403,12 +403,9 @@ static void test_a_device_or_a_directory_as_the_config_file_is_refused_by_name(v
     char err[512] = "";
 
     (void)state;
-    engine_options_default(&opts);
-    cvar_registry_init(&reg);
-
-    assert_int_equal(engine_options_load_config(&opts, &reg, "/dev/zero", err, sizeof err), -1);
+    assert_int_equal(load_path("/dev/zero", &opts, &reg, err, sizeof err), -1);
     assert_non_null(strstr(err, "'/dev/zero' is not a regular file (a device)"));
-    assert_int_equal(engine_options_load_config(&opts, &reg, "/tmp", err, sizeof err), -1);
+    assert_int_equal(load_path("/tmp", &opts, &reg, err, sizeof err), -1);
     assert_non_null(strstr(err, "'/tmp' is not a regular file (a directory)"));
 }
 
@@ -482,11 +479,8 @@ static void test_the_shipped_ue_sample_loads(void **state)
     char err[512] = "";
 
     (void)state;
-    engine_options_default(&opts);
-    cvar_registry_init(&reg);
-
-    assert_int_equal(engine_options_load_config(&opts, &reg, "deploy/DefaultEngine.sample.ini",
-                                                err, sizeof err), 0);
+    assert_int_equal(load_path("deploy/DefaultEngine.sample.ini", &opts, &reg, err, sizeof err),
+                     0);
     assert_int_equal(reg.sources[CVAR_GC_TIME_BETWEEN_PURGING], CVAR_SOURCE_INI);
     assert_int_equal(reg.sources[CVAR_GC_CREATE_CLUSTERS], CVAR_SOURCE_INI);
 }
