@@ -183,10 +183,13 @@ static void agones_finished(agones *a, CURLcode rc, long status)
     a->retry_ms = a->retry_ms == 0 ? AGONES_RETRY_MIN_MS : a->retry_ms * 2;
     if (a->retry_ms > AGONES_RETRY_MAX_MS)
         a->retry_ms = AGONES_RETRY_MAX_MS;
-    if (!a->unreachable)
-        log_warn("agones: sidecar at 127.0.0.1:%u unreachable (%s %s: %s); retrying, the "
-                 "server keeps running", a->cfg.port, r->method, r->path,
-                 rc != CURLE_OK ? curl_easy_strerror(rc) : "HTTP 5xx");
+    if (!a->unreachable) {
+        const char *why = rc != CURLE_OK ? curl_easy_strerror(rc) : "HTTP 5xx";
+
+        log_fields(LOG_WARN, LOG_FIELDS({ "request", r->path }, { "error", why }),
+                   "agones: sidecar at 127.0.0.1:%u unreachable (%s %s: %s); retrying, the "
+                   "server keeps running", a->cfg.port, r->method, r->path, why);
+    }
     else
         log_debug("agones: %s %s failed again; next try in %u ms", r->method, r->path,
                   a->retry_ms);

@@ -192,7 +192,8 @@ static console_status console_set(engine *e, int argc, char **argv, strbuf *out)
     engine_apply_cvars(e);
     cvar_find(argv[0], &id);
     console_describe_cvar(e, id, false, out);
-    log_info("console: %s set to %s", cvar_def_get(id)->name, argv[1]);
+    log_fields(LOG_INFO, LOG_FIELDS({ "cvar", cvar_def_get(id)->name }, { "value", argv[1] }),
+               "console: %s set to %s", cvar_def_get(id)->name, argv[1]);
     return CONSOLE_OK;
 }
 

@@ -256,12 +256,17 @@ void engine_frame(engine *e)
 static void engine_watch_tick_rate(engine *e)
 {
     switch (tick_rate_frame(&e->tick_rate, engine_now(e))) {
-    case TICK_RATE_SLOW:
-        log_warn("frame rate: %.1f frames/s for %d s, under %.0f%% of --tick-hz %u; the machine "
-                 "cannot sustain this rate (lower --tick-hz, or the load)",
-                 e->tick_rate.achieved_hz, TICK_RATE_SLOW_WINDOWS, TICK_RATE_FRACTION * 100,
-                 e->opts.tick_hz);
+    case TICK_RATE_SLOW: {
+        char achieved[32], target[16];
+
+        snprintf(achieved, sizeof achieved, "%.1f", e->tick_rate.achieved_hz);
+        snprintf(target, sizeof target, "%u", e->opts.tick_hz);
+        log_fields(LOG_WARN, LOG_FIELDS({ "achieved_hz", achieved }, { "tick_hz", target }),
+                   "frame rate: %s frames/s for %d s, under %.0f%% of --tick-hz %s; the machine "
+                   "cannot sustain this rate (lower --tick-hz, or the load)",
+                   achieved, TICK_RATE_SLOW_WINDOWS, TICK_RATE_FRACTION * 100, target);
         break;
+    }
     case TICK_RATE_RECOVERED:
         log_info("frame rate: back to %.1f frames/s (--tick-hz %u)", e->tick_rate.achieved_hz,
                  e->opts.tick_hz);
@@ -399,7 +404,10 @@ static void engine_reload_config(engine *e)
         changed++;
         cvar_format_number(e->cvars.values[i], was, sizeof was);
         cvar_format_number(next.values[i], now, sizeof now);
-        log_info("SIGHUP: %s = %s (was %s)", cvar_def_get((cvar_id)i)->name, now, was);
+        log_fields(LOG_INFO,
+                   LOG_FIELDS({ "cvar", cvar_def_get((cvar_id)i)->name }, { "value", now },
+                              { "was", was }),
+                   "SIGHUP: %s = %s (was %s)", cvar_def_get((cvar_id)i)->name, now, was);
     }
     e->cvars = next;
     engine_apply_cvars(e);

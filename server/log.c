@@ -100,49 +100,107 @@ static size_t log_component(const char *message)
     return n > 0 && n <= 24 && message[n] == ':' && message[n + 1] == ' ' ? n : 0;
 }
 
-void log_format_line(log_level level, const char *message, char *out, size_t out_size)
+/* Appends the formatted text only if all of it fits before out_size - 1 (one byte stays for
+ * the closing brace); returns the new length. */
+static size_t log_append(char *out, size_t out_size, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t log_append(char *out, size_t out_size, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    int len;
+
+    if (n + 1 >= out_size)
+        return n;
+    va_start(ap, fmt);
+    len = vsnprintf(out + n, out_size - 1 - n, fmt, ap);
+    va_end(ap);
+    if (len < 0 || n + (size_t)len >= out_size - 1) {
+        out[n] = '\0';
+        return n;
+    }
+    return n + (size_t)len;
+}
+
+/* One JSON object, always whole: a message too long is cut at a character boundary, fields
+ * that no longer fit are left out. */
+static void log_format_json(log_level level, const char *stamp, const char *message,
+                            const log_field *fields, size_t field_count, char *out,
+                            size_t out_size)
+{
+    static const char message_key[] = ",\"message\":\"\"";
+    char component[32] = "", escaped[2048];
+    size_t c = log_component(message), n = 0, room;
+
+    if (out_size < 3)
+        return;
+    if (c > 0) {
+        memcpy(component, message, c);
+        component[c] = '\0';
+        message += c + 2;
+    }
+    n = log_append(out, out_size, n, "{\"time\":\"%s\",\"level\":\"%s\"", stamp,
+                   log_level_name(level));
+    if (c > 0)
+        n = log_append(out, out_size, n, ",\"component\":\"%s\"", component);
+    room = out_size - 1 - n > sizeof message_key ? out_size - 1 - n - (sizeof message_key - 1)
+                                                 : 1;
+    json_escape(escaped, room < sizeof escaped ? room : sizeof escaped, message);
+    n = log_append(out, out_size, n, ",\"message\":\"%s\"", escaped);
+    for (size_t i = 0; i < field_count; i++) {
+        json_escape(escaped, sizeof escaped, fields[i].value != NULL ? fields[i].value : "");
+        n = log_append(out, out_size, n, ",\"%s\":\"%s\"", fields[i].key, escaped);
+    }
+    out[n] = '}';
+    out[n + 1] = '\0';
+}
+
+void log_format_line(log_level level, const char *message, const log_field *fields,
+                     size_t field_count, char *out, size_t out_size)
 {
     char stamp[40];
-    size_t n;
 
     log_timestamp(stamp, sizeof stamp);
-    if (g_log_format == LOG_FORMAT_JSON) {
-        char component[32] = "", escaped[2048];
-        size_t c = log_component(message);
-
-        if (c > 0) {
-            memcpy(component, message, c);
-            component[c] = '\0';
-            message += c + 2;
-        }
-        json_escape(escaped, sizeof escaped, message);
-        n = (size_t)snprintf(out, out_size, "{\"time\":\"%s\",\"level\":\"%s\"", stamp,
-                             log_level_name(level));
-        if (c > 0 && n < out_size)
-            n += (size_t)snprintf(out + n, out_size - n, ",\"component\":\"%s\"", component);
-        if (n < out_size)
-            snprintf(out + n, out_size - n, ",\"message\":\"%s\"}", escaped);
-        return;
-    }
-    if (g_log_journal)
+    if (g_log_format == LOG_FORMAT_JSON)
+        log_format_json(level, stamp, message, fields, field_count, out, out_size);
+    else if (g_log_journal)
         snprintf(out, out_size, "<%d>%s %-5s %s", log_priorities[level], stamp,
                  log_level_name(level), message);
     else
         snprintf(out, out_size, "%s %-5s %s", stamp, log_level_name(level), message);
 }
 
+static void log_emit(log_level level, const log_field *fields, size_t field_count,
+                     const char *fmt, va_list ap)
+{
+    char message[1024], line[4096];
+
+    vsnprintf(message, sizeof message, fmt, ap);
+    log_format_line(level, message, fields, field_count, line, sizeof line);
+    /* One write per line so that lines from a crash or a pipe reader never interleave. */
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
 void log_write(log_level level, const char *fmt, ...)
 {
-    char message[1024], line[2400];
     va_list ap;
 
     if (!log_enabled(level))
         return;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    log_emit(level, NULL, 0, fmt, ap);
     va_end(ap);
-    log_format_line(level, message, line, sizeof line);
-    /* One write per line so that lines from a crash or a pipe reader never interleave. */
-    fprintf(stderr, "%s\n", line);
-    fflush(stderr);
+}
+
+void log_write_fields(log_level level, const log_field *fields, size_t field_count,
+                      const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!log_enabled(level))
+        return;
+    va_start(ap, fmt);
+    log_emit(level, fields, field_count, fmt, ap);
+    va_end(ap);
 }

@@ -7,7 +7,8 @@
  * ($JOURNAL_STREAM names it) each line starts with the kernel-style priority "<6>" so that
  * `journalctl -p err` finds errors. A JSON line is one object:
  * {"time":"...","level":"info","component":"gc","message":"..."}, where component is the word
- * before the message's first ": " when there is one ("gc", "agones", "admin", "SIGHUP").
+ * before the message's first ": " when there is one ("gc", "agones", "admin", "SIGHUP"), and
+ * the event's fields (log_write_fields) follow as string properties.
  */
 #ifndef REAP_LOG_H
 #define REAP_LOG_H
@@ -32,14 +33,29 @@ log_level log_get_level(void);
 void log_set_format(log_format format);
 /* Whether stderr is the journal (decided at log_set_format; tests may ask). */
 bool log_to_journal(void);
+/* A named value of an event, for JSON lines (text lines say the same in their message). */
+typedef struct log_field {
+    const char *key;    /* a JSON-safe name: letters, digits, '_' */
+    const char *value;  /* any text; escaped */
+} log_field;
+
 /* Formats one record as it would be written, without the newline; for tests. */
-void log_format_line(log_level level, const char *message, char *out, size_t out_size);
+void log_format_line(log_level level, const char *message, const log_field *fields,
+                     size_t field_count, char *out, size_t out_size);
 bool log_enabled(log_level level);
 /* Parses "debug|info|warn|error"; returns false for anything else. */
 bool log_level_parse(const char *text, log_level *out_level);
 const char *log_level_name(log_level level);
 
 void log_write(log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* As log_write, with the event's fields (borrowed for the call). */
+void log_write_fields(log_level level, const log_field *fields, size_t field_count,
+                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* log_fields(LOG_INFO, LOG_FIELDS({ "cvar", name }, { "value", text }), "console: ...") */
+#define LOG_FIELDS(...) (const log_field[]){ __VA_ARGS__ }, \
+    sizeof((const log_field[]){ __VA_ARGS__ }) / sizeof(log_field)
+#define log_fields(level, ...) log_write_fields(level, __VA_ARGS__)
 
 #define log_debug(...) log_write(LOG_DEBUG, __VA_ARGS__)
 #define log_info(...) log_write(LOG_INFO, __VA_ARGS__)

@@ -284,6 +284,29 @@ static void test_too_many_collector_workers_exits_2_naming_the_cvar(void **state
     harness_proc_free(&p);
 }
 
+
+static void test_json_logs_are_one_object_per_line(void **state)
+{
+    const char *args[] = { "--log-format", "json", NULL };
+    harness_server s;
+    int lines = 0;
+
+    (void)state;
+    harness_server_start(&s, args);
+    assert_int_equal(harness_server_stop(&s), 0);
+
+    for (char *line = s.proc.out; *line != '\0'; lines++) {
+        char *end = strchr(line, '\n');
+        assert_non_null(end);
+        if (line[0] != '{' || end[-1] != '}' || strstr(line, "\"level\":") == NULL)
+            fail_msg("not a JSON log line: %.*s", (int)(end - line), line);
+        line = end + 1;
+    }
+    assert_true(lines >= 4);
+    assert_non_null(strstr(s.proc.out, "\"message\":\"final full purge"));
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_sigusr1_and_sigusr2_neither_stop_the_server_nor_drop_players),
         cmocka_unit_test(test_a_fifo_as_config_exits_2_without_waiting_for_a_writer),
         cmocka_unit_test(test_too_many_collector_workers_exits_2_naming_the_cvar),
+        cmocka_unit_test(test_json_logs_are_one_object_per_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@ static void test_a_json_line_has_time_level_component_and_message(void **state)
     (void)state;
     log_set_format(LOG_FORMAT_JSON);
 
-    log_format_line(LOG_WARN, "gc: settings refused", line, sizeof line);
+    log_format_line(LOG_WARN, "gc: settings refused", NULL, 0, line, sizeof line);
 
     assert_int_equal(line[0], '{');
     assert_int_equal(line[strlen(line) - 1], '}');
@@ -49,7 +49,7 @@ static void test_a_json_message_escapes_quotes_newlines_and_control_bytes(void *
     (void)state;
     log_set_format(LOG_FORMAT_JSON);
 
-    log_format_line(LOG_INFO, "player \"a\\b\"\nleft\x01", line, sizeof line);
+    log_format_line(LOG_INFO, "player \"a\\b\"\nleft\x01", NULL, 0, line, sizeof line);
 
     assert_non_null(strstr(line, "\"message\":\"player \\\"a\\\\b\\\"\\nleft\\u0001\"}"));
     assert_null(strstr(line, "component"));
@@ -62,7 +62,7 @@ static void test_text_lines_carry_a_priority_only_when_stderr_is_the_journal(voi
 
     (void)state;
     log_set_format(LOG_FORMAT_TEXT);
-    log_format_line(LOG_ERROR, "boom", line, sizeof line);
+    log_format_line(LOG_ERROR, "boom", NULL, 0, line, sizeof line);
     assert_int_not_equal(line[0], '<');
 
     assert_int_equal(fstat(STDERR_FILENO, &st), 0);
@@ -71,10 +71,10 @@ static void test_text_lines_carry_a_priority_only_when_stderr_is_the_journal(voi
     setenv("JOURNAL_STREAM", env, 1);
     log_set_format(LOG_FORMAT_TEXT);
 
-    log_format_line(LOG_ERROR, "boom", line, sizeof line);
+    log_format_line(LOG_ERROR, "boom", NULL, 0, line, sizeof line);
     assert_true(log_to_journal());
     assert_memory_equal(line, "<3>", 3);
-    log_format_line(LOG_WARN, "hm", line, sizeof line);
+    log_format_line(LOG_WARN, "hm", NULL, 0, line, sizeof line);
     assert_memory_equal(line, "<4>", 3);
 }
 
@@ -99,6 +99,42 @@ static void test_json_escape_never_overflows_its_buffer(void **state)
     assert_string_equal(small, "ab\\\"cd"); /* the next escape would not fit */
 }
 
+
+static void test_an_events_fields_follow_as_json_properties_and_not_in_text(void **state)
+{
+    const log_field fields[] = { { "cvar", "gc.MinGCClusterSize" }, { "value", "7\"" } };
+    char line[512];
+
+    (void)state;
+    log_set_format(LOG_FORMAT_JSON);
+    log_format_line(LOG_INFO, "console: gc.MinGCClusterSize set to 7", fields, 2, line,
+                    sizeof line);
+
+    assert_non_null(strstr(line, ",\"cvar\":\"gc.MinGCClusterSize\",\"value\":\"7\\\"\"}"));
+
+    log_set_format(LOG_FORMAT_TEXT);
+    log_format_line(LOG_INFO, "console: gc.MinGCClusterSize set to 7", fields, 2, line,
+                    sizeof line);
+    assert_null(strstr(line, "\"cvar\""));
+}
+
+static void test_a_json_line_cut_short_is_still_one_whole_object(void **state)
+{
+    const log_field fields[] = { { "player", "ana" } };
+    char line[100];
+
+    (void)state;
+    log_set_format(LOG_FORMAT_JSON);
+
+    log_format_line(LOG_INFO, "a \"message\" far longer than the line it has to fit in, by a lot",
+                    fields, 1, line, sizeof line);
+
+    assert_true(strlen(line) < sizeof line);
+    assert_memory_equal(line + strlen(line) - 2, "\"}", 2); /* the message string is closed */
+    assert_non_null(strstr(line, "\"message\":\"a \\\"message\\\" far"));
+    assert_null(strstr(line, "player")); /* no room left for it */
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, reset, reset)
@@ -108,6 +144,8 @@ int main(void)
         T(test_text_lines_carry_a_priority_only_when_stderr_is_the_journal),
         T(test_a_journal_stream_that_is_not_stderr_adds_no_prefix),
         T(test_json_escape_never_overflows_its_buffer),
+        T(test_an_events_fields_follow_as_json_properties_and_not_in_text),
+        T(test_a_json_line_cut_short_is_still_one_whole_object),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
