@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "console_leaks.h"
 #include "engine.h"
 #include "log.h"
 #include "net_driver.h"
@@ -264,6 +265,9 @@ static const console_command console_commands[] = {
       console_obj_refs },
     { "gc stats", "gc stats", "collector statistics and the schedule's state",
       console_gc_stats },
+    { "gc leaks", "gc leaks mark | gc leaks since=MARK",
+      "objects created since a mark that are still alive, by class, with chains",
+      console_gc_leaks },
     { "set", "set NAME VALUE", "set a console variable", console_set },
     { "get", "get NAME", "show a console variable with its default, range and help",
       console_get },
