@@ -18,8 +18,9 @@
  *   hold = 10                  ; a visit holds U(0.5, 1.5) x hold seconds
  *   leave = mixed              ; graceful, abrupt or mixed
  *
- * A stage inherits what it does not set from the stage before it. Errors name the file and
- * the line.
+ * A stage inherits what it does not set from the stage before it, and its name differs from
+ * the one before it (inih sees two same-named sections in a row as one). Errors name the file
+ * and the line.
  */
 #include "client.h"
 
@@ -38,6 +39,7 @@ typedef struct scenario_ctx {
     bool in_stage;
     bool ramp;                  /* the current stage ramps */
     bool have_duration;
+    char section[80];           /* the section of the previous key */
 } scenario_ctx;
 
 static bool scenario_number(const char *text, double min, double max, double *out)
@@ -214,22 +216,26 @@ static int scenario_ini_cb(void *user, const char *section, const char *key, con
 
     if (ctx->failed)
         return 0; /* keep the first error's message */
-    if (key == NULL)
-        return scenario_section(ctx, section);
+    /* inih reports keys with their section; a section begins where the name changes. */
+    if (strcmp(section, ctx->section) != 0) {
+        snprintf(ctx->section, sizeof ctx->section, "%s", section);
+        if (!scenario_section(ctx, section))
+            return 0;
+    }
     if (ctx->in_stage)
         return scenario_stage_key(ctx, &ctx->opts->stages[ctx->opts->n_stages - 1], key, value);
     if (strcmp(section, "scenario") == 0)
         return scenario_run_key(ctx, key, value);
+    ctx->failed = true;
     snprintf(ctx->err, ctx->err_size, "'%s' outside a section: expected [scenario] or "
              "[stage NAME] first", key);
-    ctx->failed = true;
     return 0;
 }
 
 bool client_scenario_load(client_options *opts, const char *path, char *err, size_t err_size)
 {
     char msg[400] = "";
-    scenario_ctx ctx = { opts, path, msg, sizeof msg, false, false, false, false };
+    scenario_ctx ctx = { opts, path, msg, sizeof msg, false, false, false, false, "" };
     const char *base = strrchr(path, '/');
     int line;
 
