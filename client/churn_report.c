@@ -443,7 +443,7 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
         hist_write_line(&t->lat[i], f);
         fputc('\n', f);
     }
-    fprintf(f, "server %d %u %u %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g "
+    fprintf(f, "server_figures %d %u %u %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g "
             "%.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", s->have, s->scrapes, s->scrape_errors,
             s->seconds, s->frames, s->tick_p50, s->tick_p99, s->tick_max, s->phase_p99[0],
             s->phase_p99[1], s->phase_p99[2], s->phase_p99[3], s->collections, s->gc_work_p99,
@@ -534,7 +534,7 @@ static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *li
             return false;
         return hist_parse(&t->lat[lat], name_end + 1);
     }
-    if (strcmp(line, "server") == 0) {
+    if (strcmp(line, "server_figures") == 0) {
         int have;
         if (sscanf(v, "%d %u %u %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf "
                    "%lf %lf %lf %lf %lf", &have, &s->scrapes, &s->scrape_errors, &s->seconds,
