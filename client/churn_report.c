@@ -126,10 +126,13 @@ uint32_t churn_report_thresholds(const churn_report *r, FILE *out)
         churn_report_metric(r, th->metric, &v);
         ok = !isnan(v) && client_threshold_check(th, v);
         failed += !ok;
-        if (isnan(v))
+        if (isnan(v)) {
             fprintf(out, "  %-28s FAIL  (not measured in this run)\n", th->text);
-        else
-            fprintf(out, "  %-28s %s  (%g)\n", th->text, ok ? "pass" : "FAIL", v);
+        } else {
+            char shown[48];
+            client_threshold_format(th, v, shown, sizeof shown);
+            fprintf(out, "  %-28s %s  (%s)\n", th->text, ok ? "pass" : "FAIL", shown);
+        }
     }
     return failed;
 }

@@ -320,10 +320,13 @@ static void html_thresholds(FILE *f, const churn_report *r)
         ok = !isnan(v) && client_threshold_check(&o->thresholds[i], v);
         fputs("<tr><td>", f);
         churn_svg_text(f, o->thresholds[i].text);
-        if (isnan(v))
+        if (isnan(v)) {
             fputs("</td><td>not measured", f);
-        else
-            fprintf(f, "</td><td>%g", v);
+        } else {
+            char shown[48];
+            client_threshold_format(&o->thresholds[i], v, shown, sizeof shown);
+            fprintf(f, "</td><td>%s", shown);
+        }
         fprintf(f, "</td><td class=\"%s\">%s</td></tr>\n", ok ? "pass" : "fail",
                 ok ? "pass" : "FAIL");
     }

@@ -62,6 +62,8 @@ typedef struct client_threshold {
     char metric[40];
     client_cmp cmp;
     double value;                   /* in the metric's base unit (seconds for times) */
+    char unit[4];                   /* as written ("ms", "s", "us", "%" or ""), for display */
+    double scale;                   /* base units per written unit (0.001 for ms) */
 } client_threshold;
 
 typedef struct client_options {
@@ -120,6 +122,8 @@ bool client_disconnect_parse(const char *text, client_disconnect *out);
 /* Parses "NAME<500ms", "NAME==0", "NAME<=0.5s"... (operators < <= > >= == !=; units ms, s, us,
  * % or none) into t; false with a message naming the text on error. */
 bool client_threshold_parse(const char *text, client_threshold *t, char *err, size_t err_size);
+/* value (base units) as t was written: "12.5ms". */
+void client_threshold_format(const client_threshold *t, double value, char *buf, size_t size);
 /* Whether value passes t. */
 bool client_threshold_check(const client_threshold *t, double value);
 const char *client_cmp_str(client_cmp cmp);

@@ -391,19 +391,26 @@ bool client_threshold_parse(const char *text, client_threshold *t, char *err, si
                  text);
         return false;
     }
+    t->scale = 1;
     if (strcmp(end, "ms") == 0)
-        v /= 1e3;
+        t->scale = 1e-3;
     else if (strcmp(end, "us") == 0)
-        v /= 1e6;
+        t->scale = 1e-6;
     else if (strcmp(end, "%") == 0)
-        v /= 100;
+        t->scale = 1e-2;
     else if (strcmp(end, "s") != 0 && *end != '\0') {
         snprintf(err, err_size, "bad --threshold '%s': unknown unit '%s' (us, ms, s, %% or "
                  "none)", text, end);
         return false;
     }
-    t->value = v;
+    snprintf(t->unit, sizeof t->unit, "%s", end);
+    t->value = v * t->scale;
     return true;
+}
+
+void client_threshold_format(const client_threshold *t, double value, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.4g%s", value / (t->scale > 0 ? t->scale : 1), t->unit);
 }
 
 bool client_threshold_check(const client_threshold *t, double value)
