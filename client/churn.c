@@ -196,6 +196,22 @@ static double churn_delta(const churn_scrape *a, const churn_scrape *b, const ch
     return isnan(d) ? -1 : d;
 }
 
+/* The longest frame between two scrapes: exact when the server's running maximum
+ * (reap_tick_max_seconds) rose in between, else the upper bound of the highest tick bucket
+ * that gained a frame (no more than the running maximum). -1 when unknown. */
+static double churn_tick_max(const churn_scrape *a, const churn_scrape *b)
+{
+    double bound = churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 100);
+    double before = churn_scrape_sum(a, "reap_tick_max_seconds");
+    double after = churn_scrape_sum(b, "reap_tick_max_seconds");
+
+    if (!isnan(after) && !isnan(before) && after > before)
+        return after;
+    if (!isnan(after) && !isnan(bound) && after < bound)
+        return after;
+    return churn_nan_to(bound, -1);
+}
+
 /* A scrape arrived: fold it into the run's figures and remember it for the row. */
 static void churn_on_scrape(churn *c, churn_scrape *fresh)
 {
@@ -240,7 +256,7 @@ static void churn_server_finish(churn *c)
     s->frames = frames >= 0 ? frames : churn_delta(a, b, "reap_frame");
     s->tick_p50 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 50), -1);
     s->tick_p99 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 99), -1);
-    s->tick_max = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 100), -1);
+    s->tick_max = churn_tick_max(a, b);
     for (int i = 0; i < CHURN_PHASE_COUNT; i++) {
         char label[32];
         snprintf(label, sizeof label, "phase=\"%s\"", churn_phase_names[i]);
@@ -281,7 +297,7 @@ static void churn_row_admin(churn *c, churn_row *row)
     row->have_admin = true;
     row->tick_p50 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 50), -1);
     row->tick_p99 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 99), -1);
-    row->tick_max = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 100), -1);
+    row->tick_max = churn_tick_max(a, b);
     row->gc_collections = churn_delta(a, b, "reap_gc_collections_total");
     row->gc_work_max = churn_nan_to(
         churn_scrape_quantile(a, b, "reap_gc_frame_work_seconds", NULL, 100), -1);

@@ -85,6 +85,8 @@ bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f);
 /* Writes s as a JSON string / as SVG or HTML text (escaped). */
 void churn_json_string(FILE *f, const char *s);
 void churn_svg_text(FILE *f, const char *s);
+/* A "nice" axis step (1, 2 or 5 times a power of ten) that cuts [0, max] into about ticks. */
+double churn_nice_step(double max, int ticks);
 /* mkdir -p; on failure err names the directory. */
 bool churn_mkdirs(const char *path, char *err, size_t err_size);
 

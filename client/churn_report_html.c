@@ -40,19 +40,6 @@ typedef struct chart {
     const char *empty;      /* what to say when there is nothing to draw */
 } chart;
 
-static double chart_step(double span)
-{
-    double raw = span / 5, mag = 1;
-
-    if (!(raw > 0))
-        return 1;
-    while (mag * 10 <= raw)
-        mag *= 10;
-    while (mag > raw)
-        mag /= 10;
-    return raw <= 2 * mag ? 2 * mag : raw <= 5 * mag ? 5 * mag : 10 * mag;
-}
-
 static void chart_draw(FILE *f, const chart *ch)
 {
     double xmin = INFINITY, xmax = -INFINITY, ymax = 0, xstep, ystep;
@@ -89,9 +76,9 @@ static void chart_draw(FILE *f, const chart *ch)
         xmax = xmin + 1;
     if (!(ymax > 0))
         ymax = 1;
-    ystep = chart_step(ymax);
+    ystep = churn_nice_step(ymax, 5);
     ymax = ceil(ymax / ystep) * ystep;
-    xstep = ch->logx ? 1 : chart_step(xmax - xmin);
+    xstep = ch->logx ? 1 : churn_nice_step(xmax - xmin, 5);
 #define CX(v) (CHART_L + (CHART_R - CHART_L) * (((v) - xmin) / (xmax - xmin)))
 #define CY(v) (CHART_B - (CHART_B - CHART_T) * ((v) / ymax))
     for (double v = 0; v <= ymax + ystep / 2; v += ystep)

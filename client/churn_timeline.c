@@ -196,7 +196,7 @@ void churn_svg_text(FILE *f, const char *s)
 }
 
 /* A "nice" step (1, 2 or 5 times a power of ten) that cuts [0, max] into about `ticks`. */
-static double svg_nice_step(double max, int ticks)
+double churn_nice_step(double max, int ticks)
 {
     double raw = max / ticks, mag = 1;
 
@@ -321,11 +321,11 @@ bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f)
     }
     if (!(s.t_max > 0))
         s.t_max = 1;
-    t_step = svg_nice_step(s.t_max, 10);
+    t_step = churn_nice_step(s.t_max, 10);
     s.t_max = svg_axis_top(s.t_max, t_step);
-    l_step = svg_nice_step(s.left_max > 0 ? s.left_max : 1, 5);
+    l_step = churn_nice_step(s.left_max > 0 ? s.left_max : 1, 5);
     s.left_max = svg_axis_top(s.left_max, l_step);
-    r_step = svg_nice_step(s.right_max > 0 ? s.right_max : 1, 5);
+    r_step = churn_nice_step(s.right_max > 0 ? s.right_max : 1, 5);
     if (r_step < 1)
         r_step = 1;
     s.right_max = svg_axis_top(s.right_max, r_step);

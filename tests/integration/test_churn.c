@@ -5,10 +5,10 @@
  * reap-client's churn load generator (--bots) has run twenty bots through a world for four
  * seconds, and the generator leaves its timeline as JSON and SVG.
  */
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "test_load_files.h"
 
 enum { CLIENTS = 10, PROPS = 20 };
 
@@ -79,42 +79,6 @@ static void test_players_in_two_worlds_are_cleaned_up_per_world(void **state)
     harness_proc_free(&b);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
-}
-
-/* Removes what the generator wrote (timeline, report), then the directory. */
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[512];
-
-    if (d == NULL)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        remove(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-/* Reads a whole (small) file into a malloc'ed string; NULL if it cannot. */
-static char *read_text_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf;
-    size_t len;
-
-    if (f == NULL)
-        return NULL;
-    buf = calloc(1, HARNESS_LOG_MAX + 1);
-    assert_non_null(buf);
-    len = fread(buf, 1, HARNESS_LOG_MAX, f);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
 }
 
 static int count_of(const char *hay, const char *needle)

@@ -4,28 +4,12 @@
  * to fail exits with the documented code (99); two shards merge into one report whose counts
  * are their sums; and the leak verdict of a clean run finds nothing left behind.
  */
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "test_load_files.h"
 
 enum { EXIT_THRESHOLD = 99 };
-
-static char *read_text_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf;
-    size_t len;
-
-    if (f == NULL)
-        return NULL;
-    buf = calloc(1, HARNESS_LOG_MAX + 1);
-    assert_non_null(buf);
-    len = fread(buf, 1, HARNESS_LOG_MAX, f);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
-}
 
 /* The text of DIR/NAME; fails the test if it is missing. */
 static char *report_file(const char *dir, const char *name, const harness_proc *client)
@@ -49,25 +33,6 @@ static long json_int(const char *json, const char *name)
     snprintf(key, sizeof key, "\"%s\": ", name);
     p = strstr(json, key);
     return p != NULL ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
-/* Removes the files of an output directory, then the directory. */
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[512];
-
-    if (d == NULL)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        remove(path);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 static void start(harness_server *s)
