@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vec.h"
+
 const char *actor_kind_name(actor_kind kind)
 {
     switch (kind) {
@@ -26,56 +28,34 @@ const char *actor_kind_name(actor_kind kind)
     return "Actor";
 }
 
-void actor_snapshot_fill(const actor *a, actor_snapshot *out)
+/* The outboxes grow by doubling (vec.h). A failed growth drops the replication of this
+ * actor's spawn or destroy (clients resync when they rejoin), never the actor itself. */
+static void actor_queue_spawn(world *w, actor *a)
 {
-    const char *name = gc_object_name(a->level->world->env->heap, a);
-
-    out->net_id = a->net_id;
-    out->kind = (uint32_t)a->kind;
-    out->owner_player_id = a->owner_player_id;
-    memcpy(out->pos, a->pos, sizeof out->pos);
-    snprintf(out->name, sizeof out->name, "%s", name != NULL ? name : "");
-}
-
-/* The outbox arrays grow by doubling: amortised, never one allocation per actor. A failed
- * growth drops the replication of this actor (clients resync when they rejoin), never the
- * actor itself. */
-static uint32_t outbox_capacity(uint32_t cap)
-{
-    return cap ? cap * 2 : 64;
-}
-
-static void actor_queue_spawn(world *w, const actor *a)
-{
-    if (!a->replicates)
+    if (!a->replicates || !VEC_RESERVE(w->spawned, w->spawned_cap, w->spawned_count + 1))
         return;
-    if (w->spawned_count == w->spawned_cap) {
-        uint32_t cap = outbox_capacity(w->spawned_cap);
-        actor_snapshot *p = realloc(w->spawned, (size_t)cap * sizeof *p);
-        if (p == NULL)
-            return;
-        w->spawned = p;
-        w->spawned_cap = cap;
-    }
-    actor_snapshot_fill(a, &w->spawned[w->spawned_count++]);
+    w->spawned[w->spawned_count++] = (world_spawned){
+        .net_id = a->net_id,
+        .owner_player_id = a->owner_player_id,
+        .actor = gc_weak_make(w->env->heap, a),
+    };
 }
 
 static void actor_queue_destroy(world *w, const actor *a)
 {
-    if (!a->replicates)
+    if (!a->replicates || !VEC_RESERVE(w->destroyed, w->destroyed_cap, w->destroyed_count + 1))
         return;
-    if (w->destroyed_count == w->destroyed_cap) {
-        uint32_t cap = outbox_capacity(w->destroyed_cap);
-        uint64_t *p = realloc(w->destroyed, (size_t)cap * sizeof *p);
-        if (p == NULL)
-            return;
-        w->destroyed = p;
-        w->destroyed_cap = cap;
-    }
     w->destroyed[w->destroyed_count++] = a->net_id;
 }
 
-/* Creates an actor object named <Class>_<net id> under outer; places it in lvl when place. */
+/* Replicated actors with a place in the world are found through the grid; controllers and
+ * the level fixtures are relevant by ownership or always. */
+static void actor_enter_grid(world *w, actor *a)
+{
+    if (a->replicates && !a->always_relevant && a->kind != ACTOR_KIND_PLAYER_CONTROLLER)
+        world_grid_insert(&w->grid, a);
+}
+
 static gc_result actor_create(world *w, level *lvl, gc_class *cls, actor_kind kind, void *outer,
                               const char *name, bool place, actor **out_actor)
 {
@@ -97,6 +77,7 @@ static gc_result actor_create(world *w, level *lvl, gc_class *cls, actor_kind ki
     a = obj;
     a->net_id = net_id;
     a->kind = kind;
+    a->grid_cell = WORLD_GRID_NONE;
     WORLD_STORE_REF(heap, a->level, lvl);
     if (place) {
         r = gc_ref_array_push(&lvl->actors, a);
@@ -123,11 +104,13 @@ gc_result actor_spawn_level_fixtures(world *w, level *lvl)
     if (r != GC_OK)
         return r;
     a->replicates = true;
+    a->always_relevant = true;
     r = actor_create(w, lvl, w->env->classes.default_volume, ACTOR_KIND_DEFAULT_VOLUME, lvl,
                      "DefaultVolume", true, &a);
     if (r != GC_OK)
         return r;
     a->replicates = true;
+    a->always_relevant = true;
     return GC_OK;
 }
 
@@ -152,6 +135,7 @@ static gc_result actor_create_component(world *w, pawn *p, gc_class *cls, const 
 static void actor_abandon(world *w, actor *a)
 {
     gc_object_mark_garbage(w->env->heap, a);
+    world_grid_remove(&w->grid, a);
     if (a->placed) {
         a->level->actors.data[a->slot] = NULL;
         a->level->live_actors--;
@@ -190,7 +174,7 @@ gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_na
     p->base.owner_player_id = player_id;
     p->base.replicates = true;
     p->base.moves = true;
-    p->base.pos[0] = (float)(player_id % 64) * 10.0f;
+    world_random_point(w->env, p->base.pos);
     p->heading = (float)player_id;
     WORLD_STORE_REF(heap, pc->pawn, p);
 
@@ -212,6 +196,7 @@ gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_na
     if (gc_cluster_create(heap, p) == GC_OK)
         w->env->clusters_created++;
 
+    actor_enter_grid(w, &p->base);
     actor_queue_spawn(w, &pc->base);
     actor_queue_spawn(w, &p->base);
     *out_controller = pc;
@@ -310,9 +295,17 @@ gc_result actor_spawn(world *w, actor_kind kind, player_controller *owner, actor
         actor_abandon(w, a);
         return r;
     }
+    actor_enter_grid(w, a);
     actor_queue_spawn(w, a);
     *out_actor = a;
     return GC_OK;
+}
+
+void actor_steer_pawn(pawn *p, float vx, float vy)
+{
+    p->input_vel[0] = vx;
+    p->input_vel[1] = vy;
+    p->has_input = true;
 }
 
 static void actor_forget_owned(player_controller *pc, const actor *a)
@@ -350,6 +343,7 @@ void actor_destroy(world *w, actor *a)
         actor_forget_owned((player_controller *)a->owner, a);
     }
     gc_object_mark_garbage(heap, a);
+    world_grid_remove(&w->grid, a);
     if (a->placed) {
         a->level->actors.data[a->slot] = NULL;
         a->level->live_actors--;

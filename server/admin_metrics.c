@@ -28,6 +28,8 @@ static void metric_f64(strbuf *out, const char *name, const char *type, const ch
     strbuf_printf(out, "%s %.9g\n", name, value);
 }
 
+static void admin_metrics_render_frame(engine *e, strbuf *out);
+
 void admin_metrics_render(engine *e, strbuf *out)
 {
     const net_driver_counters *nc = net_driver_counters_get(e->net);
@@ -109,4 +111,48 @@ void admin_metrics_render(engine *e, strbuf *out)
     metric_u64(out, "reap_net_timeouts_total", "counter",
                "Connections that ended without a goodbye (timeout or abrupt loss).",
                nc->timeouts);
+    admin_metrics_render_frame(e, out);
+}
+
+/* The frame's cost by phase, and what replication sends (DESIGN.md section 3). */
+static void admin_metrics_render_frame(engine *e, strbuf *out)
+{
+    const net_driver_counters *nc = net_driver_counters_get(e->net);
+
+    metric_header(out, "reap_frame_phase_seconds", "histogram",
+                  "Work time of each phase of a frame (net, world, repl, gc).");
+    for (int p = 0; p < ENGINE_PHASE_COUNT; p++) {
+        char labels[32];
+        snprintf(labels, sizeof labels, "phase=\"%s\"", engine_phase_names[p]);
+        stats_histogram_write_series(&e->phase_seconds[p], "reap_frame_phase_seconds", labels,
+                                     out);
+    }
+    metric_f64(out, "reap_tick_max_seconds", "gauge", "The longest frame since the start.",
+               e->tick_seconds.max);
+    metric_u64(out, "reap_net_bytes_sent_total", "counter",
+               "Message bytes queued to clients (before ENet's own headers).", nc->bytes_out);
+    metric_u64(out, "reap_net_packets_sent_total", "counter", "Messages queued to clients.",
+               nc->packets_out);
+    metric_u64(out, "reap_net_saturated_total", "counter",
+               "Connection-frames with more to send than net.MaxClientRate or ENet's window "
+               "allowed (the rest waited).", nc->saturated);
+    metric_u64(out, "reap_net_actor_spawns_sent_total", "counter",
+               "Actor channels opened: an actor became relevant to a connection.",
+               nc->spawns_sent);
+    metric_u64(out, "reap_net_actor_destroys_sent_total", "counter",
+               "Actor channels closed: destroyed, or no longer relevant to a connection.",
+               nc->destroys_sent);
+    metric_u64(out, "reap_net_refused_inputs_total", "counter",
+               "MoveInput messages not applied (not finite, too fast or over the rate).",
+               nc->refused_inputs);
+    metric_u64(out, "reap_net_rate_limited_total", "counter",
+               "Requests refused with ERROR_CODE_RATE.", nc->rate_limited);
+    metric_u64(out, "reap_net_refused_handshakes_total", "counter",
+               "Connection handshakes refused or evicted: too many in flight.",
+               nc->refused_handshakes);
+    metric_u64(out, "reap_net_handshake_timeouts_total", "counter",
+               "Connection handshakes reset for not finishing in time.", nc->handshake_timeouts);
+    metric_u64(out, "reap_net_refused_fragments_total", "counter",
+               "Fragments of packets larger than net.MaxMessageBytes dropped before reassembly.",
+               nc->refused_fragments);
 }

@@ -60,7 +60,7 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         "largest packet a client may send; larger ones are refused and counted" },
     [CVAR_NET_MAX_ACTORS_PER_PLAYER] = { "net.MaxActorsPerPlayer", CVAR_INT, 100, 0, 100000,
         "actors (props and projectiles) one player may own at a time" },
-    [CVAR_NET_MAX_SPAWN_PER_REQUEST] = { "net.MaxSpawnPerRequest", CVAR_INT, 50, 1, 100000,
+    [CVAR_NET_MAX_SPAWN_PER_REQUEST] = { "net.MaxSpawnPerRequest", CVAR_INT, 50, 1, 5000,
         "largest count one spawn request may ask for" },
     [CVAR_NET_SPAWN_RATE] = { "net.SpawnRatePerSecond", CVAR_FLOAT, 100, 0, 1000000,
         "actors per second a player may spawn, sustained (token bucket rate)" },

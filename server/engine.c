@@ -52,6 +52,8 @@ static void engine_gc_config_from_cvars(const cvar_registry *cv, engine_gc_confi
     c->continuous_incremental = cvar_get_bool(cv, CVAR_GC_CONTINUOUS_INCREMENTAL);
 }
 
+const char *const engine_phase_names[ENGINE_PHASE_COUNT] = { "net", "world", "repl", "gc" };
+
 void engine_apply_cvars(engine *e)
 {
     gc_settings s;
@@ -59,6 +61,10 @@ void engine_apply_cvars(engine *e)
 
     if (e->applied_cvar_generation == e->cvars.generation)
         return;
+    e->env.extent = (float)cvar_get(&e->cvars, CVAR_WORLD_EXTENT);
+    e->env.cull_distance = (float)cvar_get(&e->cvars, CVAR_NET_CULL_DISTANCE);
+    for (uint32_t i = 0; i < e->world_count; i++)
+        world_apply_settings(e->worlds[i]);
     engine_settings_from_cvars(&e->cvars, &s);
     r = gc_heap_configure(e->heap, &s);
     if (r != GC_OK)
@@ -208,6 +214,7 @@ void engine_frame(engine *e)
     uint64_t t_start = uv_hrtime();
     double delta = (double)(t_start - e->last_frame_ns) / 1e9;
     uint64_t t_net, t_world, t_repl, t_end;
+    uint64_t t_phase[ENGINE_PHASE_COUNT + 1];
     double slow_ms, frame_ms;
 
     e->last_frame_ns = t_start;
@@ -219,13 +226,21 @@ void engine_frame(engine *e)
     for (uint32_t i = 0; i < e->world_count; i++)
         world_tick(e->worlds[i], delta);
     t_world = uv_hrtime();
-    net_driver_replicate(e->net);
+    net_driver_replicate(e->net, delta);
     t_repl = uv_hrtime();
     engine_tick_gc(e, delta, t_repl);
     t_end = uv_hrtime();
 
     frame_ms = (double)(t_end - t_start) / 1e6;
     stats_histogram_observe(&e->tick_seconds, frame_ms / 1e3);
+    t_phase[ENGINE_PHASE_NET] = t_start;
+    t_phase[ENGINE_PHASE_WORLD] = t_net;
+    t_phase[ENGINE_PHASE_REPL] = t_world;
+    t_phase[ENGINE_PHASE_GC] = t_repl;
+    t_phase[ENGINE_PHASE_COUNT] = t_end;
+    for (int p = 0; p < ENGINE_PHASE_COUNT; p++)
+        stats_histogram_observe(&e->phase_seconds[p],
+                                (double)(t_phase[p + 1] - t_phase[p]) / 1e9);
     slow_ms = cvar_get(&e->cvars, CVAR_ENGINE_SLOW_FRAME_MS);
     if (slow_ms > 0 && frame_ms > slow_ms) {
         e->slow_frames++;
@@ -426,6 +441,8 @@ int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
     e->free_memory_mb = -1;
     engine_gc_schedule_init(&e->gc);
     stats_histogram_init(&e->tick_seconds);
+    for (int p = 0; p < ENGINE_PHASE_COUNT; p++)
+        stats_histogram_init(&e->phase_seconds[p]);
     stats_histogram_init(&e->gc_mark_seconds);
     stats_histogram_init(&e->gc_frame_work_seconds);
 

@@ -32,6 +32,17 @@
 #include "world.h"
 
 typedef struct net_driver net_driver;
+
+/* The phases of a frame, as timed in reap_frame_phase_seconds{phase}. */
+typedef enum engine_phase {
+    ENGINE_PHASE_NET,
+    ENGINE_PHASE_WORLD,
+    ENGINE_PHASE_REPL,
+    ENGINE_PHASE_GC,
+    ENGINE_PHASE_COUNT
+} engine_phase;
+
+extern const char *const engine_phase_names[ENGINE_PHASE_COUNT];
 typedef struct admin_server admin_server;
 typedef struct console console;
 
@@ -65,6 +76,7 @@ typedef struct engine {
     uint64_t free_memory_read_ns;
 
     stats_histogram tick_seconds;
+    stats_histogram phase_seconds[ENGINE_PHASE_COUNT];
     stats_histogram gc_mark_seconds;
     stats_histogram gc_frame_work_seconds;
     uint64_t seen_collections;    /* gc_stats.collections already logged */

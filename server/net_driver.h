@@ -3,8 +3,13 @@
  *
  * Process-wide (one ENet host on one UDP port for every world); each connection belongs to
  * one world once its Hello is accepted. ENet does its acks, resends and timeouts only inside
- * enet_host_service, so the driver drains it whenever the socket is readable (uv_poll) and
- * once per frame.
+ * enet_host_service, so the driver services it whenever the socket is readable (uv_poll) and
+ * once per frame, and flushes once per frame after replication (net_internal.h says what
+ * each ENet call costs).
+ *
+ * Replication sends each connection only what is relevant to it (its own actors, actors that
+ * are always relevant, and actors within net.CullDistance of its pawn), in priority order,
+ * within net.MaxClientRate bytes per second and ENet's window (net_replication.c).
  *
  * Input handling (the hot path) allocates nothing per message: packets are decoded into a
  * reused arena and replies are encoded into a reused buffer. Anything undecodable, unknown,
@@ -36,7 +41,16 @@ typedef struct net_driver_counters {
     uint64_t disconnects;
     uint64_t timeouts;         /* disconnects without a goodbye */
     uint64_t messages_in;
-    uint64_t packets_out;
+    uint64_t packets_out;      /* reap_net_packets_sent_total */
+    uint64_t bytes_out;        /* reap_net_bytes_sent_total (message bytes, before ENet) */
+    uint64_t saturated;        /* reap_net_saturated_total: connection-frames left wanting */
+    uint64_t refused_inputs;   /* reap_net_refused_inputs_total: MoveInputs not applied */
+    uint64_t rate_limited;     /* requests refused with ERROR_CODE_RATE */
+    uint64_t refused_handshakes; /* CONNECTs dropped: too many handshakes in flight */
+    uint64_t handshake_timeouts; /* handshakes reset for not finishing in time */
+    uint64_t refused_fragments;  /* fragments of packets over net.MaxMessageBytes dropped */
+    uint64_t spawns_sent;      /* actor channels opened */
+    uint64_t destroys_sent;    /* actor channels closed */
 } net_driver_counters;
 
 /* Opens the UDP host on bind:port (port 0 = any free port) and starts watching its socket.
@@ -56,9 +70,10 @@ uint32_t net_driver_port(const net_driver *nd);
 /* Drains pending ENet events: connects, messages, disconnects. */
 void net_driver_service(net_driver *nd);
 
-/* Sends every world's replication outbox (and snapshots to new players), then resets the
- * outboxes. Once per frame, after the worlds ticked. */
-void net_driver_replicate(net_driver *nd);
+/* Replicates to every joined connection (dt: seconds since the last frame, for the rate
+ * budget), resets the worlds' outboxes and flushes ENet. Once per frame, after the worlds
+ * ticked. */
+void net_driver_replicate(net_driver *nd, double dt);
 
 uint32_t net_driver_connection_count(const net_driver *nd); /* connected peers */
 uint32_t net_driver_player_count(const net_driver *nd);     /* joined a world */

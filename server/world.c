@@ -66,6 +66,7 @@ static void world_destructor(void *obj)
     gc_ref_array_free(&w->levels);
     free(w->spawned);
     free(w->destroyed);
+    world_grid_free(&w->grid);
 }
 
 static void level_destructor(void *obj)
@@ -140,6 +141,38 @@ void world_env_init(world_env *env, gc_heap *heap)
     env->heap = heap;
     env->next_net_id = 1;
     env->projectile_lifetime = 2.0;
+    env->extent = 200000.0f;
+    env->cull_distance = 15000.0f;
+    env->rng = 0x5EEDF00D;
+}
+
+static uint64_t world_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void world_random_point(world_env *env, float out_pos[3])
+{
+    for (int i = 0; i < 2; i++) {
+        double u = (double)(world_splitmix64(&env->rng) >> 11) * 0x1.0p-53; /* [0, 1) */
+        out_pos[i] = (float)((u - 0.5) * env->extent);
+    }
+    out_pos[2] = 0.0f;
+}
+
+void world_apply_settings(world *w)
+{
+    const world_env *env = w->env;
+
+    if (w->grid.extent == env->extent && w->grid.cull_distance == env->cull_distance)
+        return;
+    if (!world_grid_rebuild(&w->grid, env->extent, env->cull_distance))
+        fprintf(stderr, "world %s: out of memory re-gridding for net.CullDistance=%g\n", w->name,
+                (double)env->cull_distance);
 }
 
 gc_result world_create(world_env *env, uint32_t index, world **out_world)
@@ -159,6 +192,10 @@ gc_result world_create(world_env *env, uint32_t index, world **out_world)
     w->env = env;
     w->index = index;
     snprintf(w->name, sizeof w->name, "%s", name);
+    if (!world_grid_init(&w->grid, env->extent, env->cull_distance)) {
+        gc_root_remove(heap, w);
+        return GC_E_NOMEM;
+    }
 
     r = gc_object_create(heap, env->classes.level, w, "Level0", 0, &obj);
     if (r == GC_OK) {
@@ -180,6 +217,20 @@ gc_result world_create(world_env *env, uint32_t index, world **out_world)
     return GC_OK;
 }
 
+/* A pawn at the edge of the world's square turns back in (its velocity is reflected). */
+static void world_keep_inside(const world_env *env, pawn *p)
+{
+    float half = 0.5f * env->extent;
+
+    for (int i = 0; i < 2; i++) {
+        if (p->base.pos[i] > half || p->base.pos[i] < -half) {
+            p->base.pos[i] = p->base.pos[i] > half ? half : -half;
+            p->base.vel[i] = -p->base.vel[i];
+            p->input_vel[i] = -p->input_vel[i];
+        }
+    }
+}
+
 static void world_tick_actor_cb(actor *a, void *userdata)
 {
     double dt = *(const double *)userdata;
@@ -189,14 +240,23 @@ static void world_tick_actor_cb(actor *a, void *userdata)
         pawn *p = (pawn *)a;
         float speed = p->movement != NULL ? p->movement->params[0] : 0.0f;
 
-        p->heading += (float)(dt * 0.5);
-        a->vel[0] = speed * cosf(p->heading);
-        a->vel[1] = speed * sinf(p->heading);
+        if (p->has_input) {
+            a->vel[0] = p->input_vel[0];
+            a->vel[1] = p->input_vel[1];
+        } else {
+            p->heading += (float)(dt * 0.5);
+            a->vel[0] = speed * cosf(p->heading);
+            a->vel[1] = speed * sinf(p->heading);
+        }
     }
-    if (!a->moves)
+    if (!a->moves || (a->vel[0] == 0.0f && a->vel[1] == 0.0f && a->vel[2] == 0.0f))
         return;
     for (int i = 0; i < 3; i++)
         a->pos[i] += (float)(a->vel[i] * dt);
+    if (a->kind == ACTOR_KIND_PAWN)
+        world_keep_inside(w->env, (pawn *)a);
+    a->move_serial++;
+    world_grid_move(&w->grid, a);
     if (a->kind == ACTOR_KIND_PROJECTILE) {
         projectile *pr = (projectile *)a;
 

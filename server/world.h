@@ -2,7 +2,7 @@
  * world.h - worlds, levels and actors: the collected objects of the game.
  *
  * Per-world state (UE UWorld/ULevel/AActor). Every struct below except world_env and
- * actor_snapshot is the payload of a collected object; its reference members are listed in
+ * world_spawned is the payload of a collected object; its reference members are listed in
  * the class schema (world.c) so the collector can trace and null them. Store a reference with
  * WORLD_STORE_REF (the write barrier) and never keep a pointer to an actor anywhere the
  * collector cannot see.
@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "reap_gc.h"
+#include "world_grid.h"
 
 enum {
     WORLD_FIRST_DYNAMIC_SLOT = 2,
@@ -73,6 +74,9 @@ typedef struct world_env {
     uint64_t next_net_id;        /* starts at 1; never reused */
     double projectile_lifetime;  /* seconds */
     uint64_t clusters_created;
+    float extent;                /* world.Extent: side of the square pawns live in */
+    float cull_distance;         /* net.CullDistance: the grid's cell side */
+    uint64_t rng;                /* splitmix64 state: spawn positions */
 } world_env;
 
 typedef struct level level;
@@ -89,8 +93,12 @@ typedef struct actor {
     bool replicates;
     bool moves;
     bool placed;                 /* has a level slot */
+    bool always_relevant;        /* replicated to every connection of its world */
     float pos[3];
     float vel[3];
+    uint32_t move_serial;        /* bumped whenever pos changes (replication sends changes) */
+    uint32_t grid_cell;          /* world_grid bookkeeping; WORLD_GRID_NONE when not in it */
+    uint32_t grid_index;
 } actor;
 
 typedef struct actor_component {
@@ -103,6 +111,8 @@ typedef struct pawn {
     actor_component *movement;   /* ref, outer = the pawn */
     actor_component *collision;  /* ref, outer = the pawn */
     float heading;
+    float input_vel[2];          /* the velocity the player asked for (MoveInput) */
+    bool has_input;              /* a player steers it; otherwise it idles in a slow circle */
 } pawn;
 
 struct player_controller {
@@ -138,14 +148,12 @@ struct level {
     uint32_t live_actors;        /* non-null dynamic + permanent slots */
 };
 
-/* What a client needs to mirror an actor: plain data, copied at spawn time. */
-typedef struct actor_snapshot {
+/* An actor spawned this frame, for replication to decide who it is relevant to. */
+typedef struct world_spawned {
     uint64_t net_id;
-    uint32_t kind;
     uint32_t owner_player_id;
-    float pos[3];
-    char name[ACTOR_NAME_MAX];
-} actor_snapshot;
+    gc_weak actor;               /* resolves to NULL if it was destroyed since */
+} world_spawned;
 
 struct world {
     world_env *env;              /* borrowed; outlives the world */
@@ -156,8 +164,9 @@ struct world {
     bool begun_play;             /* its first frame ran */
     uint64_t frames;
     uint32_t connections;        /* client connections in this world (net driver keeps it) */
+    world_grid grid;             /* spatial index of replicated actors that have a position */
     /* Replication outbox for this frame: plain data, drained by the net driver. */
-    actor_snapshot *spawned;
+    world_spawned *spawned;
     uint32_t spawned_count, spawned_cap;
     uint64_t *destroyed;
     uint32_t destroyed_count, destroyed_cap;
@@ -176,8 +185,14 @@ void world_env_init(world_env *env, gc_heap *heap);
 gc_result world_create(world_env *env, uint32_t index, world **out_world);
 
 /* Begins play (first call) and advances movement and projectile lifetimes by dt seconds;
- * projectiles whose life ran out are destroyed. */
+ * projectiles whose life ran out are destroyed. Pawns stay inside the world's extent. */
 void world_tick(world *w, double dt);
+
+/* Applies a new world.Extent / net.CullDistance (from env) to the world's grid. */
+void world_apply_settings(world *w);
+
+/* A random point of the world's extent (for spawning pawns). */
+void world_random_point(world_env *env, float out_pos[3]);
 
 /* UE UWorld::CleanupActors: removes null slots of every level (see world_cleanup.c). */
 void world_cleanup_actors(world *w);
@@ -196,7 +211,8 @@ void world_foreach_actor(world *w, world_actor_visit_fn fn, void *userdata);
 
 const char *actor_kind_name(actor_kind kind);
 
-/* Spawns a player: a controller and its pawn (with movement and collision components). */
+/* Spawns a player: a controller and its pawn (with movement and collision components), the
+ * pawn at a random point of the world's extent. */
 gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_name,
                              player_controller **out_controller);
 
@@ -208,11 +224,13 @@ gc_result actor_spawn(world *w, actor_kind kind, player_controller *owner, actor
  * twice does nothing. */
 void actor_destroy(world *w, actor *a);
 
+/* A player's MoveInput: the pawn moves at (vx, vy) units/s until the next input. The caller
+ * has checked the values (finite, within net.MaxPawnSpeed). */
+void actor_steer_pawn(pawn *p, float vx, float vy);
+
 /* Finds an actor the controller owns by net id; NULL if none. */
 actor *actor_find_owned(player_controller *pc, uint64_t net_id);
 uint32_t actor_owned_count(const player_controller *pc);
-
-void actor_snapshot_fill(const actor *a, actor_snapshot *out);
 
 /* For world_create: places the two permanent actors in slots 0-1 of a fresh level. */
 gc_result actor_spawn_level_fixtures(world *w, level *lvl);

@@ -1,0 +1,395 @@
+/*
+ * net_handlers.c - what the server does with each client message.
+ *
+ * Assumes: a decoded envelope from a connection that is not closing. Guarantees: every request
+ * gets exactly one answer (its reply, or an Error naming what was wrong), every refusal is
+ * counted, and what one connection can make the server do per message is bounded by its
+ * rate buckets (net_policy.c): spawns, requests and move inputs each have their own.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine.h"
+#include "log.h"
+#include "net_internal.h"
+
+/* Over the rate: answered with ERROR_CODE_RATE, which counts as a bad message. */
+static bool net_request_allowed(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
+{
+    net_policy_limits lim = net_limits(nd);
+
+    if (net_policy_check_request(&conn->policy, &lim, engine_now(nd->engine)) ==
+        NET_POLICY_ALLOW)
+        return true;
+    net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_RATE, env->seq,
+               "%s refused: over the request rate (net.RequestRatePerSecond=%g, "
+               "net.RequestBurst=%g)",
+               msg_body_name(env->body_case), lim.request_rate, lim.request_burst);
+    return false;
+}
+
+/* Length of the UTF-8 sequence at p (1-4) if it is well formed and encodes no control
+ * character (C0, DEL, C1); 0 otherwise. */
+static size_t net_utf8_printable(const unsigned char *p)
+{
+    uint32_t cp;
+    size_t n;
+
+    if (p[0] < 0x80)
+        return p[0] >= 0x20 && p[0] != 0x7f ? 1 : 0;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+        n = 2;
+        cp = p[0] & 0x1f;
+    } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        n = 3;
+        cp = p[0] & 0x0f;
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        n = 4;
+        cp = p[0] & 0x07;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    /* Overlong forms, surrogates, beyond Unicode, and the C1 controls. */
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+        return 0;
+    return n;
+}
+
+bool net_name_is_valid(const char *name)
+{
+    const unsigned char *p = (const unsigned char *)name;
+    size_t len = strlen(name);
+
+    if (len >= PLAYER_NAME_MAX)
+        return false;
+    while (*p != '\0') {
+        size_t n = net_utf8_printable(p);
+        if (n == 0)
+            return false;
+        p += n;
+    }
+    return true;
+}
+
+static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
+{
+    const Reap__Hello *h = env->hello;
+    Reap__Envelope out = REAP__ENVELOPE__INIT;
+    Reap__Welcome welcome = REAP__WELCOME__INIT;
+    player_controller *pc;
+    world *w;
+    gc_result r;
+
+    if (conn->state != NET_CONN_CONNECTED) {
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_UNEXPECTED, env->seq,
+                   "hello received twice");
+        return;
+    }
+    if (h->protocol_version != MSG_PROTOCOL_VERSION) {
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_VERSION, env->seq,
+                   "protocol version %u is not supported (this server speaks %u)",
+                   h->protocol_version, MSG_PROTOCOL_VERSION);
+        return;
+    }
+    if (!net_name_is_valid(h->player_name)) {
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
+                   "player name must be valid UTF-8 without control characters and shorter "
+                   "than %d bytes", PLAYER_NAME_MAX);
+        return;
+    }
+    w = engine_find_world(nd->engine, h->world);
+    if (w == NULL) {
+        char shown[48];
+        net_sanitize(h->world, shown, sizeof shown);
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD, env->seq,
+                   "no world named '%s' (this server has World0..World%u)", shown,
+                   nd->engine->world_count - 1);
+        return;
+    }
+    conn->player_id = ++nd->next_player_id;
+    if (h->player_name[0] != '\0')
+        snprintf(conn->name, sizeof conn->name, "%s", h->player_name);
+    else
+        snprintf(conn->name, sizeof conn->name, "player%u", conn->player_id);
+    r = actor_spawn_player(w, conn->player_id, conn->name, &pc);
+    if (r != GC_OK) {
+        log_error("net: cannot spawn player for %s: %s", conn->address, gc_result_str(r));
+        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL, "cannot spawn player",
+                       env->seq);
+        return;
+    }
+    conn->controller = pc;
+    conn->world = w;
+    conn->state = NET_CONN_JOINED;
+    w->connections++;
+    nd->player_count++;
+    net_repl_join(nd, conn);
+
+    welcome.player_id = conn->player_id;
+    welcome.world = w->name;
+    welcome.tick_hz = nd->engine->opts.tick_hz;
+    welcome.controller_net_id = pc->base.net_id;
+    welcome.pawn_net_id = pc->pawn != NULL ? pc->pawn->base.net_id : 0;
+    welcome.server_version = (char *)REAP_VERSION;
+    out.seq = env->seq;
+    out.body_case = REAP__ENVELOPE__BODY_WELCOME;
+    out.welcome = &welcome;
+    net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
+    log_info("player %u '%s' joined %s from %s", conn->player_id, conn->name, w->name,
+             conn->address);
+    engine_player_joined(nd->engine, conn->player_id, conn->name);
+}
+
+static void net_handle_spawn(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
+{
+    const Reap__SpawnRequest *req = env->spawn_request;
+    net_policy_limits lim = net_limits(nd);
+    Reap__Envelope out = REAP__ENVELOPE__INIT;
+    Reap__SpawnAck ack = REAP__SPAWN_ACK__INIT;
+    uint32_t owned = actor_owned_count(conn->controller);
+    uint32_t spawned = 0;
+    actor_kind kind;
+
+    if (req->actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROP)
+        kind = ACTOR_KIND_PROP;
+    else if (req->actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE)
+        kind = ACTOR_KIND_PROJECTILE;
+    else {
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
+                   "cannot spawn actor class %d: clients may spawn PROP (%d) or PROJECTILE (%d)",
+                   (int)req->actor_class, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP,
+                   REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE);
+        return;
+    }
+    switch (net_policy_check_spawn(&conn->policy, &lim, engine_now(nd->engine), owned,
+                                   req->count)) {
+    case NET_POLICY_ALLOW:
+        break;
+    case NET_POLICY_BAD_COUNT:
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
+                   "spawn count %u is out of range [1, %u] (net.MaxSpawnPerRequest)", req->count,
+                   lim.max_spawn_per_request);
+        return;
+    case NET_POLICY_OVER_LIMIT:
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_LIMIT, env->seq,
+                   "you own %u actors; %u more would exceed net.MaxActorsPerPlayer=%u", owned,
+                   req->count, lim.max_actors_per_player);
+        return;
+    default:
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_RATE, env->seq,
+                   "spawn rate exceeded (net.SpawnRatePerSecond=%g, net.SpawnBurst=%g)",
+                   lim.spawn_rate, lim.spawn_burst);
+        return;
+    }
+    if (!VEC_RESERVE(nd->ids, nd->ids_cap, req->count)) {
+        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_UNSPECIFIED, "out of memory",
+                       env->seq);
+        return;
+    }
+    while (spawned < req->count) {
+        actor *a;
+        gc_result r = actor_spawn(conn->world, kind, conn->controller, &a);
+        if (r != GC_OK) {
+            log_error("net: spawn for player %u failed after %u of %u: %s", conn->player_id,
+                      spawned, req->count, gc_result_str(r));
+            break;
+        }
+        nd->ids[spawned++] = a->net_id;
+    }
+    ack.count = spawned;
+    ack.n_net_ids = spawned;
+    ack.net_ids = nd->ids;
+    out.seq = env->seq;
+    out.body_case = REAP__ENVELOPE__BODY_SPAWN_ACK;
+    out.spawn_ack = &ack;
+    /* net.MaxSpawnPerRequest keeps an acknowledgement well inside one message; should it ever
+     * not fit, the request is still answered. */
+    if (net_send(nd, conn, MSG_CHANNEL_CONTROL, &out) == 0)
+        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_UNSPECIFIED,
+                       "spawned, but the acknowledgement could not be sent", env->seq);
+    log_debug("player %u spawned %u %s", conn->player_id, spawned, actor_kind_name(kind));
+}
+
+static void net_handle_destroy(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
+{
+    const Reap__DestroyRequest *req = env->destroy_request;
+    Reap__Envelope out = REAP__ENVELOPE__INIT;
+    Reap__DestroyAck ack = REAP__DESTROY_ACK__INIT;
+    uint32_t destroyed = 0, refused = 0;
+
+    if (req->n_net_ids == 0) {
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
+                   "destroy request names no actors");
+        return;
+    }
+    for (size_t i = 0; i < req->n_net_ids; i++) {
+        actor *a = actor_find_owned(conn->controller, req->net_ids[i]);
+        if (a == NULL) {
+            refused++;
+            continue;
+        }
+        actor_destroy(conn->world, a);
+        destroyed++;
+    }
+    if (refused > 0) {
+        /* One answer: the error says what was and was not done. */
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_NOT_OWNER, env->seq,
+                   "%u of %zu net ids are not actors you own (%u destroyed)", refused,
+                   req->n_net_ids, destroyed);
+        return;
+    }
+    ack.count = destroyed;
+    out.seq = env->seq;
+    out.body_case = REAP__ENVELOPE__BODY_DESTROY_ACK;
+    out.destroy_ack = &ack;
+    net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
+}
+
+static void net_handle_stats(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
+{
+    engine *e = nd->engine;
+    Reap__Envelope out = REAP__ENVELOPE__INIT;
+    Reap__StatsReply reply = REAP__STATS_REPLY__INIT;
+    gc_stats st;
+
+    gc_stats_get(e->heap, &st);
+    reply.frame = e->frame;
+    reply.objects = gc_object_count(e->heap);
+    reply.players = nd->player_count;
+    reply.collections = st.collections;
+    reply.objects_destroyed = st.objects_destroyed;
+    reply.interval_seconds = e->gc.interval;
+    reply.time_since_last_purge_seconds = e->gc.time_since_last_purge;
+    reply.world_actors = world_actor_count(conn->world);
+    out.seq = env->seq;
+    out.body_case = REAP__ENVELOPE__BODY_STATS_REPLY;
+    out.stats_reply = &reply;
+    net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
+}
+
+static void net_handle_ping(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
+{
+    Reap__Envelope out = REAP__ENVELOPE__INIT;
+    Reap__Pong pong = REAP__PONG__INIT;
+
+    pong.nonce = env->ping->nonce;
+    pong.frame = nd->engine->frame;
+    out.seq = env->seq;
+    out.body_case = REAP__ENVELOPE__BODY_PONG;
+    out.pong = &pong;
+    net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
+}
+
+/* A refused input is counted; its sender hears why at most once a second, so a client whose
+ * settings differ is told without a storm of errors (malformed numbers are bad messages). */
+static void net_handle_move(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
+{
+    const Reap__MoveInput *in = env->move_input;
+    net_policy_limits lim = net_limits(nd);
+    double now = engine_now(nd->engine);
+    net_policy_verdict v = net_policy_check_move(&conn->policy, &lim, now, in->vx, in->vy);
+
+    if (v == NET_POLICY_ALLOW) {
+        if (conn->controller->pawn != NULL)
+            actor_steer_pawn(conn->controller->pawn, in->vx, in->vy);
+        return;
+    }
+    nd->counters.refused_inputs++;
+    if (v == NET_POLICY_BAD_VALUE) {
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
+                   "move input with a velocity that is not a finite number");
+        return;
+    }
+    if (now - conn->last_input_notice < 1.0)
+        return;
+    conn->last_input_notice = now;
+    if (v == NET_POLICY_TOO_FAST)
+        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                       "move input faster than net.MaxPawnSpeed; ignored", env->seq);
+    else
+        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_RATE,
+                       "move inputs over net.MaxMoveInputsPerSecond; extra ones ignored",
+                       env->seq);
+}
+
+static void net_handle_check(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
+{
+    (void)nd;
+    /* Answered after this frame's replication, on the replication channel. */
+    conn->check_requested = true;
+    conn->check_seq = env->seq;
+}
+
+static void net_handle_goodbye(net_driver *nd, net_connection *conn)
+{
+    conn->said_goodbye = true;
+    net_leave_world(nd, conn, "goodbye");
+    conn->state = NET_CONN_CLOSING;
+    enet_peer_disconnect_later(conn->peer, 0);
+}
+
+void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacket *packet)
+{
+    size_t max_bytes = (size_t)cvar_get_int(&nd->engine->cvars, CVAR_NET_MAX_MESSAGE_BYTES);
+    Reap__Envelope *env = NULL;
+    msg_result r;
+
+    nd->counters.messages_in++;
+    if (conn == NULL || conn->state == NET_CONN_CLOSING || conn->state == NET_CONN_FREE)
+        return;
+    msg_arena_reset(&nd->arena);
+    r = msg_decode(&nd->arena, packet->data, packet->dataLength, max_bytes, &env);
+    if (r != MSG_OK) {
+        net_reject(nd, conn, msg_result_error_code(r), 0, "%s (%zu bytes%s)", msg_result_str(r),
+                   packet->dataLength, r == MSG_E_OVERSIZE ? ", see net.MaxMessageBytes" : "");
+        return;
+    }
+    if (env->body_case == REAP__ENVELOPE__BODY_HELLO) {
+        net_handle_hello(nd, conn, env);
+        return;
+    }
+    if (env->body_case == REAP__ENVELOPE__BODY_GOODBYE) {
+        net_handle_goodbye(nd, conn);
+        return;
+    }
+    if (conn->state != NET_CONN_JOINED) {
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_UNEXPECTED, env->seq,
+                   "'%s' before hello: say hello first", msg_body_name(env->body_case));
+        return;
+    }
+    switch (env->body_case) {
+    case REAP__ENVELOPE__BODY_SPAWN_REQUEST:
+        net_handle_spawn(nd, conn, env);
+        break;
+    case REAP__ENVELOPE__BODY_MOVE_INPUT:
+        net_handle_move(nd, conn, env);
+        break;
+    case REAP__ENVELOPE__BODY_DESTROY_REQUEST:
+        if (net_request_allowed(nd, conn, env))
+            net_handle_destroy(nd, conn, env);
+        break;
+    case REAP__ENVELOPE__BODY_STATS_REQUEST:
+        if (net_request_allowed(nd, conn, env))
+            net_handle_stats(nd, conn, env);
+        break;
+    case REAP__ENVELOPE__BODY_PING:
+        if (net_request_allowed(nd, conn, env))
+            net_handle_ping(nd, conn, env);
+        break;
+    case REAP__ENVELOPE__BODY_REPLICATION_CHECK_REQUEST:
+        if (net_request_allowed(nd, conn, env))
+            net_handle_check(nd, conn, env);
+        break;
+    default:
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_UNEXPECTED, env->seq,
+                   "'%s' is a server-to-client message", msg_body_name(env->body_case));
+        break;
+    }
+}

@@ -1,0 +1,161 @@
+/*
+ * net_internal.h - shared by the net driver's own files, nobody else.
+ *
+ *   net_driver.c       the ENet host: service loop, connections, shutdown, console view
+ *   net_filter.c       datagrams before ENet sees them: garbage, oversize fragments, handshakes
+ *   net_handlers.c     client messages: hello, spawn, destroy, stats, ping, moves, goodbye
+ *   net_replication.c  per connection: relevancy, channels, priority, budget, packing
+ *
+ * What ENet costs (1.3.17, the version Debian ships; read from its protocol.c and peer.c):
+ * - enet_host_service makes a send pass over every peer (twice per call) and reads up to 256
+ *   datagrams. With an event argument it returns at the first event, so a loop of calls costs
+ *   events x peers; with NULL it queues every event, which enet_host_check_events then hands
+ *   out without touching the socket or the other peers. reap calls it with NULL.
+ * - A send pass walks each peer's outgoing command list from the start. In 1.3.17 reliable and
+ *   unreliable commands share that list and the walk steps over every reliable command the
+ *   window holds back (later versions keep a separate reliable list and stop at the first
+ *   one the window refuses). So reap never queues more reliable bytes than the peer's window
+ *   has room for (net_repl_window_room): after each flush the lists are short in either version.
+ * - enet_host_flush is one send pass; reap calls it once per frame, after replication.
+ * - Fragment reassembly allocates the whole announced packet on the first fragment; the
+ *   filter refuses fragments of packets larger than net.MaxMessageBytes before ENet sees them,
+ *   and the host's maximumWaitingData bounds what one peer can hold.
+ */
+#ifndef REAP_NET_INTERNAL_H
+#define REAP_NET_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <enet/enet.h>
+#include <uv.h>
+
+#include "net_channels.h"
+#include "net_driver.h"
+#include "net_policy.h"
+#include "reap_msg.h"
+#include "vec.h"
+#include "world.h"
+
+enum {
+    NET_ARENA_BYTES = 512 * 1024, /* decoded size of the largest allowed message, with room */
+    NET_OUT_BYTES = 64 * 1024,    /* one encoded message */
+    NET_PACKET_TARGET = 1100,     /* replication messages stay under one datagram (MTU 1400) */
+    NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
+    NET_HANDSHAKE_SLOTS = 64,     /* extra ENet peers for handshakes in flight */
+    NET_HANDSHAKES_PER_ADDRESS = 8,
+    NET_SERVICE_ROUNDS = 32,      /* x 256 datagrams per wake-up at most */
+    NET_MSG_ITEMS = 64,           /* actor states or moves in one replication message */
+};
+
+typedef enum net_conn_state {
+    NET_CONN_FREE = 0,
+    NET_CONN_CONNECTED,  /* ENet connected; waiting for Hello */
+    NET_CONN_JOINED,     /* in a world with a player controller */
+    NET_CONN_CLOSING,    /* goodbye or kick: ignoring input until ENet disconnects */
+} net_conn_state;
+
+typedef struct net_connection {
+    ENetPeer *peer;
+    net_conn_state state;
+    uint32_t player_id;
+    world *world;                   /* borrowed: worlds are rooted */
+    player_controller *controller;  /* reported to the collector by the driver's referencer */
+    net_policy_state policy;
+    bool said_goodbye;
+    bool kicked;
+    bool sent_disconnect;           /* its ENet disconnect was seen: it left, not timed out */
+    char name[PLAYER_NAME_MAX];
+    char address[64];
+    double connected_at;            /* engine time of the ENet connect (hello deadline) */
+    bool oversize_reported;         /* a packet ENet will drop was refused: which one */
+    uint16_t oversize_seq;
+    double last_input_notice;       /* last error sent for a refused MoveInput */
+
+    /* Replication (net_replication.c). */
+    net_channels channels;
+    uint32_t epoch;                 /* relevancy passes so far */
+    uint32_t relevancy_frame;       /* frame of the last pass */
+    float relevancy_pos[2];         /* pawn position at the last pass */
+    double allowance;               /* bytes it may be sent now (net.MaxClientRate bucket) */
+    bool snapshot_pending;          /* joined; SnapshotComplete not sent yet */
+    bool check_requested;           /* a ReplicationCheck is owed */
+    uint32_t check_seq;
+    uint64_t bytes_sent;
+} net_connection;
+
+/* A candidate for this frame's budget: a spawn to send or a move to update. */
+typedef struct net_candidate {
+    uint64_t net_id;
+    uint32_t index;                 /* moves: position in the mover set (stable while filling) */
+    uint16_t bytes;                 /* encoded size, a close upper bound */
+    uint8_t bucket;                 /* priority x age, clamped to 255 */
+    uint8_t is_spawn;
+} net_candidate;
+
+struct net_driver {
+    engine *engine;
+    ENetHost *host;
+    uv_poll_t poll;
+    bool poll_started;
+    net_connection *conns;          /* host->peerCount entries, indexed like host->peers */
+    uint32_t conn_count;
+    uint32_t player_count;
+    uint32_t next_player_id;
+    uint32_t max_players;
+    gc_referencer *referencer;
+    net_driver_counters counters;
+    msg_arena arena;
+    void *arena_buf;
+    uint8_t *out_buf;
+    double next_sweep;
+    double trim_after;              /* give freed memory back to the OS after this time */
+    double *handshake_seen;         /* per peer: when it was first seen half-open (0: not) */
+
+    /* Scratch reused every message and every frame (nothing allocated per item). */
+    uint64_t *ids;                  /* spawn ack net ids, destroy ids */
+    uint32_t ids_count, ids_cap;
+    net_candidate *cands;
+    uint32_t cands_count, cands_cap;
+    Reap__ActorState states[NET_MSG_ITEMS]; /* one message's worth */
+    Reap__ActorState *state_ptrs[NET_MSG_ITEMS];
+    Reap__ActorMove moves[NET_MSG_ITEMS];
+    Reap__ActorMove *move_ptrs[NET_MSG_ITEMS];
+};
+
+/* ---- net_driver.c ---- */
+/* ENet's intercept hook has no user pointer; there is one host per process. */
+extern net_driver *net_intercept_driver;
+
+net_policy_limits net_limits(const net_driver *nd);
+/* Encodes env once and queues it to one peer; counts bytes and packets. Returns the encoded
+ * size, or 0 if nothing was sent. */
+size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Reap__Envelope *env);
+void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, const char *text,
+                    uint32_t seq);
+/* Answers bad input: an error to this peer, one count, and a disconnect on repeated abuse. */
+void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code, uint32_t seq,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void net_leave_world(net_driver *nd, net_connection *conn, const char *reason);
+
+/* ---- net_filter.c ---- */
+int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event);
+/* Resets handshakes that did not finish in time; called a few times a second. */
+void net_filter_sweep_handshakes(net_driver *nd, double now);
+/* Copies text into out (out_size > 0) with anything unprintable or non-ASCII escaped as \xNN,
+ * so input echoed into errors and logs cannot forge lines or terminals. */
+void net_sanitize(const char *text, char *out, size_t out_size);
+
+/* ---- net_handlers.c ---- */
+void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacket *packet);
+/* A player name is valid UTF-8 with no control characters (C0, DEL, C1) and fits. */
+bool net_name_is_valid(const char *name);
+
+/* ---- net_replication.c ---- */
+void net_repl_join(net_driver *nd, net_connection *conn);
+void net_repl_leave(net_connection *conn);
+void net_repl_connection(net_driver *nd, net_connection *conn, double dt);
+/* Reliable bytes the peer's window can still take this frame. */
+uint32_t net_repl_window_room(const ENetPeer *peer);
+
+#endif /* REAP_NET_INTERNAL_H */

@@ -1,0 +1,508 @@
+/*
+ * net_replication.c - what each connection is sent, every frame (UE's NetDriver relevancy and
+ * saturation, with ReplicationGraph's grid for the candidates).
+ *
+ * Assumes: called once per frame per joined connection, after the worlds ticked and before
+ * their outboxes are reset (the outboxes name this frame's spawned and destroyed actors).
+ * Guarantees: a connection holds a channel exactly for the actors relevant to it at its last
+ * relevancy pass or spawned relevant since; closed channels are sent a destroy; pending spawns
+ * and changed positions go out in priority order (NetPriority x frames waited, so nothing
+ * starves) until net.MaxClientRate's per-frame allowance is spent, and reliable bytes never
+ * exceed what the peer's ENet window can send at the next flush (net_internal.h says why).
+ *
+ * Relevant: the player's own actors (controller, pawn, what it spawned), always-relevant
+ * actors (the level fixtures), and actors within net.CullDistance of the player's pawn.
+ * The spatial part is re-evaluated when the pawn has moved a sixteenth of the cull distance or
+ * half a second has passed (UE likewise keeps an actor relevant for a while after it stops
+ * being so); actors spawned in between are tested as they appear.
+ */
+#include <string.h>
+
+#include "engine.h"
+#include "log.h"
+#include "net_internal.h"
+
+enum {
+    REPL_SPAWN_BYTES = 56,   /* an ActorState in an ActorSpawn, upper bound for planning */
+    REPL_MOVE_BYTES = 24,    /* an ActorMove in an ActorUpdate */
+    REPL_DESTROY_IDS = 200,  /* net ids per ActorDestroy (at most 10 bytes each) */
+    REPL_BUCKETS = 256,
+};
+
+typedef struct repl_frame {
+    net_driver *nd;
+    net_connection *c;
+    world *w;
+    gc_heap *heap;
+    uint32_t frame;
+    float cull;
+} repl_frame;
+
+static uint8_t repl_priority(const net_connection *c, const actor *a)
+{
+    uint8_t p;
+
+    switch (a->kind) {
+    case ACTOR_KIND_PLAYER_CONTROLLER:
+    case ACTOR_KIND_PAWN: p = 3; break;
+    case ACTOR_KIND_PROJECTILE: p = 2; break;
+    default: p = 1; break;
+    }
+    return a->owner_player_id == c->player_id ? (uint8_t)(p * 4) : p;
+}
+
+static bool repl_is_relevant(const repl_frame *f, const actor *a)
+{
+    const pawn *p = f->c->controller->pawn;
+    float dx, dy;
+
+    if (!a->replicates)
+        return false;
+    if (a->always_relevant || a->owner_player_id == f->c->player_id)
+        return true;
+    if (a->kind == ACTOR_KIND_PLAYER_CONTROLLER || p == NULL)
+        return false; /* a controller is only relevant to its owner */
+    dx = a->pos[0] - p->base.pos[0];
+    dy = a->pos[1] - p->base.pos[1];
+    return dx * dx + dy * dy <= f->cull * f->cull;
+}
+
+/* Marks a as relevant now: refreshes its channel, or opens a pending one. */
+static void repl_touch(const repl_frame *f, actor *a)
+{
+    net_connection *c = f->c;
+    net_channel *ch = net_channels_find(&c->channels, a->net_id);
+
+    if (ch != NULL) {
+        ch->epoch = c->epoch;
+        return;
+    }
+    if (net_channels_add(&c->channels, a->net_id, gc_weak_make(f->heap, a),
+                         repl_priority(c, a), a->moves, f->frame, c->epoch) == NULL)
+        log_warn("net: out of memory opening a channel for player %u", c->player_id);
+}
+
+/* The connection's channel for net_id goes away; an open one owes the client a destroy. */
+static void repl_close(repl_frame *f, net_channel *ch)
+{
+    net_driver *nd = f->nd;
+
+    if (ch->state == NET_CHANNEL_OPEN && VEC_RESERVE(nd->ids, nd->ids_cap, nd->ids_count + 1))
+        nd->ids[nd->ids_count++] = ch->net_id;
+    net_channels_remove(&f->c->channels, ch);
+}
+
+static void repl_grid_visit_cb(actor *a, float d2, void *userdata)
+{
+    (void)d2;
+    repl_touch(userdata, a);
+}
+
+static void repl_relevancy_pass(repl_frame *f)
+{
+    net_connection *c = f->c;
+    player_controller *pc = c->controller;
+    pawn *p = pc->pawn;
+
+    c->epoch++;
+    for (uint32_t l = 0; l < f->w->levels.count; l++) {
+        level *lvl = f->w->levels.data[l];
+        for (uint32_t i = 0; lvl != NULL && i < WORLD_FIRST_DYNAMIC_SLOT && i < lvl->actors.count;
+             i++) {
+            actor *a = lvl->actors.data[i];
+            if (a != NULL && a->replicates && a->always_relevant)
+                repl_touch(f, a);
+        }
+    }
+    repl_touch(f, &pc->base);
+    for (uint32_t i = 0; i < pc->owned.count; i++)
+        if (pc->owned.data[i] != NULL)
+            repl_touch(f, pc->owned.data[i]);
+    if (p != NULL) {
+        repl_touch(f, &p->base);
+        world_grid_query(&f->w->grid, p->base.pos[0], p->base.pos[1], f->cull,
+                         repl_grid_visit_cb, f);
+        c->relevancy_pos[0] = p->base.pos[0];
+        c->relevancy_pos[1] = p->base.pos[1];
+    }
+    c->relevancy_frame = f->frame;
+    /* Downwards, so a removal only moves channels already seen into the hole. */
+    for (int s = 0; s < NET_SET_COUNT; s++) {
+        net_channel_set *set = &c->channels.sets[s];
+        for (uint32_t i = set->count; i-- > 0;)
+            if (set->v[i].epoch != c->epoch)
+                repl_close(f, &set->v[i]);
+    }
+}
+
+static bool repl_relevancy_due(const repl_frame *f, double period_frames)
+{
+    const net_connection *c = f->c;
+    const pawn *p = c->controller->pawn;
+    float step = f->cull / 16.0f, dx, dy;
+
+    if (c->epoch == 0 || (double)(f->frame - c->relevancy_frame) >= period_frames)
+        return true;
+    if (p == NULL)
+        return false;
+    dx = p->base.pos[0] - c->relevancy_pos[0];
+    dy = p->base.pos[1] - c->relevancy_pos[1];
+    return dx * dx + dy * dy >= step * step;
+}
+
+/* This frame's spawns and destroys, between relevancy passes. */
+static void repl_outbox(repl_frame *f)
+{
+    const world *w = f->w;
+
+    for (uint32_t i = 0; i < w->destroyed_count; i++) {
+        net_channel *ch = net_channels_find(&f->c->channels, w->destroyed[i]);
+        if (ch != NULL)
+            repl_close(f, ch);
+    }
+    for (uint32_t i = 0; i < w->spawned_count; i++) {
+        actor *a = gc_weak_get(f->heap, w->spawned[i].actor);
+        if (a != NULL && repl_is_relevant(f, a))
+            repl_touch(f, a);
+    }
+}
+
+uint32_t net_repl_window_room(const ENetPeer *peer)
+{
+    uint32_t window = (peer->packetThrottle * peer->windowSize) / ENET_PEER_PACKET_THROTTLE_SCALE;
+
+    if (window < peer->mtu)
+        window = peer->mtu;
+    return peer->reliableDataInTransit >= window ? 0 : window - peer->reliableDataInTransit;
+}
+
+/* ---- sending ---------------------------------------------------------------------------- */
+
+/* What one connection may still be sent this frame, and what has been built so far. */
+typedef struct repl_out {
+    double allowance;        /* bytes of budget left (may end a little below 0) */
+    int64_t room;            /* reliable bytes ENet's window can still take */
+    uint32_t n_states, n_moves;
+    size_t state_bytes, move_bytes;
+} repl_out;
+
+static size_t repl_varint_size(uint64_t v)
+{
+    size_t n = 1;
+
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static size_t repl_send_destroys(repl_frame *f)
+{
+    net_driver *nd = f->nd;
+    size_t sent = 0;
+
+    for (uint32_t at = 0; at < nd->ids_count; at += REPL_DESTROY_IDS) {
+        uint32_t n = nd->ids_count - at < REPL_DESTROY_IDS ? nd->ids_count - at : REPL_DESTROY_IDS;
+        Reap__Envelope env = REAP__ENVELOPE__INIT;
+        Reap__ActorDestroy d = REAP__ACTOR_DESTROY__INIT;
+
+        d.n_net_ids = n;
+        d.net_ids = &nd->ids[at];
+        env.body_case = REAP__ENVELOPE__BODY_ACTOR_DESTROY;
+        env.actor_destroy = &d;
+        sent += net_send(nd, f->c, MSG_CHANNEL_REPLICATION, &env);
+        nd->counters.destroys_sent += n;
+    }
+    nd->ids_count = 0;
+    return sent;
+}
+
+static void repl_flush_spawns(repl_frame *f, repl_out *o)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__ActorSpawn spawn = REAP__ACTOR_SPAWN__INIT;
+    net_driver *nd = f->nd;
+
+    if (o->n_states == 0)
+        return;
+    for (uint32_t i = 0; i < o->n_states; i++)
+        nd->state_ptrs[i] = &nd->states[i];
+    spawn.n_actors = o->n_states;
+    spawn.actors = nd->state_ptrs;
+    env.body_case = REAP__ENVELOPE__BODY_ACTOR_SPAWN;
+    env.actor_spawn = &spawn;
+    o->room -= (int64_t)net_send(nd, f->c, MSG_CHANNEL_REPLICATION, &env);
+    o->n_states = 0;
+    o->state_bytes = 0;
+}
+
+static void repl_flush_moves(repl_frame *f, repl_out *o)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__ActorUpdate upd = REAP__ACTOR_UPDATE__INIT;
+    net_driver *nd = f->nd;
+
+    if (o->n_moves == 0)
+        return;
+    for (uint32_t i = 0; i < o->n_moves; i++)
+        nd->move_ptrs[i] = &nd->moves[i];
+    upd.frame = nd->engine->frame;
+    upd.n_moves = o->n_moves;
+    upd.moves = nd->move_ptrs;
+    env.body_case = REAP__ENVELOPE__BODY_ACTOR_UPDATE;
+    env.actor_update = &upd;
+    net_send(nd, f->c, MSG_CHANNEL_UPDATES, &env);
+    o->n_moves = 0;
+    o->move_bytes = 0;
+}
+
+/* Sends the spawn of a pending channel; false when the window has no room left for it. */
+static bool repl_add_spawn(repl_frame *f, repl_out *o, uint64_t net_id)
+{
+    net_driver *nd = f->nd;
+    net_channel *ch = net_channels_find(&f->c->channels, net_id);
+    Reap__ActorState *st;
+    const char *name;
+    actor *a;
+    size_t bytes;
+
+    if (ch == NULL || (a = gc_weak_get(f->heap, ch->actor)) == NULL)
+        return true; /* destroyed meanwhile: the outbox closes its channel next frame */
+    name = gc_object_name(f->heap, a);
+    if (name == NULL)
+        name = "";
+    bytes = 24 + repl_varint_size(net_id) + repl_varint_size(a->owner_player_id) + strlen(name);
+    if ((int64_t)(o->state_bytes + bytes) > o->room)
+        return false;
+    if (o->n_states == NET_MSG_ITEMS || o->state_bytes + bytes > NET_PACKET_TARGET) {
+        repl_flush_spawns(f, o);
+        if ((int64_t)bytes > o->room)
+            return false;
+    }
+    st = &nd->states[o->n_states++];
+    reap__actor_state__init(st);
+    st->net_id = a->net_id;
+    st->actor_class = (Reap__ActorClass)a->kind;
+    st->owner_player_id = a->owner_player_id;
+    st->x = a->pos[0];
+    st->y = a->pos[1];
+    st->z = a->pos[2];
+    st->name = (char *)name; /* borrowed from the collector until the message is sent */
+    o->state_bytes += bytes;
+    o->allowance -= (double)bytes;
+    ch = net_channels_open(&f->c->channels, ch);
+    ch->sent_serial = a->move_serial;
+    ch->since_frame = f->frame;
+    nd->counters.spawns_sent++;
+    return true;
+}
+
+static void repl_add_move(repl_frame *f, repl_out *o, uint32_t index)
+{
+    net_channel *ch = &f->c->channels.sets[NET_SET_MOVER].v[index];
+    actor *a = gc_weak_get(f->heap, ch->actor);
+    Reap__ActorMove *m;
+    size_t bytes = 17 + repl_varint_size(ch->net_id);
+
+    if (a == NULL)
+        return;
+    if (o->n_moves == NET_MSG_ITEMS || o->move_bytes + bytes > NET_PACKET_TARGET)
+        repl_flush_moves(f, o);
+    m = &f->nd->moves[o->n_moves++];
+    reap__actor_move__init(m);
+    m->net_id = a->net_id;
+    m->x = a->pos[0];
+    m->y = a->pos[1];
+    m->z = a->pos[2];
+    o->move_bytes += bytes;
+    o->allowance -= (double)bytes;
+    ch->sent_serial = a->move_serial;
+    ch->since_frame = f->frame;
+}
+
+static uint8_t repl_bucket(uint32_t priority, uint32_t age)
+{
+    uint64_t score = (uint64_t)priority * (age < REPL_BUCKETS ? age : REPL_BUCKETS);
+
+    return score >= REPL_BUCKETS - 1 ? REPL_BUCKETS - 1 : (uint8_t)score;
+}
+
+/* Lists this frame's candidates: every pending spawn, every open mover that moved. */
+static uint64_t repl_gather(repl_frame *f)
+{
+    net_driver *nd = f->nd;
+    net_connection *c = f->c;
+    uint64_t bytes = 0;
+
+    nd->cands_count = 0;
+    for (int s = 0; s < NET_SET_COUNT; s++) {
+        const net_channel_set *set = &c->channels.sets[s];
+        uint32_t end = s == NET_SET_MOVER ? set->count : set->pending;
+
+        if (!VEC_RESERVE(nd->cands, nd->cands_cap, nd->cands_count + end))
+            return bytes;
+        for (uint32_t i = 0; i < end; i++) {
+            const net_channel *ch = &set->v[i];
+            uint32_t age = f->frame - ch->since_frame;
+            net_candidate *cd;
+
+            if (ch->state == NET_CHANNEL_OPEN) {
+                const actor *a = gc_weak_get(f->heap, ch->actor);
+                if (a == NULL || a->move_serial == ch->sent_serial)
+                    continue;
+            }
+            cd = &nd->cands[nd->cands_count++];
+            cd->net_id = ch->net_id;
+            cd->index = i;
+            cd->is_spawn = ch->state == NET_CHANNEL_PENDING;
+            cd->bytes = cd->is_spawn ? REPL_SPAWN_BYTES : REPL_MOVE_BYTES;
+            cd->bucket = repl_bucket(ch->priority, cd->is_spawn ? age + 1 : age);
+            bytes += cd->bytes;
+        }
+    }
+    return bytes;
+}
+
+/* The lowest priority bucket that still fits the budget, taking higher ones first. */
+static uint32_t repl_threshold(const net_driver *nd, double allowance)
+{
+    uint64_t by_bucket[REPL_BUCKETS];
+    double left = allowance;
+
+    memset(by_bucket, 0, sizeof by_bucket);
+    for (uint32_t i = 0; i < nd->cands_count; i++)
+        by_bucket[nd->cands[i].bucket] += nd->cands[i].bytes;
+    for (uint32_t b = REPL_BUCKETS; b-- > 0;) {
+        if ((double)by_bucket[b] >= left)
+            return b;
+        left -= (double)by_bucket[b];
+    }
+    return 0;
+}
+
+static void repl_fill(repl_frame *f, repl_out *o)
+{
+    net_driver *nd = f->nd;
+    uint64_t wanted = repl_gather(f);
+    bool everything = (double)wanted <= o->allowance;
+    uint32_t threshold = everything ? 0 : repl_threshold(nd, o->allowance);
+    bool window_full = false;
+
+    /* Everything fits, or: above the threshold first, then the threshold bucket while the
+     * budget lasts. */
+    for (int pass = everything ? 2 : 0; pass < 3; pass++) {
+        for (uint32_t i = 0; i < nd->cands_count && o->allowance > 0; i++) {
+            const net_candidate *cd = &nd->cands[i];
+
+            if ((pass == 0 && cd->bucket <= threshold) || (pass == 1 && cd->bucket != threshold))
+                continue;
+            if (!cd->is_spawn)
+                repl_add_move(f, o, cd->index);
+            else if (!window_full && !repl_add_spawn(f, o, cd->net_id))
+                window_full = true;
+        }
+        if (pass == 1)
+            break;
+    }
+    repl_flush_spawns(f, o);
+    repl_flush_moves(f, o);
+    if (!everything || window_full)
+        nd->counters.saturated++;
+}
+
+static void repl_send_snapshot_complete(repl_frame *f)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__SnapshotComplete done = REAP__SNAPSHOT_COMPLETE__INIT;
+
+    done.actors = net_channels_count(&f->c->channels);
+    env.body_case = REAP__ENVELOPE__BODY_SNAPSHOT_COMPLETE;
+    env.snapshot_complete = &done;
+    net_send(f->nd, f->c, MSG_CHANNEL_REPLICATION, &env);
+    f->c->snapshot_pending = false;
+}
+
+static void repl_send_check(repl_frame *f)
+{
+    const net_channels *t = &f->c->channels;
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__ReplicationCheck check = REAP__REPLICATION_CHECK__INIT;
+
+    check.pending = net_channels_pending(t);
+    check.relevant_actors = net_channels_count(t);
+    check.relevant_digest = net_channels_digest(t, false);
+    check.open_actors = check.relevant_actors - check.pending;
+    check.open_digest = net_channels_digest(t, true);
+    env.seq = f->c->check_seq;
+    env.body_case = REAP__ENVELOPE__BODY_REPLICATION_CHECK;
+    env.replication_check = &check;
+    net_send(f->nd, f->c, MSG_CHANNEL_REPLICATION, &env);
+    f->c->check_requested = false;
+}
+
+void net_repl_connection(net_driver *nd, net_connection *c, double dt)
+{
+    const engine *e = nd->engine;
+    double rate = (double)cvar_get_int(&e->cvars, CVAR_NET_MAX_CLIENT_RATE);
+    double per_frame = rate / (double)e->opts.tick_hz;
+    repl_frame f = {
+        .nd = nd,
+        .c = c,
+        .w = c->world,
+        .heap = e->heap,
+        .frame = (uint32_t)e->frame,
+        .cull = (float)cvar_get(&e->cvars, CVAR_NET_CULL_DISTANCE),
+    };
+    repl_out o;
+
+    if (c->controller == NULL || c->world == NULL)
+        return;
+    nd->ids_count = 0;
+    repl_outbox(&f);
+    if (repl_relevancy_due(&f, 0.5 * e->opts.tick_hz))
+        repl_relevancy_pass(&f);
+
+    /* Budget: net.MaxClientRate accrues every frame; at most two frames' worth is banked. */
+    c->allowance += rate * dt;
+    if (c->allowance > 2.0 * per_frame)
+        c->allowance = 2.0 * per_frame;
+    memset(&o, 0, sizeof o);
+    o.room = net_repl_window_room(c->peer);
+    /* Destroys go first and always: they are small and the client must not keep ghosts. */
+    if (nd->ids_count > 0) {
+        size_t sent = repl_send_destroys(&f);
+        c->allowance -= (double)sent;
+        o.room -= (int64_t)sent;
+    }
+    o.allowance = c->allowance;
+    if (o.allowance > 0)
+        repl_fill(&f, &o);
+    else if (net_channels_pending(&c->channels) > 0)
+        nd->counters.saturated++;
+    c->allowance = o.allowance;
+
+    if (c->snapshot_pending && net_channels_pending(&c->channels) == 0)
+        repl_send_snapshot_complete(&f);
+    if (c->check_requested)
+        repl_send_check(&f);
+}
+
+void net_repl_join(net_driver *nd, net_connection *c)
+{
+    const engine *e = nd->engine;
+
+    net_channels_clear(&c->channels);
+    c->epoch = 0;
+    c->relevancy_frame = 0;
+    c->snapshot_pending = true;
+    c->check_requested = false;
+    c->allowance = (double)cvar_get_int(&e->cvars, CVAR_NET_MAX_CLIENT_RATE) / e->opts.tick_hz;
+}
+
+void net_repl_leave(net_connection *c)
+{
+    net_channels_clear(&c->channels);
+    c->snapshot_pending = false;
+    c->check_requested = false;
+}
