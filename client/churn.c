@@ -212,6 +212,17 @@ static double churn_tick_max(const churn_scrape *a, const churn_scrape *b)
     return churn_nan_to(bound, -1);
 }
 
+/* Interpolated percentiles can overshoot the exact maximum inside its bucket. */
+static void churn_clamp_to_max(double *p50, double *p99, double max)
+{
+    if (max < 0)
+        return;
+    if (*p50 > max)
+        *p50 = max;
+    if (*p99 > max)
+        *p99 = max;
+}
+
 /* A scrape arrived: fold it into the run's figures and remember it for the row. */
 static void churn_on_scrape(churn *c, churn_scrape *fresh)
 {
@@ -257,6 +268,7 @@ static void churn_server_finish(churn *c)
     s->tick_p50 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 50), -1);
     s->tick_p99 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 99), -1);
     s->tick_max = churn_tick_max(a, b);
+    churn_clamp_to_max(&s->tick_p50, &s->tick_p99, s->tick_max);
     for (int i = 0; i < CHURN_PHASE_COUNT; i++) {
         char label[32];
         snprintf(label, sizeof label, "phase=\"%s\"", churn_phase_names[i]);
@@ -298,6 +310,7 @@ static void churn_row_admin(churn *c, churn_row *row)
     row->tick_p50 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 50), -1);
     row->tick_p99 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 99), -1);
     row->tick_max = churn_tick_max(a, b);
+    churn_clamp_to_max(&row->tick_p50, &row->tick_p99, row->tick_max);
     row->gc_collections = churn_delta(a, b, "reap_gc_collections_total");
     row->gc_work_max = churn_nan_to(
         churn_scrape_quantile(a, b, "reap_gc_frame_work_seconds", NULL, 100), -1);

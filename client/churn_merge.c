@@ -130,9 +130,8 @@ int churn_merge_main(int argc, char **argv, FILE *out)
         }
         take = !have_server && one->server_figs.have;
         if (i == 0) {
-            churn_totals totals = one->totals;
+            /* The run's identity (id, scenario, seed, server) comes from the first report. */
             *merged = *one;
-            merged->totals = totals;
             merged->shards = 0;
             merged->bots = 0;
             merged->host[0] = '\0';

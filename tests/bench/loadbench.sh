@@ -97,8 +97,9 @@ END {
             d(F[r,11], "%.1f"), d(F[r,12], "%.2f"), d(F[r,13], "%.2f"), d(F[r,14], "%.2f"),
             d(F[r,15], "%.2f"), F[r,16], d(F[r,17], "%.1f"), d(F[r,19], "%.0f"), F[r,4],
             d(F[r,5], "%.1f"), d(F[r,6], "%.1f"), d(F[r,25], "%.2f"), F[r,23], cost(r)
-    printf "(times in ms; tickmax and gc99 are histogram bucket bounds; us/pl/fr = server CPU " \
-        "microseconds per player per frame; \"-\" = not exported by this server)\n"
+    printf "(times in ms; tickmax is exact when the run set the server'"'"'s maximum, else a " \
+        "bucket bound; percentiles are interpolated in the server'"'"'s buckets; us/pl/fr = " \
+        "server CPU microseconds per player per frame; \"-\" = not exported)\n"
 
     json = out "/loadbench.json"
     printf "{\n  \"benchmark\": \"loadbench\",\n  \"duration_seconds\": %s,\n" \

@@ -27,15 +27,15 @@ start_server() {
         PORT=$(( 20000 + ( ($$ * 7 + try * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') ) % 20000) ))
         ADMIN=$((PORT + 1))
         "$SERVER" --bind 127.0.0.1 --port "$PORT" --admin-port "$ADMIN" --max-players 1100 \
-            --log-level warn "$@" >"$log" 2>&1 &
+            --log-level info "$@" >"$log" 2>&1 &
         SERVER_PID=$!
-        # Ready when the admin endpoint answers (at most 5 s); gone means the port was taken.
+        # Ready when it says where its admin endpoint is (at most 5 s); gone: the port was taken.
         n=0
-        while [ $n -lt 50 ]; do
-            if ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
-            if "$CLIENT" --server "127.0.0.1:$PORT" --timeout 0.2 --quiet >/dev/null 2>&1; then
+        while [ $n -lt 50 ] && kill -0 "$SERVER_PID" 2>/dev/null; do
+            if grep -q "admin on http://127.0.0.1:$ADMIN" "$log" 2>/dev/null; then
                 return 0
             fi
+            sleep 0.1
             n=$((n + 1))
         done
         cleanup
