@@ -126,3 +126,9 @@ clean:
 	rm -rf build
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The standard churn scenario benchmark (DESIGN.md section 5): LOADBENCH_BOTS, _DURATION,
+# _LAYOUTS shorten it. Prints a table; writes build/bench/loadbench.json and loadbench.svg.
+.PHONY: loadbench
+loadbench: all
+	flock /tmp/reap-bench.lock tests/bench/loadbench.sh $(BUILD) $(BUILD)/bench

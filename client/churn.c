@@ -1,119 +1,40 @@
 /*
- * churn.c - the churn load generator: N bots on one ENet host, in one thread.
+ * churn.c - the churn load generator's run: N bots on one ENet host, in one thread, through
+ * the stages of a scenario (or the one stage the command line describes).
  *
- * Each bot is a small state machine driven by its timers and by ENet events:
- *
- *   idle -> connecting -> hello -> spawning -> holding -> [leaving] -> idle -> ...
- *
- * A visit spawns --spawn props (acknowledged *and* replicated back), holds for a random time
- * in [0.5, 1.5] x --hold, then leaves gracefully (goodbye, wait for the server to close) or
- * abruptly (the connection is dropped without a word, so the server must time it out). After
- * a pause of 0.1-0.5 s the bot comes back as a new player. Four times a second one joined bot
- * asks the server for its GC figures; once a second a timeline row is closed and a progress line
- * printed. When --duration is over, the server's figures are asked for one last time, every
- * bot leaves, and the timeline is written. Every wait has a deadline (--timeout); the only
- * address ever used is --server.
+ * Each loop turn: the stage sets how many bots take part (ramps are linear), every bot's timers
+ * are advanced (churn_bot.c), the server's /metrics is sampled once a second when --admin is
+ * given, a timeline row is closed each second, and ENet is serviced once then drained. Four
+ * times a second one joined bot asks the server for its GC figures (StatsReply). When the
+ * stages are over, the server's figures are asked for one last time, every bot leaves, the
+ * optional leak verdict is taken, and the report is written; the thresholds decide the exit
+ * status. The only addresses ever used are --server and --admin.
  */
-#include "churn.h"
+#include "churn_internal.h"
 
-#include <enet/enet.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "client_net.h"
-#include "reap_msg.h"
-
-enum {
-    CHURN_ARENA_BYTES = 1024 * 1024,
-    CHURN_OUT_BYTES = 4096,
-    CHURN_SPAWN_BATCH = 50,              /* the server's default net.MaxSpawnPerRequest */
-    CHURN_SOCKET_BUFFER = 4 * 1024 * 1024,
-    CHURN_EXTRA_PEERS = 16,
-    CHURN_SERVICE_MS = 5,                /* longest wait for a network event per loop */
-};
 #define CHURN_STATS_PERIOD 0.25          /* seconds between stats requests */
 #define CHURN_STAGGER 1.0                /* first visits start spread over this long */
 #define CHURN_FINAL_STATS_WAIT 1.0       /* at most, for the last stats reply */
 
-typedef enum churn_bot_state {
-    CHURN_BOT_IDLE = 0,   /* between visits: connects at next_at */
-    CHURN_BOT_CONNECTING, /* ENet connect sent */
-    CHURN_BOT_HELLO,      /* hello sent, waiting for the welcome */
-    CHURN_BOT_SPAWNING,   /* spawn requests sent, waiting for acks and replication */
-    CHURN_BOT_HOLDING,    /* leaves at next_at */
-    CHURN_BOT_LEAVING,    /* goodbye sent, waiting for the server to close */
-    CHURN_BOT_DONE,       /* the run is over for this bot */
-} churn_bot_state;
-
-typedef enum churn_error {
-    CHURN_ERR_CONNECT = 0, /* no answer to a connection request */
-    CHURN_ERR_REFUSED,     /* the server answered with an Error */
-    CHURN_ERR_LOST,        /* the server closed a connection we had not closed */
-    CHURN_ERR_TIMEOUT,     /* no welcome, spawn ack or replication in time */
-    CHURN_ERR_LEAVE,       /* the server did not close the connection after our goodbye */
-    CHURN_ERR_COUNT,
-} churn_error;
-
-static const char *const churn_error_names[CHURN_ERR_COUNT] = {
-    "connect timeouts", "refusals", "connections lost", "answer timeouts",
-    "unanswered goodbyes",
+const char *const churn_lat_names[CHURN_LAT_COUNT] = {
+    "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check",
 };
-
-typedef struct churn_bot {
-    uint32_t index;
-    churn_bot_state state;
-    ENetPeer *peer;       /* NULL between visits; peer->data points back here */
-    bool joined;          /* welcomed, not gone yet */
-    double deadline;      /* of the current wait */
-    double next_at;       /* IDLE: when to connect; HOLDING: when to leave */
-    uint32_t player_id;
-    uint32_t acked;       /* props acknowledged this visit */
-    uint32_t replicated;  /* own props replicated back this visit */
-    char name[32];
-} churn_bot;
-
-typedef struct churn_counts {
-    uint32_t joins, leaves, leaves_abrupt, spawned, errors;
-} churn_counts;
-
-typedef struct churn {
-    const client_options *opts;
-    FILE *out;
-    ENetHost *host;
-    ENetAddress addr;
-    churn_bot *bots;
-    uint32_t n_bots;
-    uint64_t rng;
-    double t0;
-    bool stopping;            /* the duration is over: no new visits */
-    bool leave_all;           /* ... and every bot is to leave now */
-    double final_stats_deadline;
-    uint64_t final_stats_after;
-    bool fatal;               /* a failure no retry can fix: the run ends */
-    churn_counts second, total;
-    uint64_t errors[CHURN_ERR_COUNT];
-    char first_error[400];
-    /* The server's figures: the newest stats reply (scalars copied) and when it came. */
-    bool have_stats;
-    Reap__StatsReply stats;
-    double stats_at;
-    uint64_t stats_replies;
-    Reap__StatsReply first_stats;
-    uint32_t peak_objects;
-    uint64_t gc_collections;  /* collections seen during the run */
-    uint32_t next_stats_bot;
-    double next_stats_at;
-    churn_timeline tl;
-    uint32_t rows_total;      /* ceil(duration) */
-    uint32_t seq;
-    msg_arena arena;
-    void *arena_buf;
-    uint8_t out_buf[CHURN_OUT_BYTES];
-} churn;
+const char *const churn_error_keys[CHURN_ERR_COUNT] = {
+    "connect", "refused", "lost", "timeout", "leave", "mismatch",
+};
+const char *const churn_error_names[CHURN_ERR_COUNT] = {
+    "connect timeouts", "refusals", "connections lost", "answer timeouts",
+    "unanswered goodbyes", "replication mismatches",
+};
 
 static volatile sig_atomic_t churn_interrupted;
 
@@ -123,7 +44,7 @@ static void churn_sigint_cb(int sig)
     churn_interrupted = 1;
 }
 
-static double churn_clock(void)
+double churn_clock(void)
 {
     struct timespec ts;
 
@@ -131,13 +52,13 @@ static double churn_clock(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double churn_now(const churn *c)
+double churn_now(const churn *c)
 {
     return churn_clock() - c->t0;
 }
 
 /* splitmix64: a uniform double in [0, 1). */
-static double churn_random(churn *c)
+double churn_random(churn *c)
 {
     uint64_t z = (c->rng += 0x9E3779B97F4A7C15ull);
 
@@ -147,12 +68,12 @@ static double churn_random(churn *c)
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static void churn_say(churn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void churn_say(churn *c, const char *fmt, ...)
+void churn_say(churn *c, const char *fmt, ...)
 {
     va_list ap;
 
+    if (c->progress_tty)
+        fputs("\r\033[K", c->out); /* over the progress line; the next one redraws it */
     fputs("reap-client: ", c->out);
     va_start(ap, fmt);
     vfprintf(c->out, fmt, ap);
@@ -161,16 +82,12 @@ static void churn_say(churn *c, const char *fmt, ...)
     fflush(c->out);
 }
 
-static void churn_count_error(churn *c, churn_error kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void churn_count_error(churn *c, churn_error kind, const char *fmt, ...)
+void churn_count_error(churn *c, churn_error kind, const char *fmt, ...)
 {
     va_list ap;
 
-    c->errors[kind]++;
+    c->totals->errors[kind]++;
     c->second.errors++;
-    c->total.errors++;
     if (c->first_error[0] != '\0')
         return;
     va_start(ap, fmt);
@@ -178,212 +95,44 @@ static void churn_count_error(churn *c, churn_error kind, const char *fmt, ...)
     va_end(ap);
 }
 
-static bool churn_send(churn *c, churn_bot *b, Reap__Envelope *env)
+void churn_totals_init(churn_totals *t)
 {
-    if (b->peer == NULL)
-        return false;
-    env->seq = ++c->seq;
-    return client_net_send(b->peer, c->out_buf, sizeof c->out_buf, MSG_CHANNEL_CONTROL, env);
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < CHURN_LAT_COUNT; i++)
+        hist_init(&t->lat[i]);
 }
 
-/* ---- a bot's visit ------------------------------------------------------------------------ */
-
-/* The bot is no longer connected (however that happened); it comes back after a pause unless
- * the run is over. */
-static void churn_bot_gone(churn *c, churn_bot *b, double now, bool abrupt, double pause)
+void churn_totals_merge(churn_totals *dst, const churn_totals *src)
 {
-    if (b->joined) {
-        c->second.leaves++;
-        c->total.leaves++;
-        if (abrupt) {
-            c->second.leaves_abrupt++;
-            c->total.leaves_abrupt++;
-        }
-    }
-    if (b->peer != NULL)
-        b->peer->data = NULL;
-    b->peer = NULL;
-    b->joined = false;
-    b->state = c->stopping ? CHURN_BOT_DONE : CHURN_BOT_IDLE;
-    b->next_at = now + pause;
+    dst->joins += src->joins;
+    dst->leaves += src->leaves;
+    dst->leaves_abrupt += src->leaves_abrupt;
+    dst->spawned += src->spawned;
+    dst->projectiles += src->projectiles;
+    dst->moves += src->moves;
+    dst->checks += src->checks;
+    dst->snapshots += src->snapshots;
+    dst->unknown_destroys += src->unknown_destroys;
+    for (int i = 0; i < CHURN_ERR_COUNT; i++)
+        dst->errors[i] += src->errors[i];
+    for (int i = 0; i < CHURN_LAT_COUNT; i++)
+        hist_merge(&dst->lat[i], &src->lat[i]);
 }
 
-static double churn_pause(churn *c)
+uint64_t churn_totals_errors(const churn_totals *t)
 {
-    return 0.1 + 0.4 * churn_random(c);
+    uint64_t n = 0;
+
+    for (int i = 0; i < CHURN_ERR_COUNT; i++)
+        n += t->errors[i];
+    return n;
 }
 
-/* Ends a visit that went wrong: tells the server (if connected) and retries later. */
-static void churn_bot_abort(churn *c, churn_bot *b, double now)
-{
-    ENetPeer *peer = b->peer;
+/* ---- the server's figures (StatsReply) ----------------------------------------------- */
 
-    if (peer != NULL) {
-        peer->data = NULL;
-        enet_peer_disconnect_now(peer, 0); /* a reset when not connected yet */
-    }
-    churn_bot_gone(c, b, now, false, 0.5 + 0.5 * churn_random(c));
-}
-
-static void churn_bot_connect(churn *c, churn_bot *b, double now)
-{
-    ENetPeer *peer = enet_host_connect(c->host, &c->addr, MSG_CHANNEL_COUNT, 0);
-
-    if (peer == NULL) {
-        churn_count_error(c, CHURN_ERR_CONNECT, "no free ENet peer for %s", b->name);
-        b->next_at = now + churn_pause(c);
-        return;
-    }
-    peer->data = b;
-    b->peer = peer;
-    b->state = CHURN_BOT_CONNECTING;
-    b->deadline = now + c->opts->timeout;
-    b->player_id = 0;
-    b->acked = b->replicated = 0;
-}
-
-static void churn_bot_hello(churn *c, churn_bot *b, double now)
-{
-    Reap__Envelope env = REAP__ENVELOPE__INIT;
-    Reap__Hello hello = REAP__HELLO__INIT;
-
-    hello.protocol_version = MSG_PROTOCOL_VERSION;
-    hello.player_name = b->name;
-    hello.world = (char *)c->opts->world;
-    env.body_case = REAP__ENVELOPE__BODY_HELLO;
-    env.hello = &hello;
-    b->state = CHURN_BOT_HELLO;
-    b->deadline = now + c->opts->timeout;
-    if (!churn_send(c, b, &env)) {
-        churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: cannot send hello", b->name);
-        churn_bot_abort(c, b, now);
-    }
-}
-
-static void churn_bot_hold(churn *c, churn_bot *b, double now)
-{
-    b->state = CHURN_BOT_HOLDING;
-    b->next_at = now + c->opts->hold * (0.5 + churn_random(c));
-}
-
-static void churn_bot_spawn(churn *c, churn_bot *b, double now)
-{
-    uint32_t requested = 0;
-
-    b->state = CHURN_BOT_SPAWNING;
-    b->deadline = now + c->opts->timeout;
-    while (requested < c->opts->spawn) {
-        Reap__Envelope env = REAP__ENVELOPE__INIT;
-        Reap__SpawnRequest req = REAP__SPAWN_REQUEST__INIT;
-        uint32_t n = c->opts->spawn - requested;
-
-        if (n > CHURN_SPAWN_BATCH)
-            n = CHURN_SPAWN_BATCH;
-        req.actor_class = REAP__ACTOR_CLASS__ACTOR_CLASS_PROP;
-        req.count = n;
-        env.body_case = REAP__ENVELOPE__BODY_SPAWN_REQUEST;
-        env.spawn_request = &req;
-        if (!churn_send(c, b, &env)) {
-            churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: cannot send a spawn request", b->name);
-            churn_bot_abort(c, b, now);
-            return;
-        }
-        requested += n;
-    }
-    if (c->opts->spawn == 0)
-        churn_bot_hold(c, b, now);
-}
-
-static void churn_bot_leave(churn *c, churn_bot *b, double now)
-{
-    Reap__Envelope env = REAP__ENVELOPE__INIT;
-    Reap__Goodbye bye = REAP__GOODBYE__INIT;
-    bool abrupt = c->opts->disconnect == CLIENT_DISCONNECT_ABRUPT ||
-                  (c->opts->disconnect == CLIENT_DISCONNECT_MIXED && churn_random(c) < 0.5);
-
-    if (abrupt) {
-        /* No goodbye and no ENet disconnect: the server only learns of it by timing out. */
-        enet_peer_reset(b->peer);
-        churn_bot_gone(c, b, now, true, churn_pause(c));
-        return;
-    }
-    bye.reason = (char *)"churn bot done";
-    env.body_case = REAP__ENVELOPE__BODY_GOODBYE;
-    env.goodbye = &bye;
-    if (!churn_send(c, b, &env)) {
-        churn_count_error(c, CHURN_ERR_LEAVE, "%s: cannot send goodbye", b->name);
-        churn_bot_abort(c, b, now);
-        return;
-    }
-    /* The server answers a goodbye by disconnecting us; we only wait (see client_leave). */
-    b->state = CHURN_BOT_LEAVING;
-    b->deadline = now + c->opts->timeout;
-}
-
-static void churn_bot_check_spawned(churn *c, churn_bot *b, double now)
-{
-    if (b->state == CHURN_BOT_SPAWNING && b->acked >= c->opts->spawn &&
-        b->replicated >= c->opts->spawn)
-        churn_bot_hold(c, b, now);
-}
-
-/* Advances a bot whose timer or deadline may have passed. */
-static void churn_bot_step(churn *c, churn_bot *b, double now)
-{
-    switch (b->state) {
-    case CHURN_BOT_IDLE:
-        if (c->stopping)
-            b->state = CHURN_BOT_DONE;
-        else if (now >= b->next_at)
-            churn_bot_connect(c, b, now);
-        break;
-    case CHURN_BOT_CONNECTING:
-        if (c->leave_all) {
-            churn_bot_abort(c, b, now);
-        } else if (now >= b->deadline) {
-            churn_count_error(c, CHURN_ERR_CONNECT, "no answer from %s:%u within %g s (is "
-                              "reap-server running there, with room for more players?)", c->opts->host, c->opts->port,
-                              c->opts->timeout);
-            churn_bot_abort(c, b, now);
-        }
-        break;
-    case CHURN_BOT_HELLO:
-    case CHURN_BOT_SPAWNING:
-        if (now >= b->deadline) {
-            churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: no %s within %g s", b->name,
-                              b->state == CHURN_BOT_HELLO ? "welcome" :
-                              "spawn acknowledgement and replication", c->opts->timeout);
-            churn_bot_abort(c, b, now);
-        } else if (c->leave_all) {
-            if (b->joined)
-                churn_bot_leave(c, b, now);
-            else
-                churn_bot_abort(c, b, now);
-        }
-        break;
-    case CHURN_BOT_HOLDING:
-        if (c->leave_all || now >= b->next_at)
-            churn_bot_leave(c, b, now);
-        break;
-    case CHURN_BOT_LEAVING:
-        if (now >= b->deadline) {
-            churn_count_error(c, CHURN_ERR_LEAVE, "%s: the server did not close the connection "
-                              "within %g s of our goodbye", b->name, c->opts->timeout);
-            enet_peer_reset(b->peer);
-            churn_bot_gone(c, b, now, false, churn_pause(c));
-        }
-        break;
-    case CHURN_BOT_DONE:
-        break;
-    }
-}
-
-/* ---- the server's figures ----------------------------------------------------------------- */
-
-/* Keeps the newest reply, and places the collections that happened since the previous one on
- * the timeline: the newest at (now - time since the last purge), earlier ones spread evenly
- * back to the previous reply. */
-static void churn_on_stats(churn *c, const Reap__StatsReply *r, double now)
+/* The collections that happened since the previous reply go on the timeline: the newest at
+ * (now - time since the last purge), earlier ones spread evenly back to the previous reply. */
+void churn_on_stats(churn *c, const Reap__StatsReply *r, double now)
 {
     if (c->have_stats && r->frame < c->stats.frame)
         return; /* an older answer overtaken by a newer one */
@@ -411,19 +160,21 @@ static void churn_on_stats(churn *c, const Reap__StatsReply *r, double now)
         c->peak_objects = r->objects;
 }
 
-/* Asks one joined bot (round robin) for the server's stats; false when none is joined. */
-static bool churn_request_stats(churn *c)
+bool churn_request_stats(churn *c)
 {
     for (uint32_t n = 0; n < c->n_bots; n++) {
         churn_bot *b = &c->bots[(c->next_stats_bot + n) % c->n_bots];
         Reap__Envelope env = REAP__ENVELOPE__INIT;
         Reap__StatsRequest req = REAP__STATS_REQUEST__INIT;
 
-        if (!b->joined || (b->state != CHURN_BOT_SPAWNING && b->state != CHURN_BOT_HOLDING))
+        if (!b->joined || b->peer == NULL ||
+            (b->state != CHURN_BOT_SPAWNING && b->state != CHURN_BOT_HOLDING))
             continue;
         env.body_case = REAP__ENVELOPE__BODY_STATS_REQUEST;
         env.stats_request = &req;
-        if (churn_send(c, b, &env)) {
+        env.seq = ++c->seq;
+        c->seq_kind[env.seq & (CHURN_SEQ_KINDS - 1)] = CHURN_SEQ_OTHER;
+        if (client_net_send(b->peer, c->out_buf, sizeof c->out_buf, MSG_CHANNEL_CONTROL, &env)) {
             c->next_stats_bot = (b->index + 1) % c->n_bots;
             return true;
         }
@@ -431,104 +182,111 @@ static bool churn_request_stats(churn *c)
     return false;
 }
 
-/* ---- ENet events -------------------------------------------------------------------------- */
+/* ---- the server's figures (/metrics) --------------------------------------------------- */
 
-static void churn_on_message(churn *c, churn_bot *b, const Reap__Envelope *env, double now)
+static double churn_nan_to(double v, double dflt)
 {
-    switch (env->body_case) {
-    case REAP__ENVELOPE__BODY_WELCOME:
-        if (b->state != CHURN_BOT_HELLO)
-            break;
-        b->joined = true;
-        b->player_id = env->welcome->player_id;
-        c->second.joins++;
-        c->total.joins++;
-        churn_bot_spawn(c, b, now);
-        break;
-    case REAP__ENVELOPE__BODY_SPAWN_ACK:
-        b->acked += env->spawn_ack->count;
-        c->second.spawned += env->spawn_ack->count;
-        c->total.spawned += env->spawn_ack->count;
-        churn_bot_check_spawned(c, b, now);
-        break;
-    case REAP__ENVELOPE__BODY_ACTOR_SPAWN:
-        for (size_t i = 0; i < env->actor_spawn->n_actors; i++) {
-            const Reap__ActorState *a = env->actor_spawn->actors[i];
-            if (a->actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROP &&
-                a->owner_player_id == b->player_id && b->player_id != 0)
-                b->replicated++;
-        }
-        churn_bot_check_spawned(c, b, now);
-        break;
-    case REAP__ENVELOPE__BODY_STATS_REPLY:
-        churn_on_stats(c, env->stats_reply, now);
-        break;
-    case REAP__ENVELOPE__BODY_ERROR:
-        churn_count_error(c, CHURN_ERR_REFUSED, "server refused %s: %s", b->name,
-                          env->error->text);
-        if (env->error->code == REAP__ERROR_CODE__ERROR_CODE_VERSION ||
-            env->error->code == REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD) {
-            snprintf(c->first_error, sizeof c->first_error, "server refused: %s",
-                     env->error->text);
-            c->fatal = true;
-        }
-        if (b->state == CHURN_BOT_LEAVING)
-            break;
-        if (b->joined)
-            churn_bot_leave(c, b, now);
-        else
-            churn_bot_abort(c, b, now);
-        break;
-    default:
-        break; /* goodbye: the disconnect follows; destroys and updates: not ours to check */
-    }
+    return isnan(v) ? dflt : v;
 }
 
-static void churn_on_event(churn *c, ENetEvent *ev, double now)
+static double churn_delta(const churn_scrape *a, const churn_scrape *b, const char *name)
 {
-    churn_bot *b = ev->peer != NULL ? ev->peer->data : NULL;
-    Reap__Envelope *env;
+    double d = churn_scrape_sum(b, name) - churn_scrape_sum(a, name);
 
-    switch (ev->type) {
-    case ENET_EVENT_TYPE_CONNECT:
-        if (b == NULL || b->state != CHURN_BOT_CONNECTING)
-            break;
-        if (c->leave_all)
-            churn_bot_abort(c, b, now);
-        else
-            churn_bot_hello(c, b, now);
-        break;
-    case ENET_EVENT_TYPE_DISCONNECT:
-        if (b == NULL)
-            break;
-        if (b->state == CHURN_BOT_LEAVING) {
-            churn_bot_gone(c, b, now, false, churn_pause(c));
-            break;
-        }
-        if (b->state == CHURN_BOT_CONNECTING)
-            churn_count_error(c, CHURN_ERR_CONNECT, "%s: the connection to %s:%u was reset "
-                              "during the handshake", b->name, c->opts->host, c->opts->port);
-        else
-            churn_count_error(c, CHURN_ERR_LOST, "the server closed %s's connection", b->name);
-        churn_bot_gone(c, b, now, false, 0.5 + 0.5 * churn_random(c));
-        break;
-    case ENET_EVENT_TYPE_RECEIVE:
-        /* Movement updates are not checked: skipping their decoding keeps one process able to
-         * play many bots. */
-        if (b != NULL && ev->channelID != MSG_CHANNEL_UPDATES) {
-            msg_arena_reset(&c->arena);
-            if (msg_decode(&c->arena, ev->packet->data, ev->packet->dataLength, 0, &env) ==
-                MSG_OK)
-                churn_on_message(c, b, env, now);
-        }
-        enet_packet_destroy(ev->packet);
-        break;
-    case ENET_EVENT_TYPE_NONE:
-        break;
-    }
+    return isnan(d) ? -1 : d;
 }
 
-/* ---- the timeline and what is printed ----------------------------------------------------- */
+/* The longest frame between two scrapes: exact when the server's running maximum
+ * (reap_tick_max_seconds) rose in between, else the upper bound of the highest tick bucket
+ * that gained a frame (no more than the running maximum). -1 when unknown. */
+static double churn_tick_max(const churn_scrape *a, const churn_scrape *b)
+{
+    double bound = churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 100);
+    double before = churn_scrape_sum(a, "reap_tick_max_seconds");
+    double after = churn_scrape_sum(b, "reap_tick_max_seconds");
+
+    if (!isnan(after) && !isnan(before) && after > before)
+        return after;
+    if (!isnan(after) && !isnan(bound) && after < bound)
+        return after;
+    return churn_nan_to(bound, -1);
+}
+
+/* Interpolated percentiles can overshoot the exact maximum inside its bucket. */
+static void churn_clamp_to_max(double *p50, double *p99, double max)
+{
+    if (max < 0)
+        return;
+    if (*p50 > max)
+        *p50 = max;
+    if (*p99 > max)
+        *p99 = max;
+}
+
+/* A scrape arrived: fold it into the run's figures and remember it for the row. */
+static void churn_on_scrape(churn *c, churn_scrape *fresh)
+{
+    churn_server *s = &c->server;
+    double objects = churn_scrape_sum(fresh, "reap_gc_objects");
+    double rss = churn_scrape_sum(fresh, "process_resident_memory_bytes");
+
+    s->scrapes++;
+    c->players_sum += churn_nan_to(churn_scrape_sum(fresh, "reap_players_connected"), 0);
+    if (!isnan(objects)) {
+        if (s->scrapes == 1)
+            s->objects_first = objects;
+        s->objects_last = objects;
+        if (objects > s->objects_peak)
+            s->objects_peak = objects;
+    }
+    if (!isnan(rss) && rss > s->rss_peak)
+        s->rss_peak = rss;
+    if (!c->have_first_scrape) {
+        c->first_scrape = *fresh;
+        c->have_first_scrape = true;
+        memset(fresh, 0, sizeof *fresh);
+        return;
+    }
+    churn_scrape_free(&c->last_scrape);
+    c->last_scrape = *fresh;
+    memset(fresh, 0, sizeof *fresh);
+}
+
+/* The run's server figures: the deltas between the first and the last scrape. */
+static void churn_server_finish(churn *c)
+{
+    churn_server *s = &c->server;
+    const churn_scrape *a = &c->first_scrape, *b = &c->last_scrape;
+    double frames;
+
+    if (!c->have_first_scrape || b->n == 0)
+        return;
+    s->have = true;
+    s->seconds = b->t - a->t;
+    frames = churn_delta(a, b, "reap_frames_total");
+    s->frames = frames >= 0 ? frames : churn_delta(a, b, "reap_frame");
+    s->tick_p50 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 50), -1);
+    s->tick_p99 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 99), -1);
+    s->tick_max = churn_tick_max(a, b);
+    churn_clamp_to_max(&s->tick_p50, &s->tick_p99, s->tick_max);
+    for (int i = 0; i < CHURN_PHASE_COUNT; i++) {
+        char label[32];
+        snprintf(label, sizeof label, "phase=\"%s\"", churn_phase_names[i]);
+        s->phase_p99[i] = churn_nan_to(
+            churn_scrape_quantile(a, b, "reap_frame_phase_seconds", label, 99), -1);
+    }
+    s->collections = churn_delta(a, b, "reap_gc_collections_total");
+    s->gc_work_p99 = churn_nan_to(
+        churn_scrape_quantile(a, b, "reap_gc_frame_work_seconds", NULL, 99), -1);
+    s->gc_work_max = churn_nan_to(
+        churn_scrape_quantile(a, b, "reap_gc_frame_work_seconds", NULL, 100), -1);
+    s->gc_work_sum = churn_delta(a, b, "reap_gc_frame_work_seconds_sum");
+    s->bytes_sent = churn_delta(a, b, "reap_net_bytes_sent_total");
+    s->cpu_seconds = churn_delta(a, b, "process_cpu_seconds_total");
+    s->players_mean = s->scrapes ? c->players_sum / s->scrapes : 0;
+}
+
+/* ---- the timeline and what is printed -------------------------------------------------- */
 
 static uint32_t churn_joined(const churn *c)
 {
@@ -539,6 +297,58 @@ static uint32_t churn_joined(const churn *c)
     return n;
 }
 
+/* The /metrics figures of the second that ends now: between the row's first scrape and the
+ * newest. */
+static void churn_row_admin(churn *c, churn_row *row)
+{
+    const churn_scrape *a = c->have_row_scrape ? &c->row_scrape : &c->first_scrape;
+    const churn_scrape *b = &c->last_scrape;
+
+    if (!c->have_first_scrape || b->n == 0 || b->t <= a->t)
+        return;
+    row->have_admin = true;
+    row->tick_p50 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 50), -1);
+    row->tick_p99 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 99), -1);
+    row->tick_max = churn_tick_max(a, b);
+    churn_clamp_to_max(&row->tick_p50, &row->tick_p99, row->tick_max);
+    row->gc_collections = churn_delta(a, b, "reap_gc_collections_total");
+    row->gc_work_max = churn_nan_to(
+        churn_scrape_quantile(a, b, "reap_gc_frame_work_seconds", NULL, 100), -1);
+    row->admin_objects = churn_nan_to(churn_scrape_sum(b, "reap_gc_objects"), -1);
+    row->rss_bytes = churn_nan_to(churn_scrape_sum(b, "process_resident_memory_bytes"), -1);
+    row->frames = churn_delta(a, b, "reap_frame");
+    /* The next row starts from this scrape: keep a copy of its histogram lines. */
+    churn_scrape_free(&c->row_scrape);
+    c->have_row_scrape = churn_scrape_copy(&c->row_scrape, b);
+}
+
+static void churn_progress(churn *c, const churn_row *row, double now)
+{
+    const client_options *o = c->opts;
+    char server[160] = "server: no stats yet";
+
+    if (row->have_admin && row->tick_p99 >= 0)
+        snprintf(server, sizeof server, "server: %.0f objects, tick p99 %.1f ms",
+                 row->admin_objects, row->tick_p99 * 1e3);
+    else if (c->have_stats)
+        snprintf(server, sizeof server, "server: %u objects, %llu collections",
+                 c->stats.objects, (unsigned long long)c->stats.collections);
+    if (c->progress_tty) {
+        fprintf(c->out, "\r\033[K[%s %u/%u] %5.1f/%.0f s | bots %u/%u | joins %llu leaves %llu "
+                "| errors %llu | %s", o->stages[c->stage].name, c->stage + 1, o->n_stages, now,
+                o->duration, row->connected, c->target, (unsigned long long)c->totals->joins,
+                (unsigned long long)c->totals->leaves,
+                (unsigned long long)churn_totals_errors(c->totals), server);
+        fflush(c->out);
+        return;
+    }
+    churn_say(c, "[%5.1fs] %s: %u/%u bots joined, %llu joins, %llu leaves, %llu props, %llu "
+              "errors | %s", now, o->stages[c->stage].name, row->connected, c->target,
+              (unsigned long long)c->totals->joins, (unsigned long long)c->totals->leaves,
+              (unsigned long long)c->totals->spawned,
+              (unsigned long long)churn_totals_errors(c->totals), server);
+}
+
 static void churn_close_row(churn *c, double now)
 {
     churn_row row;
@@ -546,11 +356,15 @@ static void churn_close_row(churn *c, double now)
     memset(&row, 0, sizeof row);
     row.t = now;
     row.connected = churn_joined(c);
+    row.target = c->target;
+    row.stage = c->stage;
     row.joins = c->second.joins;
     row.leaves = c->second.leaves;
     row.leaves_abrupt = c->second.leaves_abrupt;
     row.spawned = c->second.spawned;
     row.errors = c->second.errors;
+    row.tick_p50 = row.tick_p99 = row.tick_max = row.gc_work_max = -1;
+    row.gc_collections = row.admin_objects = row.rss_bytes = row.frames = -1;
     if (c->have_stats) {
         row.have_server = true;
         row.server_objects = c->stats.objects;
@@ -561,53 +375,20 @@ static void churn_close_row(churn *c, double now)
         row.time_since_last_purge = c->stats.time_since_last_purge_seconds;
         row.server_frame = c->stats.frame;
     }
+    churn_row_admin(c, &row);
     churn_timeline_add_row(&c->tl, &row);
     memset(&c->second, 0, sizeof c->second);
-    if (c->opts->quiet)
-        return;
-    if (!c->have_stats) {
-        churn_say(c, "[%5.1fs] %u/%u bots joined, %u joins, %u leaves, %u props, %u errors | "
-                  "server: no stats yet", now, row.connected, c->n_bots, c->total.joins,
-                  c->total.leaves, c->total.spawned, c->total.errors);
-        return;
-    }
-    churn_say(c, "[%5.1fs] %u/%u bots joined, %u joins, %u leaves, %u props, %u errors | "
-              "server: %u objects, %llu collections, last gc %.1f s ago, interval %g s", now,
-              row.connected, c->n_bots, c->total.joins, c->total.leaves, c->total.spawned,
-              c->total.errors, c->stats.objects, (unsigned long long)c->stats.collections,
-              c->stats.time_since_last_purge_seconds, c->stats.interval_seconds);
-}
-
-static void churn_summary(churn *c, double elapsed)
-{
-    const client_options *o = c->opts;
-    char errs[512] = "";
-    size_t len = 0;
-
-    churn_say(c, "churn %s in %.1f s: %u bots, %u joins, %u leaves (%u abrupt), %u props "
-              "spawned, %u errors (seed %llu)", churn_interrupted ? "stopped by Ctrl-C" : "done",
-              elapsed, c->n_bots, c->total.joins,
-              c->total.leaves, c->total.leaves_abrupt, c->total.spawned, c->total.errors,
-              (unsigned long long)o->seed);
-    for (int k = 0; k < CHURN_ERR_COUNT; k++)
-        if (c->errors[k] > 0 && len < sizeof errs)
-            len += (size_t)snprintf(errs + len, sizeof errs - len, "%s%llu %s",
-                                    len ? ", " : "", (unsigned long long)c->errors[k],
-                                    churn_error_names[k]);
-    if (c->total.errors > 0)
-        churn_say(c, "errors: %s; first: %s", errs, c->first_error);
-    if (c->have_stats)
-        churn_say(c, "server: %u -> %u objects (peak %u), %llu collections during the run, "
-                  "%llu objects destroyed, gc interval %g s", c->first_stats.objects,
-                  c->stats.objects, c->peak_objects, (unsigned long long)c->gc_collections,
-                  (unsigned long long)(c->stats.objects_destroyed -
-                                       c->first_stats.objects_destroyed),
-                  c->stats.interval_seconds);
-    else
-        churn_say(c, "server: no stats reply arrived");
+    if (!c->opts->quiet)
+        churn_progress(c, &row, now);
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
+
+/* Bots of this shard among `total`: the ones whose index is shard (mod shards). */
+static uint32_t churn_shard_share(const client_options *o, uint32_t total)
+{
+    return total > o->shard ? (total - o->shard + o->shards - 1) / o->shards : 0;
+}
 
 static bool churn_all_done(const churn *c)
 {
@@ -631,29 +412,35 @@ static void churn_begin_stop(churn *c, double now)
 
 static int churn_loop(churn *c)
 {
-    double now;
+    churn_scrape fresh;
     ENetEvent ev;
 
+    memset(&fresh, 0, sizeof fresh);
     for (;;) {
+        double now = churn_now(c);
         int r;
 
-        now = churn_now(c);
         if (!c->stopping && (now >= c->opts->duration || churn_interrupted))
             churn_begin_stop(c, now);
         if (c->stopping && !c->leave_all &&
             (c->stats_replies > c->final_stats_after || now >= c->final_stats_deadline))
             c->leave_all = true;
-        if (!c->stopping && now >= c->next_stats_at) {
-            churn_request_stats(c);
-            while (c->next_stats_at <= now)
-                c->next_stats_at += CHURN_STATS_PERIOD;
+        if (!c->stopping) {
+            c->target = churn_shard_share(c->opts, client_stages_target(c->opts, now, &c->stage));
+            if (now >= c->next_stats_at) {
+                churn_request_stats(c);
+                while (c->next_stats_at <= now)
+                    c->next_stats_at += CHURN_STATS_PERIOD;
+            }
         }
+        if (c->admin != NULL && churn_admin_poll(c->admin, now, &fresh))
+            churn_on_scrape(c, &fresh);
         for (uint32_t i = 0; i < c->n_bots; i++)
             churn_bot_step(c, &c->bots[i], now);
         if (c->fatal)
             break;
-        if (c->total.joins == 0 && c->errors[CHURN_ERR_CONNECT] > 0 &&
-            c->errors[CHURN_ERR_CONNECT] >= c->n_bots) {
+        if (c->totals->joins == 0 && c->totals->errors[CHURN_ERR_CONNECT] > 0 &&
+            c->totals->errors[CHURN_ERR_CONNECT] >= c->n_bots) {
             /* Every bot tried once and nobody answered: the server is not there. */
             c->fatal = true;
             break;
@@ -674,7 +461,10 @@ static int churn_loop(churn *c)
             c->fatal = true;
             break;
         }
+        /* Moves and pings queued this turn go out now, not at the next service. */
+        enet_host_flush(c->host);
     }
+    churn_scrape_free(&fresh);
     /* Flush the goodbyes and disconnects still queued. */
     enet_host_flush(c->host);
     return c->fatal ? CLIENT_EXIT_FAILED : CLIENT_EXIT_OK;
@@ -682,22 +472,27 @@ static int churn_loop(churn *c)
 
 static bool churn_open(churn *c, const client_options *opts, FILE *out)
 {
+    char err[300];
+
     c->opts = opts;
     c->out = out;
-    c->n_bots = opts->bots;
+    c->n_bots = churn_shard_share(opts, opts->bots);
     c->rng = opts->seed;
     c->rows_total = (uint32_t)opts->duration;
     if ((double)c->rows_total < opts->duration)
         c->rows_total++;
     c->next_stats_at = CHURN_STATS_PERIOD;
+    c->progress_tty = !opts->quiet && (opts->progress > 0 ||
+                                       (opts->progress < 0 && isatty(fileno(out))));
+    churn_server_init(&c->server);
     churn_timeline_init(&c->tl);
     snprintf(c->tl.server, sizeof c->tl.server, "%s:%u", opts->host, opts->port);
     snprintf(c->tl.world, sizeof c->tl.world, "%s", opts->world);
     c->tl.bots = opts->bots;
     c->tl.duration = opts->duration;
-    c->tl.spawn = opts->spawn;
-    c->tl.hold = opts->hold;
-    c->tl.disconnect = client_disconnect_name(opts->disconnect);
+    c->tl.spawn = opts->stages[0].spawn;
+    c->tl.hold = opts->stages[0].hold;
+    c->tl.disconnect = client_disconnect_name(opts->stages[0].leave);
     c->tl.seed = opts->seed;
 
     if (enet_address_set_host(&c->addr, opts->host) != 0) {
@@ -705,14 +500,22 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
         return false;
     }
     c->addr.port = opts->port;
-    c->bots = calloc(c->n_bots, sizeof *c->bots);
+    if (opts->admin_url[0] != '\0' &&
+        (c->admin = churn_admin_create(opts->admin_url, err, sizeof err)) == NULL) {
+        fprintf(stderr, "reap-client: %s\n", err);
+        return false;
+    }
+    c->totals = malloc(sizeof *c->totals);
+    c->bots = calloc(c->n_bots ? c->n_bots : 1, sizeof *c->bots);
     c->arena_buf = malloc(CHURN_ARENA_BYTES);
     c->host = enet_host_create(NULL, c->n_bots + CHURN_EXTRA_PEERS, MSG_CHANNEL_COUNT, 0, 0);
-    if (c->bots == NULL || c->arena_buf == NULL || c->host == NULL) {
+    if (c->totals == NULL || c->bots == NULL || c->arena_buf == NULL || c->host == NULL) {
         fprintf(stderr, "reap-client: cannot open a UDP socket for %u bots\n", c->n_bots);
         return false;
     }
-    /* Every bot receives the whole world's replication: give the socket room for bursts. */
+    churn_totals_init(c->totals);
+    /* Every bot receives its share of the world's replication in the same frame: the socket
+     * needs room for a whole frame (DESIGN.md section 3). The kernel caps it at rmem_max. */
     enet_socket_set_option(c->host->socket, ENET_SOCKOPT_RCVBUF, CHURN_SOCKET_BUFFER);
     enet_socket_set_option(c->host->socket, ENET_SOCKOPT_SNDBUF, CHURN_SOCKET_BUFFER);
     msg_arena_init(&c->arena, c->arena_buf, CHURN_ARENA_BYTES);
@@ -722,7 +525,11 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
         b->index = i;
         b->state = CHURN_BOT_IDLE;
         b->next_at = CHURN_STAGGER * churn_random(c);
-        snprintf(b->name, sizeof b->name, "bot-%u", i + 1);
+        client_mirror_init(&b->mirror);
+        if (opts->shards > 1)
+            snprintf(b->name, sizeof b->name, "bot-%u-%u", opts->shard + 1, i + 1);
+        else
+            snprintf(b->name, sizeof b->name, "bot-%u", i + 1);
     }
     return true;
 }
@@ -735,22 +542,105 @@ static void churn_close(churn *c)
                 enet_peer_disconnect_now(c->bots[i].peer, 0);
         enet_host_destroy(c->host);
     }
+    for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++)
+        client_mirror_free(&c->bots[i].mirror);
+    churn_admin_destroy(c->admin);
+    churn_scrape_free(&c->first_scrape);
+    churn_scrape_free(&c->last_scrape);
+    churn_scrape_free(&c->row_scrape);
+    free(c->totals);
     free(c->bots);
     free(c->arena_buf);
     churn_timeline_free(&c->tl);
+}
+
+static void churn_summary(churn *c, double elapsed)
+{
+    const client_options *o = c->opts;
+    const churn_totals *t = c->totals;
+    char errs[512] = "";
+    size_t len = 0;
+    uint64_t errors = churn_totals_errors(t);
+
+    churn_say(c, "churn %s in %.1f s: %u bots, %llu joins, %llu leaves (%llu abrupt), %llu "
+              "props spawned, %llu moves, %llu replication checks, %llu errors (seed %llu)",
+              churn_interrupted ? "stopped by Ctrl-C" : "done", elapsed, c->n_bots,
+              (unsigned long long)t->joins, (unsigned long long)t->leaves,
+              (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
+              (unsigned long long)t->moves, (unsigned long long)t->checks,
+              (unsigned long long)errors, (unsigned long long)o->seed);
+    for (int k = 0; k < CHURN_ERR_COUNT; k++)
+        if (t->errors[k] > 0 && len < sizeof errs)
+            len += (size_t)snprintf(errs + len, sizeof errs - len, "%s%llu %s",
+                                    len ? ", " : "", (unsigned long long)t->errors[k],
+                                    churn_error_names[k]);
+    if (errors > 0)
+        churn_say(c, "errors: %s; first: %s", errs, c->first_error);
+    if (c->have_stats)
+        churn_say(c, "server: %u -> %u objects (peak %u), %llu collections during the run, "
+                  "%llu objects destroyed, gc interval %g s", c->first_stats.objects,
+                  c->stats.objects, c->peak_objects, (unsigned long long)c->gc_collections,
+                  (unsigned long long)(c->stats.objects_destroyed -
+                                       c->first_stats.objects_destroyed),
+                  c->stats.interval_seconds);
+    else
+        churn_say(c, "server: no stats reply arrived");
+}
+
+static void churn_report_fill(churn_report *r, churn *c, const client_options *o,
+                              time_t started, double elapsed)
+{
+    struct utsname un;
+    struct tm tm;
+
+    memset(r, 0, sizeof *r);
+    r->schema = CHURN_REPORT_SCHEMA;
+    gmtime_r(&started, &tm);
+    strftime(r->start_time, sizeof r->start_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(r->run_id, sizeof r->run_id, "%s-%016llx", r->start_time,
+             (unsigned long long)o->seed);
+    if (uname(&un) == 0)
+        snprintf(r->host, sizeof r->host, "%s", un.nodename);
+    snprintf(r->scenario, sizeof r->scenario, "%s",
+             o->scenario_name[0] ? o->scenario_name : "command line");
+    snprintf(r->server, sizeof r->server, "%s:%u", o->host, o->port);
+    r->seed = o->seed;
+    r->shard = o->shard;
+    r->shards = 1;
+    r->bots = c->n_bots;
+    r->duration = o->duration;
+    r->elapsed = elapsed;
+    r->totals = *c->totals;
+    r->server_figs = c->server;
+    r->tl = &c->tl;
+    r->opts = o;
+}
+
+/* The figure a threshold names, when the report has to ask the server for it. */
+static bool churn_wants_leaks(const client_options *o)
+{
+    for (uint32_t i = 0; i < o->n_thresholds; i++)
+        if (strcmp(o->thresholds[i].metric, "leaked") == 0)
+            return true;
+    return o->leak_check;
 }
 
 int churn_run(const client_options *opts, FILE *out)
 {
     client_options o = *opts;
     struct sigaction sa, old_sa;
+    churn_report *report = NULL;
     churn *c;
     int rc;
     char err[600];
+    char mark[64] = "";
+    time_t started = time(NULL);
 
     if (!o.seed_set)
         o.seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid() ^
                  (uint64_t)(churn_clock() * 1e9);
+    /* Shards of one run share the seed; each draws its own stream from it. */
+    o.seed_effective = o.seed + (uint64_t)o.shard * 0x9E3779B97F4A7C15ull;
     c = calloc(1, sizeof *c);
     if (c == NULL || enet_initialize() != 0) {
         fprintf(stderr, "reap-client: cannot initialise ENet\n");
@@ -763,14 +653,20 @@ int churn_run(const client_options *opts, FILE *out)
         free(c);
         return CLIENT_EXIT_FAILED;
     }
+    c->rng = o.seed_effective;
     if (!o.quiet)
-        churn_say(c, "churning %u bots against %s:%u%s%s for %g s: each visit spawns %u props, "
-                  "holds %.2g-%.2g s, leaves %s (seed %llu)", o.bots, o.host, o.port,
-                  o.world[0] ? " in " : "", o.world, o.duration, o.spawn, o.hold * 0.5,
-                  o.hold * 1.5, client_disconnect_name(o.disconnect),
-                  (unsigned long long)o.seed);
+        churn_say(c, "churning %u bots%s against %s:%u%s%s for %g s in %u stage%s (%s): the "
+                  "first spawns %u props per visit, moves %g times a second, holds %.2g-%.2g s, "
+                  "leaves %s (seed %llu)", c->n_bots, o.shards > 1 ? " (this shard)" : "",
+                  o.host, o.port, o.world[0] ? " in " : "", o.world, o.duration, o.n_stages,
+                  o.n_stages == 1 ? "" : "s",
+                  o.scenario_name[0] ? o.scenario_name : "command line", o.stages[0].spawn,
+                  o.stages[0].move_hz, o.stages[0].hold * 0.5, o.stages[0].hold * 1.5,
+                  client_disconnect_name(o.stages[0].leave), (unsigned long long)o.seed);
+    if (churn_wants_leaks(&o))
+        churn_leaks_mark(c, mark, sizeof mark);
 
-    /* Ctrl-C ends the run early but cleanly: bots leave and the timeline is written. */
+    /* Ctrl-C ends the run early but cleanly: bots leave and the report is written. */
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = churn_sigint_cb;
     sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills */
@@ -779,29 +675,57 @@ int churn_run(const client_options *opts, FILE *out)
     sigaction(SIGINT, &sa, &old_sa);
     rc = churn_loop(c);
     sigaction(SIGINT, &old_sa, NULL);
-    if (rc == CLIENT_EXIT_OK && c->total.joins == 0) {
+    if (rc == CLIENT_EXIT_OK && c->totals->joins == 0 && c->n_bots > 0) {
         if (c->first_error[0] == '\0')
-            snprintf(c->first_error, sizeof c->first_error, "no bot could join %.200s:%u in %.1f s "
-                     "(is reap-server running there?)", o.host, o.port, churn_now(c));
+            snprintf(c->first_error, sizeof c->first_error, "no bot could join %.200s:%u in "
+                     "%.1f s (is reap-server running there?)", o.host, o.port, churn_now(c));
         rc = CLIENT_EXIT_FAILED;
     }
 
     if (rc != CLIENT_EXIT_OK) {
+        if (c->progress_tty)
+            fputs("\n", out);
         fprintf(stderr, "reap-client: churn failed after %.1f s: %s\n", churn_now(c),
                 c->first_error[0] ? c->first_error : "unknown error");
     } else {
         double elapsed = churn_now(c);
+        uint32_t failed;
 
         churn_close_row(c, elapsed); /* the last row includes the leaving */
+        if (c->progress_tty)
+            fputs("\n", out);
+        churn_server_finish(c);
+        report = calloc(1, sizeof *report);
+        if (report == NULL) {
+            fprintf(stderr, "reap-client: out of memory for the report\n");
+            rc = CLIENT_EXIT_FAILED;
+            goto done;
+        }
+        churn_report_fill(report, c, &o, started, elapsed);
+        if (mark[0] != '\0')
+            churn_leaks_verdict(c, mark, &report->leaks);
         churn_summary(c, elapsed);
-        if (!churn_timeline_save(&c->tl, o.out_dir, err, sizeof err)) {
+        churn_report_print(report, out);
+        failed = churn_report_thresholds(report, out);
+        if (!churn_timeline_save(&c->tl, o.out_dir, err, sizeof err) ||
+            !churn_report_save(report, o.out_dir, err, sizeof err)) {
             fprintf(stderr, "reap-client: %s\n", err);
             rc = CLIENT_EXIT_FAILED;
         } else {
-            churn_say(c, "timeline: %s/churn.json (%u rows), picture: %s/churn.svg", o.out_dir,
-                      c->tl.n_rows, o.out_dir);
+            churn_say(c, "report: %s/report.html, %s/report.json; timeline: %s/churn.json "
+                      "(%u rows), %s/churn.svg", o.out_dir, o.out_dir, o.out_dir, c->tl.n_rows,
+                      o.out_dir);
+            if (failed > 0) {
+                churn_say(c, "%u threshold%s failed: exit %d", failed, failed == 1 ? "" : "s",
+                          CLIENT_EXIT_THRESHOLD);
+                rc = CLIENT_EXIT_THRESHOLD;
+            }
         }
     }
+done:
+    if (report != NULL)
+        free(report->leaks.detail);
+    free(report);
     churn_close(c);
     enet_deinitialize();
     free(c);

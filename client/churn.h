@@ -35,6 +35,16 @@ typedef struct churn_row {
     double gc_interval;         /* seconds, the interval in force */
     double time_since_last_purge;
     uint64_t server_frame;
+    uint32_t target;            /* bots the stage wanted taking part at the row's end */
+    uint32_t stage;
+    /* From the server's /metrics (--admin), over this second; negative: not measured. */
+    bool have_admin;
+    double tick_p50, tick_p99, tick_max;    /* seconds */
+    double gc_collections;                  /* collections completed this second */
+    double gc_work_max;                     /* longest collector slice this second, seconds */
+    double admin_objects;
+    double rss_bytes;
+    double frames;                          /* frames run this second */
 } churn_row;
 
 /* One stats reply: the server's object count at a moment (several a second). */
@@ -72,12 +82,30 @@ bool churn_timeline_add_sample(churn_timeline *tl, double t, uint32_t objects);
 bool churn_timeline_write_json(const churn_timeline *tl, FILE *f);
 bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f);
 
+/* Writes s as a JSON string / as SVG or HTML text (escaped). */
+void churn_json_string(FILE *f, const char *s);
+void churn_svg_text(FILE *f, const char *s);
+/* A "nice" axis step (1, 2 or 5 times a power of ten) that cuts [0, max] into about ticks. */
+double churn_nice_step(double max, int ticks);
+/* mkdir -p; on failure err names the directory. */
+bool churn_mkdirs(const char *path, char *err, size_t err_size);
+
+/* Writes dir/name through writer(data, f): to name.tmp first, then renamed, so a reader never
+ * sees half a file. On failure err names the file. */
+typedef bool (*churn_write_fn)(const void *data, FILE *f);
+bool churn_write_file(const char *dir, const char *name, churn_write_fn writer,
+                      const void *data, char *err, size_t err_size);
+
 /* Creates dir (and its parents) and writes dir/churn.json and dir/churn.svg. On failure err
  * says which file and why. */
 bool churn_timeline_save(const churn_timeline *tl, const char *dir, char *err, size_t err_size);
 
 /* Runs the churn described by opts (opts->bots > 0); progress and the summary go to out, the
- * timeline to opts->out_dir. Returns a CLIENT_EXIT_*. */
+ * timeline and the report to opts->out_dir. Returns a CLIENT_EXIT_* (CLIENT_EXIT_THRESHOLD
+ * when the run completed but a threshold failed). */
 int churn_run(const client_options *opts, FILE *out);
+
+/* `reap-client merge DIR... --out DIR`: merges the reports of shards into one. */
+int churn_merge_main(int argc, char **argv, FILE *out);
 
 #endif /* REAP_CLIENT_CHURN_H */

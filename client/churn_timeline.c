@@ -73,7 +73,7 @@ bool churn_timeline_add_sample(churn_timeline *tl, double t, uint32_t objects)
 
 /* ---- JSON -------------------------------------------------------------------------------- */
 
-static void json_string(FILE *f, const char *s)
+void churn_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -133,13 +133,13 @@ bool churn_timeline_write_json(const churn_timeline *tl, FILE *f)
     }
 
     fputs("{\n  \"tool\": \"reap-client churn\",\n  \"server\": ", f);
-    json_string(f, tl->server);
+    churn_json_string(f, tl->server);
     fputs(",\n  \"world\": ", f);
-    json_string(f, tl->world);
+    churn_json_string(f, tl->world);
     fprintf(f, ",\n  \"bots\": %u,\n  \"duration_seconds\": %.3f,\n  \"spawn\": %u,\n"
             "  \"hold_seconds\": %.3f,\n  \"disconnect\": ", tl->bots, tl->duration, tl->spawn,
             tl->hold);
-    json_string(f, tl->disconnect != NULL ? tl->disconnect : "");
+    churn_json_string(f, tl->disconnect != NULL ? tl->disconnect : "");
     fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)tl->seed);
     fprintf(f, "  \"totals\": {\"joins\": %llu, \"leaves\": %llu, \"leaves_abrupt\": %llu, "
             "\"spawned\": %llu, \"errors\": %llu, \"peak_connected\": %u, ",
@@ -180,7 +180,7 @@ enum {
     SVG_BOTTOM = 420,
 };
 
-static void svg_text(FILE *f, const char *s)
+void churn_svg_text(FILE *f, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
@@ -189,14 +189,14 @@ static void svg_text(FILE *f, const char *s)
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
         default:
-            if ((unsigned char)*s >= 0x20)
+            if ((unsigned char)*s >= 0x20 || *s == '\n')
                 fputc(*s, f);
         }
     }
 }
 
 /* A "nice" step (1, 2 or 5 times a power of ten) that cuts [0, max] into about `ticks`. */
-static double svg_nice_step(double max, int ticks)
+double churn_nice_step(double max, int ticks)
 {
     double raw = max / ticks, mag = 1;
 
@@ -321,11 +321,11 @@ bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f)
     }
     if (!(s.t_max > 0))
         s.t_max = 1;
-    t_step = svg_nice_step(s.t_max, 10);
+    t_step = churn_nice_step(s.t_max, 10);
     s.t_max = svg_axis_top(s.t_max, t_step);
-    l_step = svg_nice_step(s.left_max > 0 ? s.left_max : 1, 5);
+    l_step = churn_nice_step(s.left_max > 0 ? s.left_max : 1, 5);
     s.left_max = svg_axis_top(s.left_max, l_step);
-    r_step = svg_nice_step(s.right_max > 0 ? s.right_max : 1, 5);
+    r_step = churn_nice_step(s.right_max > 0 ? s.right_max : 1, 5);
     if (r_step < 1)
         r_step = 1;
     s.right_max = svg_axis_top(s.right_max, r_step);
@@ -337,10 +337,10 @@ bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f)
     fputs("<text x=\"480\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" "
           "font-weight=\"bold\">reap churn: ", f);
     fprintf(f, "%u bots against ", tl->bots);
-    svg_text(f, tl->server);
+    churn_svg_text(f, tl->server);
     if (tl->world[0] != '\0') {
         fputs(" (", f);
-        svg_text(f, tl->world);
+        churn_svg_text(f, tl->world);
         fputc(')', f);
     }
     fprintf(f, " for %g s</text>\n", tl->duration);
@@ -402,7 +402,7 @@ bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f)
 /* ---- files ------------------------------------------------------------------------------- */
 
 /* mkdir -p: every missing component of path. */
-static bool churn_mkdirs(const char *path, char *err, size_t err_size)
+bool churn_mkdirs(const char *path, char *err, size_t err_size)
 {
     char buf[1024];
     size_t n = strlen(path);
@@ -426,11 +426,8 @@ static bool churn_mkdirs(const char *path, char *err, size_t err_size)
     return true;
 }
 
-typedef bool (*churn_writer_fn)(const churn_timeline *tl, FILE *f);
-
-/* Writes to path.tmp, then renames, so a reader never sees half a file. */
-static bool churn_write_file(const churn_timeline *tl, const char *dir, const char *name,
-                             churn_writer_fn writer, char *err, size_t err_size)
+bool churn_write_file(const char *dir, const char *name, churn_write_fn writer,
+                      const void *data, char *err, size_t err_size)
 {
     char path[1100], tmp[1110];
     FILE *f;
@@ -443,7 +440,7 @@ static bool churn_write_file(const churn_timeline *tl, const char *dir, const ch
         snprintf(err, err_size, "cannot write '%s': %s", tmp, strerror(errno));
         return false;
     }
-    ok = writer(tl, f);
+    ok = writer(data, f);
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
         snprintf(err, err_size, "cannot write '%s': %s", path, strerror(errno));
@@ -453,9 +450,19 @@ static bool churn_write_file(const churn_timeline *tl, const char *dir, const ch
     return true;
 }
 
+static bool churn_json_writer(const void *tl, FILE *f)
+{
+    return churn_timeline_write_json(tl, f);
+}
+
+static bool churn_svg_writer(const void *tl, FILE *f)
+{
+    return churn_timeline_write_svg(tl, f);
+}
+
 bool churn_timeline_save(const churn_timeline *tl, const char *dir, char *err, size_t err_size)
 {
     return churn_mkdirs(dir, err, err_size) &&
-           churn_write_file(tl, dir, "churn.json", churn_timeline_write_json, err, err_size) &&
-           churn_write_file(tl, dir, "churn.svg", churn_timeline_write_svg, err, err_size);
+           churn_write_file(dir, "churn.json", churn_json_writer, tl, err, err_size) &&
+           churn_write_file(dir, "churn.svg", churn_svg_writer, tl, err, err_size);
 }

@@ -16,7 +16,8 @@
 enum {
     CLIENT_EXIT_OK = 0,
     CLIENT_EXIT_FAILED = 1,   /* the server was unreachable, refused us or timed out */
-    CLIENT_EXIT_USAGE = 2,    /* bad command line */
+    CLIENT_EXIT_USAGE = 2,    /* bad command line or scenario file */
+    CLIENT_EXIT_THRESHOLD = 99, /* churn: the run completed but a --threshold failed (as k6) */
 };
 
 typedef enum client_disconnect {
@@ -27,10 +28,43 @@ typedef enum client_disconnect {
 
 enum {
     CLIENT_BOTS_MAX = 1000,         /* churn: bots in one process */
+    CLIENT_STAGES_MAX = 16,         /* churn: stages in one scenario */
+    CLIENT_THRESHOLDS_MAX = 16,
 };
 #define CLIENT_DURATION_MAX 86400.0 /* churn: seconds */
 #define CLIENT_CHURN_SPAWN_DEFAULT 10u
-#define CLIENT_CHURN_HOLD_DEFAULT 2.0
+#define CLIENT_CHURN_HOLD_DEFAULT 10.0
+#define CLIENT_CHURN_MOVE_HZ_DEFAULT 10.0
+#define CLIENT_MOVE_HZ_MAX 60.0     /* the server's default net.MaxMoveInputsPerSecond */
+#define CLIENT_PROJECTILE_HZ_MAX 20.0
+
+/* One stage of a churn run: for `duration` seconds the number of bots taking part goes
+ * linearly from bots_from to bots_to (equal: a plateau; bots_to 0: everyone leaves at once),
+ * and each visit behaves as the rest says. */
+typedef struct client_stage {
+    char name[32];
+    double duration;
+    uint32_t bots_from, bots_to;
+    uint32_t spawn;                 /* props per visit */
+    double move_hz;                 /* MoveInputs per second per bot (0: none) */
+    double projectile_hz;           /* projectiles spawned per second per bot (0: none) */
+    double hold;                    /* a visit holds U(0.5, 1.5) x hold seconds */
+    client_disconnect leave;
+} client_stage;
+
+/* A pass/fail rule on one figure of the run: "join_p99<500ms", "errors==0". */
+typedef enum client_cmp {
+    CLIENT_CMP_LT, CLIENT_CMP_LE, CLIENT_CMP_GT, CLIENT_CMP_GE, CLIENT_CMP_EQ, CLIENT_CMP_NE,
+} client_cmp;
+
+typedef struct client_threshold {
+    char text[64];                  /* as given */
+    char metric[40];
+    client_cmp cmp;
+    double value;                   /* in the metric's base unit (seconds for times) */
+    char unit[4];                   /* as written ("ms", "s", "us", "%" or ""), for display */
+    double scale;                   /* base units per written unit (0.001 for ms) */
+} client_threshold;
 
 typedef struct client_options {
     char host[256];
@@ -42,13 +76,27 @@ typedef struct client_options {
     client_disconnect disconnect;
     double timeout;           /* seconds to wait for each answer */
     bool quiet;
-    /* churn (--bots N): N bots join, spawn, hold and leave over and over for `duration` s */
-    uint32_t bots;            /* 0 = one client session */
-    double duration;
-    char out_dir[512];        /* where the timeline goes (default build/churn) */
+    /* churn (--bots N or --scenario FILE): bots join, spawn, hold and leave over and over */
+    uint32_t bots;            /* 0 = one client session; else the most bots of any stage */
+    double duration;          /* the sum of the stages' durations */
+    double move_hz;
+    double projectile_hz;
+    char out_dir[512];        /* where the timeline and report go (default build/churn) */
     uint64_t seed;
+    uint64_t seed_effective;  /* this shard's stream: seed + shard x the golden gamma */
     bool seed_set;            /* false: the seed comes from the clock */
+    bool leak_check;          /* after the run: collect and list what outlived it (--admin) */
     bool spawn_set, hold_set; /* churn has its own defaults for these */
+    bool move_hz_set;
+    char scenario_name[64];   /* "" = from the command line */
+    char scenario_path[512];
+    client_stage stages[CLIENT_STAGES_MAX];
+    uint32_t n_stages;
+    client_threshold thresholds[CLIENT_THRESHOLDS_MAX];
+    uint32_t n_thresholds;
+    char admin_url[256];      /* "" = no /metrics sampling */
+    uint32_t shard, shards;   /* this process is shard `shard` (0-based) of `shards` */
+    int progress;             /* -1: a line in place when stdout is a terminal; 0/1: forced */
     bool help;
     bool version;
 } client_options;
@@ -69,6 +117,22 @@ const char *client_options_usage(void);
 
 /* "graceful", "abrupt" or "mixed". */
 const char *client_disconnect_name(client_disconnect d);
+bool client_disconnect_parse(const char *text, client_disconnect *out);
+
+/* Parses "NAME<500ms", "NAME==0", "NAME<=0.5s"... (operators < <= > >= == !=; units ms, s, us,
+ * % or none) into t; false with a message naming the text on error. */
+bool client_threshold_parse(const char *text, client_threshold *t, char *err, size_t err_size);
+/* value (base units) as t was written: "12.5ms". */
+void client_threshold_format(const client_threshold *t, double value, char *buf, size_t size);
+/* Whether value passes t. */
+bool client_threshold_check(const client_threshold *t, double value);
+const char *client_cmp_str(client_cmp cmp);
+
+/* Reads an ini scenario into opts->stages (see deploy/scenarios/); errors name the file and the
+ * line. */
+bool client_scenario_load(client_options *opts, const char *path, char *err, size_t err_size);
+/* Bots taking part at time t (seconds since the start) under the stages; and the stage index. */
+uint32_t client_stages_target(const client_options *opts, double t, uint32_t *out_stage);
 
 /* Runs one client session; progress and the summary go to out. Returns a CLIENT_EXIT_*. */
 int client_run(const client_options *opts, FILE *out);
@@ -85,15 +149,23 @@ typedef struct client_mirror {
     client_mirror_entry *slots;
     uint32_t capacity;        /* power of two */
     uint32_t count;
+    uint64_t digest;          /* XOR of client_net_id_digest over the entries */
 } client_mirror;
 
 void client_mirror_init(client_mirror *m);
 void client_mirror_free(client_mirror *m);
-/* Adds or replaces; false on allocation failure. */
+/* Adds, or replaces the class and owner of an entry already there (a duplicate spawn does not
+ * count twice); false on allocation failure. */
 bool client_mirror_put(client_mirror *m, uint64_t net_id, uint32_t actor_class,
                        uint32_t owner_player_id);
+/* False (and nothing changes) when net_id is not there: a destroy for an unknown actor. */
 bool client_mirror_remove(client_mirror *m, uint64_t net_id);
 const client_mirror_entry *client_mirror_get(const client_mirror *m, uint64_t net_id);
+/* Empties the mirror, keeping its memory. */
+void client_mirror_clear(client_mirror *m);
+/* The digest the server's ReplicationCheck carries: XOR over the set of splitmix64(net_id),
+ * where splitmix64(x) is the finaliser of x + 0x9E3779B97F4A7C15. */
+uint64_t client_net_id_digest(uint64_t net_id);
 /* Entries of a class owned by a player. */
 uint32_t client_mirror_count_owned(const client_mirror *m, uint32_t actor_class,
                                    uint32_t owner_player_id);

@@ -2,11 +2,13 @@
  * client_mirror.c - the client's copy of the world: an open-addressing table keyed by net id.
  *
  * Linear probing with backward-shift deletion, so there are no tombstones and lookups stay
- * short however many actors come and go.
+ * short however many actors come and go. The count and the digest follow every change, so a
+ * ReplicationCheck is compared without walking the table.
  */
 #include "client.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static uint32_t client_mirror_hash(uint64_t key)
 {
@@ -16,11 +18,29 @@ static uint32_t client_mirror_hash(uint64_t key)
     return (uint32_t)key;
 }
 
+uint64_t client_net_id_digest(uint64_t net_id)
+{
+    uint64_t z = net_id + 0x9E3779B97F4A7C15ull;
+
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 void client_mirror_init(client_mirror *m)
 {
     m->slots = NULL;
     m->capacity = 0;
     m->count = 0;
+    m->digest = 0;
+}
+
+void client_mirror_clear(client_mirror *m)
+{
+    if (m->slots != NULL)
+        memset(m->slots, 0, (size_t)m->capacity * sizeof *m->slots);
+    m->count = 0;
+    m->digest = 0;
 }
 
 void client_mirror_free(client_mirror *m)
@@ -70,8 +90,10 @@ bool client_mirror_put(client_mirror *m, uint64_t net_id, uint32_t actor_class,
     if ((m->count + 1) * 4 > m->capacity * 3 && !client_mirror_grow(m))
         return false;
     e = client_mirror_find_slot(m, net_id);
-    if (e->net_id == 0)
+    if (e->net_id == 0) {
         m->count++;
+        m->digest ^= client_net_id_digest(net_id);
+    }
     e->net_id = net_id;
     e->actor_class = actor_class;
     e->owner_player_id = owner_player_id;
@@ -88,6 +110,7 @@ bool client_mirror_remove(client_mirror *m, uint64_t net_id)
     i = (uint32_t)(client_mirror_find_slot(m, net_id) - m->slots);
     if (m->slots[i].net_id == 0)
         return false;
+    m->digest ^= client_net_id_digest(net_id);
     /* Backward shift: pull later entries of the probe run into the hole. */
     for (j = (i + 1) & mask; m->slots[j].net_id != 0; j = (j + 1) & mask) {
         uint32_t home = client_mirror_hash(m->slots[j].net_id) & mask;

@@ -12,7 +12,8 @@
 
 #include "reap_msg.h"
 
-/* Encodes env into buf (cap bytes) and queues it, reliable, on channel of peer. ENet owns
+/* Encodes env into buf (cap bytes) and queues it on channel of peer: reliable, except on
+ * MSG_CHANNEL_UPDATES (unreliable sequenced, for MoveInput). ENet owns
  * the packet once the send succeeds; on failure it is freed here. False if peer is NULL or
  * encoding or sending failed. */
 bool client_net_send(ENetPeer *peer, uint8_t *buf, size_t cap, uint8_t channel,

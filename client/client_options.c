@@ -9,16 +9,20 @@
 
 static const char client_usage[] =
     "usage: reap-client --server HOST:PORT [options]\n"
-    "       reap-client --server HOST:PORT --bots N --duration SECONDS [options]\n"
+    "       reap-client --server HOST:PORT --bots N --duration SECONDS [churn options]\n"
+    "       reap-client --server HOST:PORT --scenario FILE [churn options]\n"
+    "       reap-client merge DIR... --out DIR [--threshold EXPR]...\n"
     "\n"
     "A thin reap client: connects, says hello, spawns props, waits for their acks and their\n"
     "replication, holds, then leaves.\n"
     "\n"
-    "With --bots it is a churn load generator instead: N bots on one connection host, in one\n"
-    "thread, join, spawn props, hold for a random time around --hold and leave, over and over\n"
-    "for --duration seconds. It prints progress once a second and a summary, and writes a\n"
-    "timeline (DIR/churn.json) and a picture of it (DIR/churn.svg). It talks to the --server\n"
-    "address only.\n"
+    "With --bots (or --scenario) it is a churn load generator instead: bots on one connection\n"
+    "host, in one thread, join, spawn props, steer their pawns (MoveInput), hold for a random\n"
+    "time around --hold, ask the server to check what it replicated to them, and leave, over\n"
+    "and over. It prints progress (one line in place on a terminal), a summary with latency\n"
+    "percentiles, the thresholds' verdict, and writes DIR/report.html, report.json,\n"
+    "report.dat, summary.tsv, churn.json and churn.svg. It talks to --server (and --admin)\n"
+    "only.\n"
     "\n"
     "options:\n"
     "  --server HOST:PORT           the server's UDP endpoint (required)\n"
@@ -26,7 +30,7 @@ static const char client_usage[] =
     "  --name NAME                  player name (default: reap-client; bots are bot-1..bot-N)\n"
     "  --spawn N                    props to spawn (default 0; with --bots 10 per visit)\n"
     "  --hold SECONDS               stay connected this long after spawning (default 0; with\n"
-    "                               --bots 2, each visit drawing from [0.5, 1.5] times it)\n"
+    "                               --bots 10, each visit drawing from [0.5, 1.5] times it)\n"
     "  --disconnect graceful|abrupt how to leave: goodbye, or drop silently so the server\n"
     "                               sees a timeout (default graceful); with --bots also\n"
     "                               'mixed': each leave picks one at random\n"
@@ -38,13 +42,37 @@ static const char client_usage[] =
     "churn options:\n"
     "  --bots N                     simulated players, 1..1000 (needs --duration)\n"
     "  --duration SECONDS           how long to churn, (0, 86400]\n"
-    "  --out DIR                    where churn.json and churn.svg go (default build/churn)\n"
-    "  --seed N                     random seed for hold times, pauses and leave modes\n"
+    "  --move-rate HZ               MoveInputs per second per bot, [0, 60] (default 10)\n"
+    "  --projectile-rate HZ         projectiles per second per bot while holding, [0, 20]\n"
+    "                               (default 0)\n"
+    "  --scenario FILE              stages from an ini file instead of --bots/--duration/\n"
+    "                               --spawn/--hold/--move-rate (see deploy/scenarios/)\n"
+    "  --threshold EXPR             pass/fail rule on a figure, e.g. 'join_p99<500ms',\n"
+    "                               'errors==0', 'server_tick_p99<10ms', 'leaked==0';\n"
+    "                               repeatable (at most 16)\n"
+    "  --admin URL                  the server's admin endpoint, e.g. http://127.0.0.1:7780:\n"
+    "                               its /metrics is sampled every second into the report\n"
+    "  --leak-check                 after the run, wait for every player to be gone, collect,\n"
+    "                               and list what outlived the run (needs --admin; implied by a\n"
+    "                               'leaked' threshold)\n"
+    "  --shard I/N                  this process is shard I (0..N-1) of N: it plays every Nth\n"
+    "                               bot of each stage and draws its own random stream from\n"
+    "                               --seed; merge the shards' --out directories afterwards\n"
+    "  --out DIR                    where the report goes (default build/churn)\n"
+    "  --seed N                     random seed for hold times, pauses, moves and leave modes\n"
     "                               (default: from the clock; the summary prints it)\n"
+    "  --progress, --no-progress    force the in-place progress line on or off (default: on\n"
+    "                               when stdout is a terminal)\n"
+    "\n"
+    "threshold figures: errors, error_rate, joins, leaves, checks, mismatches, spawned, moves,\n"
+    "leaked; LATENCY_{p50,p95,p99,max,mean,count} for LATENCY in connect, welcome, join,\n"
+    "spawn_ack, spawn_replicated, rtt, check; with --admin server_fps, server_tick_{p50,p99,\n"
+    "max}, server_{net,world,repl,gc}_p99, server_gc_work_max, server_collections,\n"
+    "server_cpu_seconds. Operators < <= > >= == !=; units us, ms, s or none.\n"
     "\n"
     "exit status: 0 on success, 1 when the server is unreachable, refuses or times out (with\n"
-    "--bots: when no bot could join, or the timeline could not be written), 2 on a bad\n"
-    "command line.\n";
+    "--bots: when no bot could join, or the report could not be written), 2 on a bad\n"
+    "command line or scenario file, 99 when the run completed but a --threshold failed.\n";
 
 const char *client_options_usage(void)
 {
@@ -57,7 +85,23 @@ void client_options_default(client_options *opts)
     snprintf(opts->name, sizeof opts->name, "reap-client");
     opts->disconnect = CLIENT_DISCONNECT_GRACEFUL;
     opts->timeout = 5.0;
+    opts->move_hz = CLIENT_CHURN_MOVE_HZ_DEFAULT;
+    opts->shards = 1;
+    opts->progress = -1;
     snprintf(opts->out_dir, sizeof opts->out_dir, "build/churn");
+}
+
+bool client_disconnect_parse(const char *text, client_disconnect *out)
+{
+    if (strcmp(text, "graceful") == 0)
+        *out = CLIENT_DISCONNECT_GRACEFUL;
+    else if (strcmp(text, "abrupt") == 0)
+        *out = CLIENT_DISCONNECT_ABRUPT;
+    else if (strcmp(text, "mixed") == 0)
+        *out = CLIENT_DISCONNECT_MIXED;
+    else
+        return false;
+    return true;
 }
 
 const char *client_disconnect_name(client_disconnect d)
@@ -121,6 +165,48 @@ static bool client_parse_seconds(const char *text, double max, double *out)
     return true;
 }
 
+/* Flags without a value; true if flag is one (and sets it). */
+static bool client_options_switch(client_options *opts, const char *flag)
+{
+    if (strcmp(flag, "--help") == 0)
+        opts->help = true;
+    else if (strcmp(flag, "--version") == 0)
+        opts->version = true;
+    else if (strcmp(flag, "--quiet") == 0)
+        opts->quiet = true;
+    else if (strcmp(flag, "--leak-check") == 0)
+        opts->leak_check = true;
+    else if (strcmp(flag, "--progress") == 0)
+        opts->progress = 1;
+    else if (strcmp(flag, "--no-progress") == 0)
+        opts->progress = 0;
+    else
+        return false;
+    return true;
+}
+
+/* --scenario: the file sets the stages; the flags that describe one stage conflict with it. */
+static client_options_result client_options_scenario(client_options *opts, bool have_server,
+                                                     char *err, size_t err_size)
+{
+    const char *conflict = opts->bots > 0 ? "--bots" : opts->duration > 0 ? "--duration" :
+                           opts->spawn_set ? "--spawn" : opts->hold_set ? "--hold" :
+                           opts->move_hz_set ? "--move-rate" : NULL;
+
+    if (conflict != NULL) {
+        snprintf(err, err_size, "%s conflicts with --scenario: the scenario file sets it",
+                 conflict);
+        return CLIENT_OPTIONS_ERROR;
+    }
+    if (!have_server) {
+        snprintf(err, err_size, "missing --server HOST:PORT (try --help)");
+        return CLIENT_OPTIONS_ERROR;
+    }
+    if (!client_scenario_load(opts, opts->scenario_path, err, err_size))
+        return CLIENT_OPTIONS_ERROR;
+    return CLIENT_OPTIONS_OK;
+}
+
 client_options_result client_options_parse(client_options *opts, int argc, char **argv,
                                            char *err, size_t err_size)
 {
@@ -145,18 +231,14 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         }
         memcpy(flag, arg, len);
         flag[len] = '\0';
-        if (strcmp(flag, "--help") == 0 || strcmp(flag, "--version") == 0 ||
-            strcmp(flag, "--quiet") == 0) {
+        if (client_options_switch(opts, flag)) {
             if (eq != NULL) {
                 snprintf(err, err_size, "option '%s' takes no value", flag);
                 return CLIENT_OPTIONS_ERROR;
             }
-            if (flag[2] == 'h')
-                opts->help = true;
-            else if (flag[2] == 'v')
-                opts->version = true;
-            else
-                opts->quiet = true;
+            if (strcmp(flag, "--leak-check") == 0 || strcmp(flag, "--progress") == 0 ||
+                strcmp(flag, "--no-progress") == 0)
+                churn_flag = flag[2] == 'l' ? "--leak-check" : "--progress";
             continue;
         }
         if (eq != NULL)
@@ -202,13 +284,7 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
             if (dst == &opts->hold)
                 opts->hold_set = true;
         } else if (strcmp(flag, "--disconnect") == 0) {
-            if (strcmp(value, "graceful") == 0)
-                opts->disconnect = CLIENT_DISCONNECT_GRACEFUL;
-            else if (strcmp(value, "abrupt") == 0)
-                opts->disconnect = CLIENT_DISCONNECT_ABRUPT;
-            else if (strcmp(value, "mixed") == 0)
-                opts->disconnect = CLIENT_DISCONNECT_MIXED;
-            else {
+            if (!client_disconnect_parse(value, &opts->disconnect)) {
                 snprintf(err, err_size, "bad value '%s' for --disconnect: expected graceful or "
                          "abrupt (or mixed, with --bots)", value);
                 return CLIENT_OPTIONS_ERROR;
@@ -238,6 +314,55 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
             }
             snprintf(opts->out_dir, sizeof opts->out_dir, "%s", value);
             churn_flag = "--out";
+        } else if (strcmp(flag, "--move-rate") == 0 || strcmp(flag, "--projectile-rate") == 0) {
+            bool move = flag[2] == 'm';
+            double max = move ? CLIENT_MOVE_HZ_MAX : CLIENT_PROJECTILE_HZ_MAX;
+            double *dst = move ? &opts->move_hz : &opts->projectile_hz;
+            if (!client_parse_seconds(value, max, dst)) {
+                snprintf(err, err_size, "bad value '%s' for %s: expected a rate per second in "
+                         "[0, %g]", value, flag, max);
+                return CLIENT_OPTIONS_ERROR;
+            }
+            if (move)
+                opts->move_hz_set = true;
+            churn_flag = move ? "--move-rate" : "--projectile-rate";
+        } else if (strcmp(flag, "--scenario") == 0) {
+            if (value[0] == '\0' || strlen(value) >= sizeof opts->scenario_path) {
+                snprintf(err, err_size, "bad value for --scenario: expected a file path");
+                return CLIENT_OPTIONS_ERROR;
+            }
+            snprintf(opts->scenario_path, sizeof opts->scenario_path, "%s", value);
+        } else if (strcmp(flag, "--threshold") == 0) {
+            if (opts->n_thresholds >= CLIENT_THRESHOLDS_MAX) {
+                snprintf(err, err_size, "too many --threshold options (at most %d)",
+                         CLIENT_THRESHOLDS_MAX);
+                return CLIENT_OPTIONS_ERROR;
+            }
+            if (!client_threshold_parse(value, &opts->thresholds[opts->n_thresholds], err,
+                                        err_size))
+                return CLIENT_OPTIONS_ERROR;
+            opts->n_thresholds++;
+            churn_flag = "--threshold";
+        } else if (strcmp(flag, "--admin") == 0) {
+            if (strncmp(value, "http://", 7) != 0 || strlen(value) >= sizeof opts->admin_url) {
+                snprintf(err, err_size, "bad value '%s' for --admin: expected "
+                         "http://HOST:PORT[/metrics]", value);
+                return CLIENT_OPTIONS_ERROR;
+            }
+            snprintf(opts->admin_url, sizeof opts->admin_url, "%s", value);
+            churn_flag = "--admin";
+        } else if (strcmp(flag, "--shard") == 0) {
+            unsigned si, n;
+            char tail;
+            if (sscanf(value, "%u/%u%c", &si, &n, &tail) != 2 || n < 1 || n > CLIENT_BOTS_MAX ||
+                si >= n || value[0] < '0' || value[0] > '9') {
+                snprintf(err, err_size, "bad value '%s' for --shard: expected I/N with 0 <= I "
+                         "< N <= %d", value, CLIENT_BOTS_MAX);
+                return CLIENT_OPTIONS_ERROR;
+            }
+            opts->shard = si;
+            opts->shards = n;
+            churn_flag = "--shard";
         } else if (strcmp(flag, "--seed") == 0) {
             if (!client_parse_uint(value, 0, UINT64_MAX, &opts->seed)) {
                 snprintf(err, err_size, "bad value '%s' for --seed: expected a non-negative "
@@ -253,6 +378,8 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
     }
     if (opts->help || opts->version)
         return CLIENT_OPTIONS_EXIT;
+    if (opts->scenario_path[0] != '\0')
+        return client_options_scenario(opts, have_server, err, err_size);
     if (!have_server) {
         snprintf(err, err_size, "missing --server HOST:PORT (try --help)");
         return CLIENT_OPTIONS_ERROR;
@@ -269,10 +396,22 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         return CLIENT_OPTIONS_ERROR;
     }
     if (opts->bots > 0) {
+        client_stage *st = &opts->stages[0];
+
         if (!opts->spawn_set)
             opts->spawn = CLIENT_CHURN_SPAWN_DEFAULT;
         if (!opts->hold_set)
             opts->hold = CLIENT_CHURN_HOLD_DEFAULT;
+        memset(st, 0, sizeof *st);
+        snprintf(st->name, sizeof st->name, "churn");
+        st->duration = opts->duration;
+        st->bots_from = st->bots_to = opts->bots;
+        st->spawn = opts->spawn;
+        st->move_hz = opts->move_hz;
+        st->projectile_hz = opts->projectile_hz;
+        st->hold = opts->hold;
+        st->leave = opts->disconnect;
+        opts->n_stages = 1;
     }
     return CLIENT_OPTIONS_OK;
 }

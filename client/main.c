@@ -1,7 +1,9 @@
 /*
- * main.c - reap-client: one client session, or the churn load generator with --bots.
+ * main.c - reap-client: one client session, the churn load generator (--bots, --scenario), or
+ * `merge` of the reports of several shards.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "churn.h"
 #include "client.h"
@@ -11,6 +13,8 @@ int main(int argc, char **argv)
     client_options opts;
     char err[512];
 
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return churn_merge_main(argc, argv, stdout);
     client_options_default(&opts);
     switch (client_options_parse(&opts, argc, argv, err, sizeof err)) {
     case CLIENT_OPTIONS_ERROR:

@@ -1,11 +1,11 @@
 # client/: reap-client. Everything but main.c goes into an archive that tests link too.
-CLIENT_PKGS := libenet libprotobuf-c
+CLIENT_PKGS := libenet libprotobuf-c inih
 CLIENT_SRCS := $(filter-out client/main.c,$(wildcard client/*.c))
 CLIENT_OBJS := $(CLIENT_SRCS:%.c=$(BUILD)/%.o)
 CLIENT_MAIN_OBJ := $(BUILD)/client/main.o
 CLIENT_LIB := $(BUILD)/libreap_client.a
 CLIENT_BIN := $(BUILD)/reap-client
-CLIENT_LIBS := $(call pc_libs,$(CLIENT_PKGS))
+CLIENT_LIBS := $(call pc_libs,$(CLIENT_PKGS)) -lm
 CPPFLAGS_client = -Iclient -Iproto -I$(BUILD)/gen $(call pc_cflags,$(CLIENT_PKGS))
 
 ALL_TARGETS += $(CLIENT_LIB) $(CLIENT_BIN)

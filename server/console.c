@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "console_leaks.h"
 #include "engine.h"
 #include "log.h"
 #include "net_driver.h"
@@ -266,6 +267,9 @@ static const console_command console_commands[] = {
       console_obj_refs, 1 },
     { "gc stats", "gc stats", "collector statistics and the schedule's state",
       console_gc_stats, 0 },
+    { "gc leaks", "gc leaks mark | gc leaks since=MARK",
+      "objects created since a mark that are still alive, by class, with chains",
+      console_gc_leaks, 1 },
     { "set", "set NAME VALUE", "set a console variable (UE's form 'NAME VALUE' works too)",
       console_set, 2 },
     { "get", "get NAME", "show a console variable with its default, range and help (or 'NAME')",

@@ -236,28 +236,32 @@ static void net_account_host(net_driver *nd)
     h->totalReceivedData = 0;
 }
 
+static void net_on_event(net_driver *nd, ENetEvent *ev)
+{
+    switch (ev->type) {
+    case ENET_EVENT_TYPE_CONNECT:
+        net_on_connect(nd, ev->peer);
+        break;
+    case ENET_EVENT_TYPE_RECEIVE:
+        net_on_receive(nd, ev->peer->data, ev->packet);
+        enet_packet_destroy(ev->packet);
+        break;
+    case ENET_EVENT_TYPE_DISCONNECT:
+        net_on_disconnect(nd, ev->peer);
+        break;
+    case ENET_EVENT_TYPE_NONE:
+        break;
+    }
+}
+
 /* Hands the queued events out; ENet does not touch the socket or other peers for this. */
 static void net_dispatch_events(net_driver *nd)
 {
     ENetEvent ev;
     int r;
 
-    while ((r = enet_host_check_events(nd->host, &ev)) > 0) {
-        switch (ev.type) {
-        case ENET_EVENT_TYPE_CONNECT:
-            net_on_connect(nd, ev.peer);
-            break;
-        case ENET_EVENT_TYPE_RECEIVE:
-            net_on_receive(nd, ev.peer->data, ev.packet);
-            enet_packet_destroy(ev.packet);
-            break;
-        case ENET_EVENT_TYPE_DISCONNECT:
-            net_on_disconnect(nd, ev.peer);
-            break;
-        case ENET_EVENT_TYPE_NONE:
-            break;
-        }
-    }
+    while ((r = enet_host_check_events(nd->host, &ev)) > 0)
+        net_on_event(nd, &ev);
     if (r < 0)
         log_warn("net: enet_host_check_events failed");
 }
@@ -265,11 +269,17 @@ static void net_dispatch_events(net_driver *nd)
 void net_driver_service(net_driver *nd)
 {
     double now = engine_now(nd->engine);
+    ENetEvent ev;
 
-    /* Each call reads up to 256 datagrams; a full batch means more may be waiting. The
-     * bound keeps a flood from stalling the loop (the poll handle fires again). */
+    /* A call reads up to 256 datagrams, queueing received messages, and returns early only
+     * for a connect or disconnect (with an event argument ENet completes a handshake at
+     * once, so a message in the same datagram as the handshake's last step is accepted; with
+     * NULL it would be refused and resent after a round-trip timeout). So the calls, each a
+     * send pass over every peer, number the connects and disconnects plus one, and the
+     * queued messages are handed out without touching the socket. The bound keeps a flood
+     * from stalling the loop (the poll handle fires again). */
     for (int round = 0; round < NET_SERVICE_ROUNDS; round++) {
-        int r = enet_host_service(nd->host, NULL, 0);
+        int r = enet_host_service(nd->host, &ev, 0);
         enet_uint32 received = nd->host->totalReceivedPackets;
 
         net_account_host(nd);
@@ -277,8 +287,10 @@ void net_driver_service(net_driver *nd)
             log_warn("net: enet_host_service failed");
             break;
         }
+        if (r > 0)
+            net_on_event(nd, &ev);
         net_dispatch_events(nd);
-        if (received < 256)
+        if (r == 0 && received < 256)
             break;
     }
     if (now >= nd->next_sweep) {

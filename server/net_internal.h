@@ -8,9 +8,12 @@
  *
  * What ENet costs (1.3.17, the version Debian ships; read from its protocol.c and peer.c):
  * - enet_host_service makes a send pass over every peer (twice per call) and reads up to 256
- *   datagrams. With an event argument it returns at the first event, so a loop of calls costs
- *   events x peers; with NULL it queues every event, which enet_host_check_events then hands
- *   out without touching the socket or the other peers. reap calls it with NULL.
+ *   datagrams. Received messages are queued; enet_host_check_events hands them out without
+ *   touching the socket or the other peers. With an event argument the call returns early at
+ *   a connect or disconnect only, so reap calls it once per such event plus once, never once
+ *   per message. (With NULL it would return only after 256 datagrams, but a handshake then
+ *   completes later, at dispatch, and ENet refuses a message that shares a datagram with the
+ *   handshake's last step: the client resends it a round-trip timeout later, 500 ms at first.)
  * - A send pass walks each peer's outgoing command list from the start. In 1.3.17 reliable and
  *   unreliable commands share that list and the walk steps over every reliable command the
  *   window holds back (later versions keep a separate reliable list and stop at the first
@@ -44,7 +47,7 @@ enum {
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
     NET_HANDSHAKE_SLOTS = 64,     /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 8,
-    NET_SERVICE_ROUNDS = 32,      /* x 256 datagrams per wake-up at most */
+    NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
     NET_MSG_ITEMS = 64,           /* actor states or moves in one replication message */
 };
 

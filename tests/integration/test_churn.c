@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "test_load_files.h"
 
 enum { CLIENTS = 10, PROPS = 20 };
 
@@ -78,23 +79,6 @@ static void test_players_in_two_worlds_are_cleaned_up_per_world(void **state)
     harness_proc_free(&b);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
-}
-
-/* Reads a whole (small) file into a malloc'ed string; NULL if it cannot. */
-static char *read_text_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf;
-    size_t len;
-
-    if (f == NULL)
-        return NULL;
-    buf = calloc(1, HARNESS_LOG_MAX + 1);
-    assert_non_null(buf);
-    len = fread(buf, 1, HARNESS_LOG_MAX, f);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
 }
 
 static int count_of(const char *hay, const char *needle)
@@ -203,10 +187,7 @@ static void test_the_churn_generator_runs_bots_that_leave_nothing_behind(void **
 
     free(json);
     free(svg);
-    remove(path);
-    snprintf(path, sizeof path, "%s/churn.json", out_dir);
-    remove(path);
-    rmdir(out_dir);
+    remove_dir(out_dir);
     harness_proc_free(&churn);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
@@ -225,7 +206,7 @@ static void test_a_churn_with_incremental_marking_breaks_no_collector_assumption
         "--cvar", "gc.GarbageReferenceTrackingEnabled=1",
         "--cvar", "net.ConnectionTimeout=1", NULL };
     char out_dir[] = "/tmp/reap-churn-verify-XXXXXX";
-    char reply[4096], path[128];
+    char reply[4096];
     harness_server s;
     harness_proc churn;
 
@@ -246,11 +227,7 @@ static void test_a_churn_with_incremental_marking_breaks_no_collector_assumption
     assert_true(harness_server_metric(&s, "reap_gc_assumption_violations_total") == 0);
     assert_int_equal(assert_worlds_are_compact_and_empty(&s), 1);
 
-    snprintf(path, sizeof path, "%s/churn.json", out_dir);
-    remove(path);
-    snprintf(path, sizeof path, "%s/churn.svg", out_dir);
-    remove(path);
-    rmdir(out_dir);
+    remove_dir(out_dir);
     harness_proc_free(&churn);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);

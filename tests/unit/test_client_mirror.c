@@ -1,5 +1,6 @@
 /*
- * test_client_mirror.c - the client's world mirror, keyed by net id.
+ * test_client_mirror.c - the client's world mirror, keyed by net id, and the count and digest
+ * it keeps for the server's ReplicationCheck.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "churn_internal.h"
 #include "client.h"
 
 static void test_an_added_actor_is_found_by_its_net_id(void **state)
@@ -116,6 +118,122 @@ static void test_churn_keeps_every_live_entry_findable(void **state)
     client_mirror_free(&m);
 }
 
+static uint64_t digest_of(const uint64_t *ids, int n)
+{
+    uint64_t d = 0;
+
+    for (int i = 0; i < n; i++)
+        d ^= client_net_id_digest(ids[i]);
+    return d;
+}
+
+static void test_the_net_id_digest_is_splitmix64_of_the_id(void **state)
+{
+    (void)state;
+    /* splitmix64's first output from state 0 and from state 1 (a Weyl step, then the
+     * finaliser): the server computes the same values. */
+    assert_true(client_net_id_digest(0) == 0xE220A8397B1DCDAFull);
+    assert_true(client_net_id_digest(1) == 0x910A2DEC89025CC1ull);
+}
+
+static void test_the_digest_is_the_xor_over_the_held_net_ids(void **state)
+{
+    static const uint64_t held[] = { 3, 17, 1000000007ull };
+    client_mirror m;
+
+    (void)state;
+    client_mirror_init(&m);
+    for (int i = 0; i < 3; i++)
+        client_mirror_put(&m, held[i], 6, 1);
+    client_mirror_put(&m, 99, 6, 1);
+
+    client_mirror_remove(&m, 99);
+
+    assert_int_equal(m.count, 3);
+    assert_true(m.digest == digest_of(held, 3));
+    client_mirror_free(&m);
+}
+
+static void test_an_actor_that_reenters_relevancy_is_held_once(void **state)
+{
+    static const uint64_t held[] = { 7 };
+    client_mirror m;
+
+    (void)state;
+    client_mirror_init(&m);
+    client_mirror_put(&m, 7, 4, 2);     /* relevant: spawned */
+    client_mirror_remove(&m, 7);        /* out of the cull distance: destroyed */
+
+    client_mirror_put(&m, 7, 4, 2);     /* back in: spawned again, same net id */
+
+    assert_int_equal(m.count, 1);
+    assert_true(m.digest == digest_of(held, 1));
+    client_mirror_free(&m);
+}
+
+static void test_a_duplicate_spawn_or_an_unknown_destroy_leaves_the_digest_alone(void **state)
+{
+    static const uint64_t held[] = { 5, 6 };
+    client_mirror m;
+
+    (void)state;
+    client_mirror_init(&m);
+    client_mirror_put(&m, 5, 6, 1);
+    client_mirror_put(&m, 6, 6, 1);
+
+    client_mirror_put(&m, 6, 6, 1);
+    assert_false(client_mirror_remove(&m, 8));
+
+    assert_int_equal(m.count, 2);
+    assert_true(m.digest == digest_of(held, 2));
+    client_mirror_free(&m);
+}
+
+static void test_a_cleared_mirror_is_empty_and_reusable(void **state)
+{
+    static const uint64_t held[] = { 2 };
+    client_mirror m;
+
+    (void)state;
+    client_mirror_init(&m);
+    for (uint64_t id = 1; id <= 500; id++)
+        client_mirror_put(&m, id, 6, 1);
+
+    client_mirror_clear(&m);
+    client_mirror_put(&m, 2, 6, 1);
+
+    assert_int_equal(m.count, 1);
+    assert_true(m.digest == digest_of(held, 1));
+    assert_null(client_mirror_get(&m, 1));
+    client_mirror_free(&m);
+}
+
+static void test_a_replication_check_matches_the_open_set_and_when_settled_the_relevant_set(
+    void **state)
+{
+    static const uint64_t held[] = { 10, 11, 12 };
+    Reap__ReplicationCheck r = REAP__REPLICATION_CHECK__INIT;
+    client_mirror m;
+
+    (void)state;
+    client_mirror_init(&m);
+    for (int i = 0; i < 3; i++)
+        client_mirror_put(&m, held[i], 6, 1);
+    r.open_actors = 3;
+    r.open_digest = digest_of(held, 3);
+    r.relevant_actors = 4;              /* one more is relevant but not sent yet */
+    r.relevant_digest = r.open_digest ^ client_net_id_digest(13);
+
+    r.pending = 1;
+    assert_true(churn_check_matches(&m, &r));
+    r.pending = 0;                      /* nothing pending: the relevant set must match too */
+    assert_false(churn_check_matches(&m, &r));
+    r.open_digest ^= 1;                 /* the open set itself differs */
+    r.pending = 1;
+    assert_false(churn_check_matches(&m, &r));
+    client_mirror_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -125,6 +243,12 @@ int main(void)
         cmocka_unit_test(test_removing_an_unknown_net_id_changes_nothing),
         cmocka_unit_test(test_owned_actors_are_counted_by_class_and_owner),
         cmocka_unit_test(test_churn_keeps_every_live_entry_findable),
+        cmocka_unit_test(test_the_net_id_digest_is_splitmix64_of_the_id),
+        cmocka_unit_test(test_the_digest_is_the_xor_over_the_held_net_ids),
+        cmocka_unit_test(test_an_actor_that_reenters_relevancy_is_held_once),
+        cmocka_unit_test(test_a_duplicate_spawn_or_an_unknown_destroy_leaves_the_digest_alone),
+        cmocka_unit_test(test_a_cleared_mirror_is_empty_and_reusable),
+        cmocka_unit_test(test_a_replication_check_matches_the_open_set_and_when_settled_the_relevant_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,549 @@
+/*
+ * churn_bot.c - one churn bot's visit, driven by its timers and by ENet events:
+ *
+ *   idle -> connecting -> hello -> spawning -> holding -> checking -> [leaving] -> idle -> ...
+ *
+ * A visit spawns the stage's props (acknowledged *and* replicated back), holds for U(0.5, 1.5)
+ * x the stage's hold while it steers its pawn (MoveInput, a random walk under the speed limit),
+ * pings once a second and fires projectiles if the stage says so; then it asks the server for a
+ * replication check (its mirror must equal what the server sent it), and leaves gracefully
+ * (goodbye, wait for the server to close) or abruptly (dropped without a word, so the server
+ * must time it out). After a short pause it comes back as a new player while the stage still
+ * wants it. Every wait has a deadline (--timeout).
+ *
+ * Against a server that predates MoveInput and ReplicationCheckRequest (it answers them with
+ * ERROR_CODE_UNEXPECTED), the first such answer turns the feature off for the run, says so
+ * once, and is not counted as a bot's error.
+ */
+#include "churn_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CHURN_PING_PERIOD 1.0
+#define CHURN_SPEED_LIMIT 1200.0          /* the server's default net.MaxPawnSpeed */
+
+static const client_stage *churn_bot_stage(const churn *c, const churn_bot *b)
+{
+    return &c->opts->stages[b->stage];
+}
+
+static uint64_t churn_us(double seconds)
+{
+    return seconds > 0 ? (uint64_t)(seconds * 1e6 + 0.5) : 0;
+}
+
+static void churn_record(churn *c, churn_lat lat, double seconds)
+{
+    hist_record(&c->totals->lat[lat], churn_us(seconds));
+}
+
+static bool churn_send(churn *c, churn_bot *b, uint8_t channel, churn_seq_kind kind,
+                       Reap__Envelope *env)
+{
+    if (b->peer == NULL)
+        return false;
+    env->seq = ++c->seq;
+    c->seq_kind[env->seq & (CHURN_SEQ_KINDS - 1)] = (uint8_t)kind;
+    return client_net_send(b->peer, c->out_buf, sizeof c->out_buf, channel, env);
+}
+
+/* The bot is no longer connected (however that happened); it comes back after a pause unless
+ * the run is over. */
+static void churn_bot_gone(churn *c, churn_bot *b, double now, bool abrupt, double pause)
+{
+    if (b->joined) {
+        c->second.leaves++;
+        c->totals->leaves++;
+        if (abrupt) {
+            c->second.leaves_abrupt++;
+            c->totals->leaves_abrupt++;
+        }
+    }
+    if (b->peer != NULL)
+        b->peer->data = NULL;
+    b->peer = NULL;
+    b->joined = false;
+    b->ping_nonce = 0;
+    b->state = c->stopping ? CHURN_BOT_DONE : CHURN_BOT_IDLE;
+    b->next_at = now + pause;
+}
+
+static double churn_pause(churn *c)
+{
+    return 0.1 + 0.4 * churn_random(c);
+}
+
+/* Ends a visit that went wrong: tells the server (if connected) and retries later. */
+static void churn_bot_abort(churn *c, churn_bot *b, double now)
+{
+    ENetPeer *peer = b->peer;
+
+    if (peer != NULL) {
+        peer->data = NULL;
+        enet_peer_disconnect_now(peer, 0); /* a reset when not connected yet */
+    }
+    churn_bot_gone(c, b, now, false, 0.5 + 0.5 * churn_random(c));
+}
+
+static void churn_bot_connect(churn *c, churn_bot *b, double now)
+{
+    ENetPeer *peer = enet_host_connect(c->host, &c->addr, MSG_CHANNEL_COUNT, 0);
+
+    if (peer == NULL) {
+        churn_count_error(c, CHURN_ERR_CONNECT, "no free ENet peer for %s", b->name);
+        b->next_at = now + churn_pause(c);
+        return;
+    }
+    peer->data = b;
+    b->peer = peer;
+    b->state = CHURN_BOT_CONNECTING;
+    b->stage = c->stage;
+    b->deadline = now + c->opts->timeout;
+    b->connect_at = now;
+    b->player_id = 0;
+    b->acked = b->replicated = 0;
+    b->snapshot_done = b->snapshot_late = false;
+    b->ping_nonce = 0;
+    client_mirror_clear(&b->mirror);
+}
+
+static void churn_bot_hello(churn *c, churn_bot *b, double now)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__Hello hello = REAP__HELLO__INIT;
+
+    churn_record(c, CHURN_LAT_CONNECT, now - b->connect_at);
+    hello.protocol_version = MSG_PROTOCOL_VERSION;
+    hello.player_name = b->name;
+    hello.world = (char *)c->opts->world;
+    env.body_case = REAP__ENVELOPE__BODY_HELLO;
+    env.hello = &hello;
+    b->state = CHURN_BOT_HELLO;
+    b->deadline = now + c->opts->timeout;
+    b->hello_at = now;
+    if (!churn_send(c, b, MSG_CHANNEL_CONTROL, CHURN_SEQ_OTHER, &env)) {
+        churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: cannot send hello", b->name);
+        churn_bot_abort(c, b, now);
+    }
+}
+
+static void churn_bot_hold(churn *c, churn_bot *b, double now)
+{
+    const client_stage *st = churn_bot_stage(c, b);
+
+    b->state = CHURN_BOT_HOLDING;
+    b->next_at = now + st->hold * (0.5 + churn_random(c));
+    b->next_projectile_at = st->projectile_hz > 0 ? now + 1.0 / st->projectile_hz : 0;
+}
+
+static bool churn_bot_request_spawn(churn *c, churn_bot *b, Reap__ActorClass cls, uint32_t n)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__SpawnRequest req = REAP__SPAWN_REQUEST__INIT;
+
+    req.actor_class = cls;
+    req.count = n;
+    env.body_case = REAP__ENVELOPE__BODY_SPAWN_REQUEST;
+    env.spawn_request = &req;
+    return churn_send(c, b, MSG_CHANNEL_CONTROL, CHURN_SEQ_OTHER, &env);
+}
+
+static void churn_bot_spawn(churn *c, churn_bot *b, double now)
+{
+    uint32_t want = churn_bot_stage(c, b)->spawn;
+
+    b->state = CHURN_BOT_SPAWNING;
+    b->deadline = now + c->opts->timeout;
+    b->spawn_at = now;
+    for (uint32_t requested = 0; requested < want;) {
+        uint32_t n = want - requested < CHURN_SPAWN_BATCH ? want - requested : CHURN_SPAWN_BATCH;
+
+        if (!churn_bot_request_spawn(c, b, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP, n)) {
+            churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: cannot send a spawn request", b->name);
+            churn_bot_abort(c, b, now);
+            return;
+        }
+        requested += n;
+    }
+    if (want == 0)
+        churn_bot_hold(c, b, now);
+}
+
+static void churn_bot_leave(churn *c, churn_bot *b, double now)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__Goodbye bye = REAP__GOODBYE__INIT;
+    client_disconnect how = churn_bot_stage(c, b)->leave;
+    bool abrupt = how == CLIENT_DISCONNECT_ABRUPT ||
+                  (how == CLIENT_DISCONNECT_MIXED && churn_random(c) < 0.5);
+
+    if (abrupt) {
+        /* No goodbye and no ENet disconnect: the server only learns of it by timing out. */
+        enet_peer_reset(b->peer);
+        churn_bot_gone(c, b, now, true, churn_pause(c));
+        return;
+    }
+    bye.reason = (char *)"churn bot done";
+    env.body_case = REAP__ENVELOPE__BODY_GOODBYE;
+    env.goodbye = &bye;
+    if (!churn_send(c, b, MSG_CHANNEL_CONTROL, CHURN_SEQ_OTHER, &env)) {
+        churn_count_error(c, CHURN_ERR_LEAVE, "%s: cannot send goodbye", b->name);
+        churn_bot_abort(c, b, now);
+        return;
+    }
+    /* The server answers a goodbye by disconnecting us; we only wait (see client_leave). */
+    b->state = CHURN_BOT_LEAVING;
+    b->deadline = now + c->opts->timeout;
+}
+
+/* Before leaving, ask the server what it believes this bot holds. */
+static void churn_bot_check(churn *c, churn_bot *b, double now)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__ReplicationCheckRequest req = REAP__REPLICATION_CHECK_REQUEST__INIT;
+
+    if (c->checks_unsupported) {
+        churn_bot_leave(c, b, now);
+        return;
+    }
+    env.body_case = REAP__ENVELOPE__BODY_REPLICATION_CHECK_REQUEST;
+    env.replication_check_request = &req;
+    if (!churn_send(c, b, MSG_CHANNEL_CONTROL, CHURN_SEQ_CHECK, &env)) {
+        churn_bot_leave(c, b, now);
+        return;
+    }
+    b->state = CHURN_BOT_CHECKING;
+    b->check_at = now;
+    b->deadline = now + c->opts->timeout;
+}
+
+bool churn_check_matches(const client_mirror *m, const Reap__ReplicationCheck *r)
+{
+    if (m->count != r->open_actors || m->digest != r->open_digest)
+        return false;
+    return r->pending != 0 ||
+           (m->count == r->relevant_actors && m->digest == r->relevant_digest);
+}
+
+static void churn_bot_on_check(churn *c, churn_bot *b, const Reap__ReplicationCheck *r,
+                               double now)
+{
+    if (b->state != CHURN_BOT_CHECKING)
+        return;
+    churn_record(c, CHURN_LAT_CHECK, now - b->check_at);
+    c->totals->checks++;
+    if (!churn_check_matches(&b->mirror, r))
+        churn_count_error(c, CHURN_ERR_MISMATCH, "%s: its mirror holds %u actors (digest "
+                          "%016llx) but the server sent %u (digest %016llx; relevant %u, "
+                          "pending %u)", b->name, b->mirror.count,
+                          (unsigned long long)b->mirror.digest, r->open_actors,
+                          (unsigned long long)r->open_digest, r->relevant_actors, r->pending);
+    churn_bot_leave(c, b, now);
+}
+
+static void churn_bot_check_spawned(churn *c, churn_bot *b, double now)
+{
+    uint32_t want = churn_bot_stage(c, b)->spawn;
+
+    if (b->state == CHURN_BOT_SPAWNING && b->acked >= want && b->replicated >= want) {
+        churn_record(c, CHURN_LAT_SPAWN_REPL, now - b->spawn_at);
+        churn_bot_hold(c, b, now);
+    }
+}
+
+/* A random walk: the heading turns a little each input, the speed is the visit's own. */
+static void churn_bot_move(churn *c, churn_bot *b, double now)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__MoveInput mv = REAP__MOVE_INPUT__INIT;
+    double hz = churn_bot_stage(c, b)->move_hz;
+
+    if (hz <= 0 || c->moves_unsupported || now < b->next_move_at)
+        return;
+    if (b->input_seq == 0 || b->speed <= 0) {
+        b->heading = 2 * M_PI * churn_random(c);
+        b->speed = CHURN_SPEED_LIMIT * (0.25 + 0.65 * churn_random(c));
+    }
+    b->heading += (churn_random(c) - 0.5) * 1.2;
+    mv.input_seq = ++b->input_seq;
+    mv.vx = (float)(b->speed * cos(b->heading));
+    mv.vy = (float)(b->speed * sin(b->heading));
+    env.body_case = REAP__ENVELOPE__BODY_MOVE_INPUT;
+    env.move_input = &mv;
+    if (churn_send(c, b, MSG_CHANNEL_UPDATES, CHURN_SEQ_MOVE, &env))
+        c->totals->moves++;
+    b->next_move_at += 1.0 / hz;
+    if (b->next_move_at < now)
+        b->next_move_at = now + 1.0 / hz; /* fell behind: do not burst to catch up */
+}
+
+static void churn_bot_ping(churn *c, churn_bot *b, double now)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__Ping ping = REAP__PING__INIT;
+
+    if (now < b->next_ping_at)
+        return;
+    b->next_ping_at = now + CHURN_PING_PERIOD;
+    if (b->ping_nonce != 0)
+        return; /* the last one is still out: RTT above a second shows in its own sample */
+    ping.nonce = ((uint64_t)b->index << 32) | (uint32_t)(++c->seq);
+    env.body_case = REAP__ENVELOPE__BODY_PING;
+    env.ping = &ping;
+    if (churn_send(c, b, MSG_CHANNEL_CONTROL, CHURN_SEQ_PING, &env)) {
+        b->ping_nonce = ping.nonce;
+        b->ping_at = now;
+    }
+}
+
+static void churn_bot_projectile(churn *c, churn_bot *b, double now)
+{
+    double hz = churn_bot_stage(c, b)->projectile_hz;
+
+    if (hz <= 0 || b->state != CHURN_BOT_HOLDING || now < b->next_projectile_at)
+        return;
+    churn_bot_request_spawn(c, b, REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE, 1);
+    b->next_projectile_at += 1.0 / hz;
+    if (b->next_projectile_at < now)
+        b->next_projectile_at = now + 1.0 / hz;
+}
+
+/* A joined bot's steady work, whatever it waits for. */
+static void churn_bot_play(churn *c, churn_bot *b, double now)
+{
+    churn_bot_move(c, b, now);
+    churn_bot_ping(c, b, now);
+    churn_bot_projectile(c, b, now);
+    if (c->snapshot_supported && !b->snapshot_done && !b->snapshot_late &&
+        now >= b->welcome_at + c->opts->timeout) {
+        b->snapshot_late = true;
+        churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: no SnapshotComplete within %g s of the "
+                          "welcome", b->name, c->opts->timeout);
+    }
+}
+
+void churn_bot_step(churn *c, churn_bot *b, double now)
+{
+    bool unwanted = c->leave_all || b->index >= c->target;
+
+    switch (b->state) {
+    case CHURN_BOT_IDLE:
+        if (c->stopping)
+            b->state = CHURN_BOT_DONE;
+        else if (!unwanted && now >= b->next_at)
+            churn_bot_connect(c, b, now);
+        break;
+    case CHURN_BOT_CONNECTING:
+        if (c->leave_all) {
+            churn_bot_abort(c, b, now);
+        } else if (now >= b->deadline) {
+            churn_count_error(c, CHURN_ERR_CONNECT, "no answer from %s:%u within %g s (is "
+                              "reap-server running there, with room for more players?)",
+                              c->opts->host, c->opts->port, c->opts->timeout);
+            churn_bot_abort(c, b, now);
+        }
+        break;
+    case CHURN_BOT_HELLO:
+    case CHURN_BOT_SPAWNING:
+        if (now >= b->deadline) {
+            churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: no %s within %g s", b->name,
+                              b->state == CHURN_BOT_HELLO ? "welcome" :
+                              "spawn acknowledgement and replication", c->opts->timeout);
+            churn_bot_abort(c, b, now);
+        } else if (c->leave_all) {
+            if (b->joined)
+                churn_bot_leave(c, b, now);
+            else
+                churn_bot_abort(c, b, now);
+        } else if (b->joined) {
+            churn_bot_play(c, b, now);
+        }
+        break;
+    case CHURN_BOT_HOLDING:
+        if (unwanted || now >= b->next_at)
+            churn_bot_check(c, b, now);
+        else
+            churn_bot_play(c, b, now);
+        break;
+    case CHURN_BOT_CHECKING:
+        if (now >= b->deadline) {
+            churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: no replication check answer within "
+                              "%g s", b->name, c->opts->timeout);
+            churn_bot_leave(c, b, now);
+        } else {
+            churn_bot_play(c, b, now);
+        }
+        break;
+    case CHURN_BOT_LEAVING:
+        if (now >= b->deadline) {
+            churn_count_error(c, CHURN_ERR_LEAVE, "%s: the server did not close the connection "
+                              "within %g s of our goodbye", b->name, c->opts->timeout);
+            enet_peer_reset(b->peer);
+            churn_bot_gone(c, b, now, false, churn_pause(c));
+        }
+        break;
+    case CHURN_BOT_DONE:
+        break;
+    }
+}
+
+/* ---- messages ---------------------------------------------------------------------------- */
+
+/* An Error: a feature the server lacks, or a refusal that ends the visit. */
+static void churn_bot_on_error(churn *c, churn_bot *b, const Reap__Error *e, double now)
+{
+    churn_seq_kind kind = (churn_seq_kind)c->seq_kind[e->request_seq & (CHURN_SEQ_KINDS - 1)];
+
+    if (e->code == REAP__ERROR_CODE__ERROR_CODE_UNEXPECTED && e->request_seq != 0 &&
+        (kind == CHURN_SEQ_MOVE || kind == CHURN_SEQ_CHECK)) {
+        bool *off = kind == CHURN_SEQ_MOVE ? &c->moves_unsupported : &c->checks_unsupported;
+        if (!*off && !c->opts->quiet)
+            churn_say(c, "note: the server does not accept %s (%s); %s for the rest of the run",
+                      kind == CHURN_SEQ_MOVE ? "MoveInput" : "ReplicationCheckRequest",
+                      e->text, kind == CHURN_SEQ_MOVE ? "bots stop moving" :
+                      "replication checks are skipped");
+        *off = true;
+        if (kind == CHURN_SEQ_CHECK && b->state == CHURN_BOT_CHECKING)
+            churn_bot_leave(c, b, now);
+        return;
+    }
+    churn_count_error(c, CHURN_ERR_REFUSED, "server refused %s: %s", b->name, e->text);
+    if (e->code == REAP__ERROR_CODE__ERROR_CODE_VERSION ||
+        e->code == REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD) {
+        snprintf(c->first_error, sizeof c->first_error, "server refused: %s", e->text);
+        c->fatal = true;
+    }
+    if (b->state == CHURN_BOT_LEAVING)
+        return;
+    if (b->joined)
+        churn_bot_leave(c, b, now);
+    else
+        churn_bot_abort(c, b, now);
+}
+
+static void churn_bot_on_spawns(churn *c, churn_bot *b, const Reap__ActorSpawn *s, double now)
+{
+    for (size_t i = 0; i < s->n_actors; i++) {
+        const Reap__ActorState *a = s->actors[i];
+        client_mirror_put(&b->mirror, a->net_id, (uint32_t)a->actor_class, a->owner_player_id);
+        if (a->actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROP &&
+            a->owner_player_id == b->player_id && b->player_id != 0)
+            b->replicated++;
+    }
+    churn_bot_check_spawned(c, b, now);
+}
+
+static void churn_bot_on_destroys(churn *c, churn_bot *b, const Reap__ActorDestroy *d)
+{
+    for (size_t i = 0; i < d->n_net_ids; i++)
+        if (!client_mirror_remove(&b->mirror, d->net_ids[i]))
+            c->totals->unknown_destroys++;
+}
+
+static void churn_on_message(churn *c, churn_bot *b, const Reap__Envelope *env, double now)
+{
+    switch (env->body_case) {
+    case REAP__ENVELOPE__BODY_WELCOME:
+        if (b->state != CHURN_BOT_HELLO)
+            break;
+        churn_record(c, CHURN_LAT_WELCOME, now - b->hello_at);
+        b->joined = true;
+        b->welcome_at = now;
+        b->player_id = env->welcome->player_id;
+        b->input_seq = 0;
+        b->next_move_at = now;
+        b->next_ping_at = now + CHURN_PING_PERIOD * churn_random(c);
+        c->second.joins++;
+        c->totals->joins++;
+        churn_bot_spawn(c, b, now);
+        break;
+    case REAP__ENVELOPE__BODY_SPAWN_ACK:
+        c->second.spawned += env->spawn_ack->count;
+        if (b->state != CHURN_BOT_SPAWNING) {
+            c->totals->projectiles += env->spawn_ack->count;
+            break;
+        }
+        c->totals->spawned += env->spawn_ack->count;
+        b->acked += env->spawn_ack->count;
+        if (b->acked >= churn_bot_stage(c, b)->spawn)
+            churn_record(c, CHURN_LAT_SPAWN_ACK, now - b->spawn_at);
+        churn_bot_check_spawned(c, b, now);
+        break;
+    case REAP__ENVELOPE__BODY_ACTOR_SPAWN:
+        churn_bot_on_spawns(c, b, env->actor_spawn, now);
+        break;
+    case REAP__ENVELOPE__BODY_ACTOR_DESTROY:
+        churn_bot_on_destroys(c, b, env->actor_destroy);
+        break;
+    case REAP__ENVELOPE__BODY_SNAPSHOT_COMPLETE:
+        if (!b->joined || b->snapshot_done)
+            break;
+        b->snapshot_done = true;
+        c->snapshot_supported = true;
+        c->totals->snapshots++;
+        churn_record(c, CHURN_LAT_JOIN, now - b->connect_at);
+        break;
+    case REAP__ENVELOPE__BODY_REPLICATION_CHECK:
+        churn_bot_on_check(c, b, env->replication_check, now);
+        break;
+    case REAP__ENVELOPE__BODY_PONG:
+        if (b->ping_nonce != 0 && env->pong->nonce == b->ping_nonce) {
+            churn_record(c, CHURN_LAT_RTT, now - b->ping_at);
+            b->ping_nonce = 0;
+        }
+        break;
+    case REAP__ENVELOPE__BODY_STATS_REPLY:
+        churn_on_stats(c, env->stats_reply, now);
+        break;
+    case REAP__ENVELOPE__BODY_ERROR:
+        churn_bot_on_error(c, b, env->error, now);
+        break;
+    default:
+        break; /* goodbye: the disconnect follows */
+    }
+}
+
+void churn_on_event(churn *c, ENetEvent *ev, double now)
+{
+    churn_bot *b = ev->peer != NULL ? ev->peer->data : NULL;
+    Reap__Envelope *env;
+
+    switch (ev->type) {
+    case ENET_EVENT_TYPE_CONNECT:
+        if (b == NULL || b->state != CHURN_BOT_CONNECTING)
+            break;
+        if (c->leave_all)
+            churn_bot_abort(c, b, now);
+        else
+            churn_bot_hello(c, b, now);
+        break;
+    case ENET_EVENT_TYPE_DISCONNECT:
+        if (b == NULL)
+            break;
+        if (b->state == CHURN_BOT_LEAVING) {
+            churn_bot_gone(c, b, now, false, churn_pause(c));
+            break;
+        }
+        if (b->state == CHURN_BOT_CONNECTING)
+            churn_count_error(c, CHURN_ERR_CONNECT, "%s: the connection to %s:%u was reset "
+                              "during the handshake", b->name, c->opts->host, c->opts->port);
+        else
+            churn_count_error(c, CHURN_ERR_LOST, "the server closed %s's connection", b->name);
+        churn_bot_gone(c, b, now, false, 0.5 + 0.5 * churn_random(c));
+        break;
+    case ENET_EVENT_TYPE_RECEIVE:
+        /* Movement updates are not checked: skipping their decoding keeps one process able to
+         * play many bots. */
+        if (b != NULL && ev->channelID != MSG_CHANNEL_UPDATES) {
+            msg_arena_reset(&c->arena);
+            if (msg_decode(&c->arena, ev->packet->data, ev->packet->dataLength, 0, &env) ==
+                MSG_OK)
+                churn_on_message(c, b, env, now);
+        }
+        enet_packet_destroy(ev->packet);
+        break;
+    case ENET_EVENT_TYPE_NONE:
+        break;
+    }
+}

@@ -1,0 +1,297 @@
+/*
+ * churn_internal.h - what the churn generator's own files share: the bots, the run, the
+ * figures it counts (which merge across shards by addition), and the server's figures sampled
+ * from its admin /metrics.
+ *
+ * Files: churn.c runs the loop and the stages; churn_bot.c is one bot's visit and its
+ * messages; churn_admin.c samples /metrics; churn_report.c writes report.json, report.html,
+ * report.dat (what `merge` reads) and summary.tsv, and evaluates the thresholds.
+ */
+#ifndef REAP_CLIENT_CHURN_INTERNAL_H
+#define REAP_CLIENT_CHURN_INTERNAL_H
+
+#include <enet/enet.h>
+
+#include "churn.h"
+#include "client.h"
+#include "client_net.h"
+#include "hist.h"
+#include "reap_msg.h"
+
+enum {
+    CHURN_ARENA_BYTES = 1024 * 1024,
+    CHURN_OUT_BYTES = 4096,
+    CHURN_SPAWN_BATCH = 50,              /* the server's default net.MaxSpawnPerRequest */
+    CHURN_SOCKET_BUFFER = 4 * 1024 * 1024, /* net.core.rmem_max here: a frame for 1000 bots */
+    CHURN_EXTRA_PEERS = 16,
+    CHURN_SERVICE_MS = 5,                /* longest wait for a network event per loop */
+    CHURN_SEQ_KINDS = 1 << 16,           /* sends remembered by seq, to place errors */
+    CHURN_REPORT_SCHEMA = 1,
+};
+
+/* Latencies, recorded in microseconds. */
+typedef enum churn_lat {
+    CHURN_LAT_CONNECT = 0,   /* enet connect -> connected */
+    CHURN_LAT_WELCOME,       /* hello sent -> welcome */
+    CHURN_LAT_JOIN,          /* connect -> SnapshotComplete (the join snapshot has arrived) */
+    CHURN_LAT_SPAWN_ACK,     /* first spawn request -> every prop acknowledged */
+    CHURN_LAT_SPAWN_REPL,    /* first spawn request -> every prop replicated back */
+    CHURN_LAT_RTT,           /* ping -> pong, once a second per bot */
+    CHURN_LAT_CHECK,         /* replication check request -> reply */
+    CHURN_LAT_COUNT,
+} churn_lat;
+
+typedef enum churn_error {
+    CHURN_ERR_CONNECT = 0, /* no answer to a connection request */
+    CHURN_ERR_REFUSED,     /* the server answered with an Error */
+    CHURN_ERR_LOST,        /* the server closed a connection we had not closed */
+    CHURN_ERR_TIMEOUT,     /* no welcome, spawn ack, replication, snapshot or check in time */
+    CHURN_ERR_LEAVE,       /* the server did not close the connection after our goodbye */
+    CHURN_ERR_MISMATCH,    /* a bot's mirror differed from the server's replication check */
+    CHURN_ERR_COUNT,
+} churn_error;
+
+extern const char *const churn_lat_names[CHURN_LAT_COUNT];
+extern const char *const churn_error_keys[CHURN_ERR_COUNT];
+extern const char *const churn_error_names[CHURN_ERR_COUNT];
+
+/* What a run counts. Every field merges across shards by addition. */
+typedef struct churn_totals {
+    uint64_t joins, leaves, leaves_abrupt, spawned, projectiles, moves, checks, snapshots;
+    uint64_t unknown_destroys;   /* destroys for a net id the bot did not hold (tolerated) */
+    uint64_t errors[CHURN_ERR_COUNT];
+    hist lat[CHURN_LAT_COUNT];
+} churn_totals;
+
+uint64_t churn_totals_errors(const churn_totals *t);
+void churn_totals_init(churn_totals *t);
+void churn_totals_merge(churn_totals *dst, const churn_totals *src);
+
+/* The server's figures over the run, from its /metrics (negative: not exported). */
+typedef enum churn_phase {
+    CHURN_PHASE_NET = 0, CHURN_PHASE_WORLD, CHURN_PHASE_REPL, CHURN_PHASE_GC, CHURN_PHASE_COUNT,
+} churn_phase;
+
+extern const char *const churn_phase_names[CHURN_PHASE_COUNT];
+
+typedef struct churn_server {
+    bool have;                   /* two scrapes or more: the figures below are deltas */
+    uint32_t scrapes, scrape_errors;
+    double seconds;              /* between the first and the last scrape */
+    double frames;
+    double tick_p50, tick_p99, tick_max;   /* seconds; tick_max is a bucket's upper bound */
+    double phase_p99[CHURN_PHASE_COUNT];
+    double collections;
+    double gc_work_p99, gc_work_max, gc_work_sum;
+    double bytes_sent;
+    double players_mean;
+    double cpu_seconds;
+    double objects_first, objects_last, objects_peak;
+    double rss_peak;
+} churn_server;
+
+void churn_server_init(churn_server *s);
+
+/* ---- /metrics sampling (churn_admin.c) ------------------------------------------------- */
+
+typedef struct churn_metric {
+    char *key;                   /* name{labels} exactly as exported */
+    double value;
+} churn_metric;
+
+typedef struct churn_scrape {
+    double t;                    /* seconds since the run's start */
+    churn_metric *metrics;       /* owned, sorted by key */
+    uint32_t n;
+} churn_scrape;
+
+/* Parses a Prometheus text page into s (replacing its metrics); false on no sample at all. */
+bool churn_scrape_parse(churn_scrape *s, const char *text);
+void churn_scrape_free(churn_scrape *s);
+/* Deep copy; false (dst empty) on allocation failure. */
+bool churn_scrape_copy(churn_scrape *dst, const churn_scrape *src);
+/* The value of key, or NAN. */
+double churn_scrape_get(const churn_scrape *s, const char *key);
+/* Sum over every sample whose key is name or starts with "name{". NAN when there is none. */
+double churn_scrape_sum(const churn_scrape *s, const char *name);
+/* Percentile p of histogram `name` (samples matching `label`, e.g. phase="net", or NULL)
+ * between two scrapes (a == NULL: since the server's start), interpolated in the bucket as
+ * Prometheus' histogram_quantile does; NAN when the histogram is absent or empty. With p =
+ * 100, the upper bound of the highest bucket that gained a sample. */
+double churn_scrape_quantile(const churn_scrape *a, const churn_scrape *b, const char *name,
+                             const char *label, double p);
+
+typedef struct churn_admin churn_admin;
+
+/* url: http://HOST:PORT[/path] (default path /metrics). NULL with a message on a bad URL. */
+churn_admin *churn_admin_create(const char *url, char *err, size_t err_size);
+void churn_admin_destroy(churn_admin *a);
+/* Non-blocking: starts a GET when none is running and `now` is past the next due time, and
+ * advances the one running. Returns true when a page was completed into out (t = now). */
+bool churn_admin_poll(churn_admin *a, double now, churn_scrape *out);
+/* Blocking with a deadline: one GET of path (e.g. "/metrics") or a POST of body to /console.
+ * Returns a malloc'ed body (caller frees) or NULL with err set. */
+char *churn_admin_request(const churn_admin *a, const char *method, const char *path,
+                          const char *body, double timeout, char *err, size_t err_size);
+
+/* ---- the run's report (churn_report.c) ------------------------------------------------- */
+
+typedef struct churn_leaks {
+    bool checked;                /* a verdict was asked for (needs --admin) */
+    bool supported;              /* the server knows `gc leaks` */
+    long baseline, after;        /* objects before the first join and after the final gc */
+    long leaked;                 /* objects created during the run still alive, -1 unknown */
+    char *detail;                /* owned: the server's listing, by class with chains */
+} churn_leaks;
+
+typedef struct churn_report {
+    int schema;
+    char run_id[64];
+    char start_time[32];         /* ISO 8601, UTC */
+    char host[128];
+    char scenario[64];
+    char server[300];
+    uint64_t seed;
+    uint32_t shard, shards;      /* shards: how many processes were merged into this */
+    uint32_t bots;
+    double duration, elapsed;
+    churn_totals totals;
+    churn_server server_figs;
+    churn_leaks leaks;
+    churn_timeline *tl;          /* borrowed */
+    const client_options *opts;  /* borrowed: thresholds, stages */
+} churn_report;
+
+/* The figure a threshold names, in base units; false if the name is unknown, NAN if not
+ * measured. */
+bool churn_report_metric(const churn_report *r, const char *name, double *out);
+/* Evaluates opts' thresholds: prints a table to out; returns how many failed. */
+uint32_t churn_report_thresholds(const churn_report *r, FILE *out);
+bool churn_report_save(const churn_report *r, const char *dir, char *err, size_t err_size);
+/* Reads DIR/report.dat into r (tl and totals allocated inside); false with a message. */
+bool churn_report_load(churn_report *r, churn_timeline *tl, const char *dir, char *err,
+                       size_t err_size);
+/* The self-contained page (churn_report_html.c). */
+bool churn_report_write_html(const churn_report *r, FILE *f);
+/* Writes one summary line per figure to out (what `make loadbench` and people read). */
+void churn_report_print(const churn_report *r, FILE *out);
+
+#endif
+
+/* ---- the bots and the run (churn.c, churn_bot.c) --------------------------------------- */
+
+typedef enum churn_bot_state {
+    CHURN_BOT_IDLE = 0,   /* between visits: connects at next_at if its index is wanted */
+    CHURN_BOT_CONNECTING, /* ENet connect sent */
+    CHURN_BOT_HELLO,      /* hello sent, waiting for the welcome */
+    CHURN_BOT_SPAWNING,   /* spawn requests sent, waiting for acks and replication */
+    CHURN_BOT_HOLDING,    /* moves; checks and leaves at next_at */
+    CHURN_BOT_CHECKING,   /* replication check asked, waiting for the answer */
+    CHURN_BOT_LEAVING,    /* goodbye sent, waiting for the server to close */
+    CHURN_BOT_DONE,       /* the run is over for this bot */
+} churn_bot_state;
+
+/* What a send was, by its envelope seq, so that an Error naming the seq can be placed. */
+typedef enum churn_seq_kind {
+    CHURN_SEQ_OTHER = 0, CHURN_SEQ_MOVE, CHURN_SEQ_CHECK, CHURN_SEQ_PING,
+} churn_seq_kind;
+
+typedef struct churn_bot {
+    uint32_t index;
+    churn_bot_state state;
+    ENetPeer *peer;       /* NULL between visits; peer->data points back here */
+    bool joined;          /* welcomed, not gone yet */
+    bool snapshot_done;   /* SnapshotComplete arrived this visit */
+    bool snapshot_late;   /* ... and its absence was counted */
+    uint32_t stage;       /* the stage the visit began in: its behaviour */
+    double deadline;      /* of the current wait */
+    double next_at;       /* IDLE: when to connect; HOLDING: when to leave */
+    double connect_at, hello_at, welcome_at, spawn_at, check_at;
+    double next_move_at, next_ping_at, next_projectile_at;
+    double ping_at;
+    uint64_t ping_nonce;  /* 0: none outstanding */
+    uint32_t player_id;
+    uint32_t acked;       /* props acknowledged this visit */
+    uint32_t replicated;  /* own props replicated back this visit */
+    uint32_t input_seq;
+    double heading, speed;
+    client_mirror mirror; /* what the server replicated to this bot, by net id */
+    char name[40];
+} churn_bot;
+
+/* Per-second counts for the timeline row. */
+typedef struct churn_counts {
+    uint32_t joins, leaves, leaves_abrupt, spawned, errors;
+} churn_counts;
+
+typedef struct churn {
+    const client_options *opts;
+    FILE *out;
+    ENetHost *host;
+    ENetAddress addr;
+    churn_bot *bots;
+    uint32_t n_bots;
+    uint64_t rng;
+    double t0;
+    uint32_t target;          /* bots the current stage wants taking part */
+    uint32_t stage;
+    bool stopping;            /* the duration is over: no new visits */
+    bool leave_all;           /* ... and every bot is to leave now */
+    double final_stats_deadline;
+    uint64_t final_stats_after;
+    bool fatal;               /* a failure no retry can fix: the run ends */
+    bool moves_unsupported;   /* the server answered MoveInput with "unexpected" */
+    bool checks_unsupported;  /* ... and ReplicationCheckRequest */
+    bool snapshot_supported;  /* a SnapshotComplete arrived */
+    churn_counts second;
+    churn_totals *totals;     /* owned */
+    char first_error[400];
+    /* The server's figures: the newest stats reply (scalars copied) and when it came. */
+    bool have_stats;
+    Reap__StatsReply stats;
+    double stats_at;
+    uint64_t stats_replies;
+    Reap__StatsReply first_stats;
+    uint32_t peak_objects;
+    uint64_t gc_collections;  /* collections seen during the run */
+    uint32_t next_stats_bot;
+    double next_stats_at;
+    /* --admin */
+    churn_admin *admin;
+    churn_scrape first_scrape, prev_scrape, last_scrape, row_scrape;
+    bool have_first_scrape, have_row_scrape;
+    churn_server server;
+    double players_sum;
+    long leak_baseline;       /* objects alive at the leak mark, -1 unknown */
+    churn_timeline tl;
+    uint32_t rows_total;      /* ceil(duration) */
+    bool progress_tty;
+    uint32_t seq;
+    uint8_t seq_kind[CHURN_SEQ_KINDS];
+    msg_arena arena;
+    void *arena_buf;
+    uint8_t out_buf[CHURN_OUT_BYTES];
+} churn;
+
+double churn_clock(void);
+double churn_now(const churn *c);
+double churn_random(churn *c);
+void churn_say(churn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void churn_count_error(churn *c, churn_error kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Keeps the newest stats reply and places the collections it reveals on the timeline. */
+void churn_on_stats(churn *c, const Reap__StatsReply *r, double now);
+/* Asks one joined bot (round robin) for the server's stats; false when none is joined. */
+bool churn_request_stats(churn *c);
+
+/* Advances a bot whose timer or deadline may have passed. */
+void churn_bot_step(churn *c, churn_bot *b, double now);
+void churn_on_event(churn *c, ENetEvent *ev, double now);
+/* The leak verdict (churn_leaks.c), through the admin console: a mark before the first join,
+ * then after the run, once every player is gone, a full collection and the objects created
+ * since the mark that are still alive. */
+void churn_leaks_mark(churn *c, char *mark, size_t mark_size);
+void churn_leaks_verdict(churn *c, const char *mark, churn_leaks *out);
+
+/* The checks of a reply against a mirror: true when they agree (see ReplicationCheck). */
+bool churn_check_matches(const client_mirror *m, const Reap__ReplicationCheck *r);

@@ -1,0 +1,661 @@
+/*
+ * churn_report.c - what a churn run leaves behind: the summary printed at the end, the
+ * thresholds' verdict, and four files in --out DIR:
+ *
+ *   report.json   for tools: schema version, run id, start time, host, scenario, seed, the
+ *                 counts, latency summaries with their histogram buckets, the server's figures,
+ *                 the thresholds, the leak verdict and the timeline rows
+ *   report.html   for people: one self-contained page (inline SVG charts, no network)
+ *   report.dat    the same data, line by line, exactly as `reap-client merge` reads it back
+ *   summary.tsv   one header line and one row of the headline figures (for scripts)
+ *
+ * Times are kept in seconds and printed in milliseconds; figures not measured are negative in
+ * memory, null in JSON, "-" in text.
+ */
+#include "churn_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- figures by name (thresholds, summary) -------------------------------------------- */
+
+static bool churn_lat_by_name(const char *name, size_t len, churn_lat *out)
+{
+    for (int i = 0; i < CHURN_LAT_COUNT; i++)
+        if (strlen(churn_lat_names[i]) == len && strncmp(churn_lat_names[i], name, len) == 0) {
+            *out = (churn_lat)i;
+            return true;
+        }
+    return false;
+}
+
+static double churn_or_nan(double v)
+{
+    return v < 0 ? NAN : v;
+}
+
+static double churn_lat_stat(const hist *h, const char *stat)
+{
+    if (h->n == 0)
+        return NAN;
+    if (strcmp(stat, "p50") == 0)
+        return (double)hist_percentile(h, 50) / 1e6;
+    if (strcmp(stat, "p95") == 0)
+        return (double)hist_percentile(h, 95) / 1e6;
+    if (strcmp(stat, "p99") == 0)
+        return (double)hist_percentile(h, 99) / 1e6;
+    if (strcmp(stat, "max") == 0)
+        return (double)h->max / 1e6;
+    if (strcmp(stat, "mean") == 0)
+        return hist_mean(h) / 1e6;
+    if (strcmp(stat, "count") == 0)
+        return (double)h->n;
+    return NAN;
+}
+
+bool churn_report_metric(const churn_report *r, const char *name, double *out)
+{
+    const churn_totals *t = &r->totals;
+    const churn_server *s = &r->server_figs;
+    const char *us = strrchr(name, '_');
+    churn_lat lat;
+
+    if (strcmp(name, "errors") == 0) {
+        *out = (double)churn_totals_errors(t);
+    } else if (strcmp(name, "error_rate") == 0) {
+        *out = t->joins ? (double)churn_totals_errors(t) / (double)t->joins : NAN;
+    } else if (strcmp(name, "joins") == 0) {
+        *out = (double)t->joins;
+    } else if (strcmp(name, "leaves") == 0) {
+        *out = (double)t->leaves;
+    } else if (strcmp(name, "checks") == 0) {
+        *out = (double)t->checks;
+    } else if (strcmp(name, "mismatches") == 0) {
+        *out = (double)t->errors[CHURN_ERR_MISMATCH];
+    } else if (strcmp(name, "spawned") == 0) {
+        *out = (double)t->spawned;
+    } else if (strcmp(name, "moves") == 0) {
+        *out = (double)t->moves;
+    } else if (strcmp(name, "leaked") == 0) {
+        *out = r->leaks.supported && r->leaks.leaked >= 0 ? (double)r->leaks.leaked : NAN;
+    } else if (strcmp(name, "server_fps") == 0) {
+        *out = s->have && s->seconds > 0 && s->frames >= 0 ? s->frames / s->seconds : NAN;
+    } else if (strcmp(name, "server_tick_p50") == 0) {
+        *out = churn_or_nan(s->tick_p50);
+    } else if (strcmp(name, "server_tick_p99") == 0) {
+        *out = churn_or_nan(s->tick_p99);
+    } else if (strcmp(name, "server_tick_max") == 0) {
+        *out = churn_or_nan(s->tick_max);
+    } else if (strcmp(name, "server_gc_work_max") == 0) {
+        *out = churn_or_nan(s->gc_work_max);
+    } else if (strcmp(name, "server_collections") == 0) {
+        *out = churn_or_nan(s->collections);
+    } else if (strcmp(name, "server_cpu_seconds") == 0) {
+        *out = churn_or_nan(s->cpu_seconds);
+    } else if (strncmp(name, "server_", 7) == 0 && us != NULL && strcmp(us, "_p99") == 0) {
+        *out = NAN;
+        for (int i = 0; i < CHURN_PHASE_COUNT; i++)
+            if (strlen(churn_phase_names[i]) == (size_t)(us - name - 7) &&
+                strncmp(name + 7, churn_phase_names[i], (size_t)(us - name - 7)) == 0)
+                *out = churn_or_nan(s->phase_p99[i]);
+        return true;
+    } else if (us != NULL && churn_lat_by_name(name, (size_t)(us - name), &lat)) {
+        *out = churn_lat_stat(&t->lat[lat], us + 1);
+        return !isnan(*out) || t->lat[lat].n == 0;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+uint32_t churn_report_thresholds(const churn_report *r, FILE *out)
+{
+    const client_options *o = r->opts;
+    uint32_t failed = 0;
+
+    if (o == NULL || o->n_thresholds == 0)
+        return 0;
+    fprintf(out, "thresholds:\n");
+    for (uint32_t i = 0; i < o->n_thresholds; i++) {
+        const client_threshold *th = &o->thresholds[i];
+        double v = NAN;
+        bool ok;
+
+        churn_report_metric(r, th->metric, &v);
+        ok = !isnan(v) && client_threshold_check(th, v);
+        failed += !ok;
+        if (isnan(v)) {
+            fprintf(out, "  %-28s FAIL  (not measured in this run)\n", th->text);
+        } else {
+            char shown[48];
+            client_threshold_format(th, v, shown, sizeof shown);
+            fprintf(out, "  %-28s %s  (%s)\n", th->text, ok ? "pass" : "FAIL", shown);
+        }
+    }
+    return failed;
+}
+
+/* ---- the summary ----------------------------------------------------------------------- */
+
+static void churn_ms(char *buf, size_t size, double seconds)
+{
+    if (seconds < 0 || isnan(seconds))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.2f", seconds * 1e3);
+}
+
+static void churn_num(char *buf, size_t size, double v, const char *fmt)
+{
+    if (v < 0 || isnan(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, fmt, v);
+}
+
+/* Bytes per second per connection: bytes sent over the run / seconds / mean players. */
+static double churn_bytes_per_conn(const churn_server *s)
+{
+    if (!s->have || s->bytes_sent < 0 || s->seconds <= 0 || s->players_mean <= 0)
+        return -1;
+    return s->bytes_sent / s->seconds / s->players_mean;
+}
+
+void churn_report_print(const churn_report *r, FILE *out)
+{
+    const churn_server *s = &r->server_figs;
+    char a[32], b[32], c[32], d[32];
+
+    fprintf(out, "latency (ms)         count      p50      p95      p99      max\n");
+    for (int i = 0; i < CHURN_LAT_COUNT; i++) {
+        const hist *h = &r->totals.lat[i];
+        if (h->n == 0) {
+            fprintf(out, "  %-16s %7s %8s %8s %8s %8s\n", churn_lat_names[i], "0", "-", "-",
+                    "-", "-");
+            continue;
+        }
+        fprintf(out, "  %-16s %7llu %8.2f %8.2f %8.2f %8.2f\n", churn_lat_names[i],
+                (unsigned long long)h->n, hist_percentile(h, 50) / 1e3,
+                hist_percentile(h, 95) / 1e3, hist_percentile(h, 99) / 1e3, h->max / 1e3);
+    }
+    if (!s->have) {
+        fprintf(out, "server (/metrics): %s\n", r->opts != NULL && r->opts->admin_url[0] ?
+                "fewer than two samples" : "not sampled (no --admin)");
+    } else {
+        churn_ms(a, sizeof a, s->tick_p50);
+        churn_ms(b, sizeof b, s->tick_p99);
+        churn_ms(c, sizeof c, s->tick_max);
+        fprintf(out, "server: %.1f frames/s over %.1f s, tick p50 %s ms, p99 %s ms, max <= %s "
+                "ms\n", s->seconds > 0 ? s->frames / s->seconds : 0, s->seconds, a, b, c);
+        churn_ms(a, sizeof a, s->phase_p99[CHURN_PHASE_NET]);
+        churn_ms(b, sizeof b, s->phase_p99[CHURN_PHASE_WORLD]);
+        churn_ms(c, sizeof c, s->phase_p99[CHURN_PHASE_REPL]);
+        churn_ms(d, sizeof d, s->phase_p99[CHURN_PHASE_GC]);
+        fprintf(out, "server: phase p99 net %s, world %s, repl %s, gc %s ms\n", a, b, c, d);
+        churn_num(a, sizeof a, s->collections, "%.0f");
+        churn_ms(b, sizeof b, s->gc_work_max);
+        churn_num(c, sizeof c, s->cpu_seconds, "%.2f");
+        churn_num(d, sizeof d, churn_bytes_per_conn(s), "%.0f");
+        fprintf(out, "server: %s collections, gc frame work max <= %s ms, cpu %s s, %s bytes/s "
+                "per connection, %.0f players on average\n", a, b, c, d, s->players_mean);
+    }
+    if (r->leaks.checked)
+        fprintf(out, "leak verdict: %s\n%s", !r->leaks.supported ? "not available" :
+                r->leaks.leaked == 0 ? "no object outlived the run" :
+                "objects outlived the run", r->leaks.detail != NULL ? r->leaks.detail : "");
+}
+
+/* ---- report.json ----------------------------------------------------------------------- */
+
+static void json_num(FILE *f, double v)
+{
+    if (v < 0 || isnan(v) || isinf(v))
+        fputs("null", f);
+    else
+        fprintf(f, "%.9g", v);
+}
+
+static void json_hist(FILE *f, const hist *h)
+{
+    bool first = true;
+
+    fprintf(f, "{\"count\": %llu", (unsigned long long)h->n);
+    if (h->n == 0) {
+        fputs(", \"p50_ms\": null, \"p95_ms\": null, \"p99_ms\": null, \"max_ms\": null, "
+              "\"mean_ms\": null, \"buckets\": []}", f);
+        return;
+    }
+    fprintf(f, ", \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"p99_ms\": %.3f, \"max_ms\": %.3f, "
+            "\"min_ms\": %.3f, \"mean_ms\": %.3f, \"buckets\": [", hist_percentile(h, 50) / 1e3,
+            hist_percentile(h, 95) / 1e3, hist_percentile(h, 99) / 1e3, h->max / 1e3,
+            h->min / 1e3, hist_mean(h) / 1e3);
+    /* [low_us, high_us, count] for every non-empty bucket: exact, mergeable. */
+    for (uint32_t i = 0; i < HIST_BUCKETS; i++) {
+        if (h->counts[i] == 0)
+            continue;
+        fprintf(f, "%s[%llu, %llu, %llu]", first ? "" : ", ",
+                (unsigned long long)hist_bucket_low(i), (unsigned long long)hist_bucket_high(i),
+                (unsigned long long)h->counts[i]);
+        first = false;
+    }
+    fputs("]}", f);
+}
+
+static bool churn_report_write_json(const churn_report *r, FILE *f)
+{
+    const churn_totals *t = &r->totals;
+    const churn_server *s = &r->server_figs;
+    const client_options *o = r->opts;
+
+    fprintf(f, "{\n  \"schema_version\": %d,\n  \"tool\": \"reap-client\",\n  \"run_id\": ",
+            r->schema);
+    churn_json_string(f, r->run_id);
+    fputs(",\n  \"start_time\": ", f);
+    churn_json_string(f, r->start_time);
+    fputs(",\n  \"host\": ", f);
+    churn_json_string(f, r->host);
+    fputs(",\n  \"scenario\": ", f);
+    churn_json_string(f, r->scenario);
+    fputs(",\n  \"server\": ", f);
+    churn_json_string(f, r->server);
+    fprintf(f, ",\n  \"seed\": %llu,\n  \"shard\": %u,\n  \"shards\": %u,\n  \"bots\": %u,\n"
+            "  \"duration_seconds\": %.3f,\n  \"elapsed_seconds\": %.3f,\n",
+            (unsigned long long)r->seed, r->shard, r->shards, r->bots, r->duration, r->elapsed);
+    if (o != NULL) {
+        fputs("  \"stages\": [", f);
+        for (uint32_t i = 0; i < o->n_stages; i++) {
+            const client_stage *st = &o->stages[i];
+            fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+            churn_json_string(f, st->name);
+            fprintf(f, ", \"duration\": %g, \"bots_from\": %u, \"bots_to\": %u, \"spawn\": %u, "
+                    "\"moves_per_second\": %g, \"projectiles_per_second\": %g, \"hold\": %g, "
+                    "\"leave\": \"%s\"}", st->duration, st->bots_from, st->bots_to, st->spawn,
+                    st->move_hz, st->projectile_hz, st->hold, client_disconnect_name(st->leave));
+        }
+        fputs("\n  ],\n", f);
+    }
+    fprintf(f, "  \"counts\": {\"joins\": %llu, \"leaves\": %llu, \"leaves_abrupt\": %llu, "
+            "\"spawned\": %llu, \"projectiles\": %llu, \"moves\": %llu, \"checks\": %llu, "
+            "\"snapshots\": %llu, \"unknown_destroys\": %llu, \"errors\": %llu},\n",
+            (unsigned long long)t->joins, (unsigned long long)t->leaves,
+            (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
+            (unsigned long long)t->projectiles, (unsigned long long)t->moves,
+            (unsigned long long)t->checks, (unsigned long long)t->snapshots,
+            (unsigned long long)t->unknown_destroys,
+            (unsigned long long)churn_totals_errors(t));
+    fputs("  \"errors\": {", f);
+    for (int i = 0; i < CHURN_ERR_COUNT; i++)
+        fprintf(f, "%s\"%s\": %llu", i ? ", " : "", churn_error_keys[i],
+                (unsigned long long)t->errors[i]);
+    fputs("},\n  \"latency\": {\n", f);
+    for (int i = 0; i < CHURN_LAT_COUNT; i++) {
+        fprintf(f, "    \"%s\": ", churn_lat_names[i]);
+        json_hist(f, &t->lat[i]);
+        fputs(i + 1 < CHURN_LAT_COUNT ? ",\n" : "\n", f);
+    }
+    fprintf(f, "  },\n  \"server_metrics\": {\"sampled\": %s, \"scrapes\": %u, \"seconds\": ",
+            s->have ? "true" : "false", s->scrapes);
+    json_num(f, s->have ? s->seconds : -1);
+    fputs(", \"frames\": ", f);
+    json_num(f, s->have ? s->frames : -1);
+    fputs(", \"frames_per_second\": ", f);
+    json_num(f, s->have && s->seconds > 0 && s->frames >= 0 ? s->frames / s->seconds : -1);
+    fputs(", \"tick_p50_ms\": ", f);
+    json_num(f, s->tick_p50 >= 0 ? s->tick_p50 * 1e3 : -1);
+    fputs(", \"tick_p99_ms\": ", f);
+    json_num(f, s->tick_p99 >= 0 ? s->tick_p99 * 1e3 : -1);
+    fputs(", \"tick_max_ms\": ", f);
+    json_num(f, s->tick_max >= 0 ? s->tick_max * 1e3 : -1);
+    for (int i = 0; i < CHURN_PHASE_COUNT; i++) {
+        fprintf(f, ", \"phase_%s_p99_ms\": ", churn_phase_names[i]);
+        json_num(f, s->phase_p99[i] >= 0 ? s->phase_p99[i] * 1e3 : -1);
+    }
+    fputs(", \"collections\": ", f);
+    json_num(f, s->collections);
+    fputs(", \"gc_frame_work_p99_ms\": ", f);
+    json_num(f, s->gc_work_p99 >= 0 ? s->gc_work_p99 * 1e3 : -1);
+    fputs(", \"gc_frame_work_max_ms\": ", f);
+    json_num(f, s->gc_work_max >= 0 ? s->gc_work_max * 1e3 : -1);
+    fputs(", \"gc_frame_work_seconds\": ", f);
+    json_num(f, s->gc_work_sum);
+    fputs(", \"bytes_per_second_per_connection\": ", f);
+    json_num(f, churn_bytes_per_conn(s));
+    fputs(", \"players_mean\": ", f);
+    json_num(f, s->have ? s->players_mean : -1);
+    fputs(", \"cpu_seconds\": ", f);
+    json_num(f, s->cpu_seconds);
+    fputs(", \"objects_first\": ", f);
+    json_num(f, s->objects_first);
+    fputs(", \"objects_last\": ", f);
+    json_num(f, s->objects_last);
+    fputs(", \"objects_peak\": ", f);
+    json_num(f, s->have ? s->objects_peak : -1);
+    fputs(", \"rss_peak_bytes\": ", f);
+    json_num(f, s->rss_peak);
+    fputs("},\n  \"thresholds\": [", f);
+    for (uint32_t i = 0; o != NULL && i < o->n_thresholds; i++) {
+        double v = NAN;
+        churn_report_metric(r, o->thresholds[i].metric, &v);
+        fprintf(f, "%s\n    {\"threshold\": ", i ? "," : "");
+        churn_json_string(f, o->thresholds[i].text);
+        fputs(", \"value\": ", f);
+        json_num(f, isnan(v) ? -1 : v);
+        fprintf(f, ", \"pass\": %s}", !isnan(v) && client_threshold_check(&o->thresholds[i], v) ?
+                "true" : "false");
+    }
+    fprintf(f, "%s],\n  \"leaks\": {\"checked\": %s, \"supported\": %s, \"leaked\": ",
+            o != NULL && o->n_thresholds ? "\n  " : "", r->leaks.checked ? "true" : "false",
+            r->leaks.supported ? "true" : "false");
+    json_num(f, (double)r->leaks.leaked);
+    fputs(", \"objects_at_mark\": ", f);
+    json_num(f, (double)r->leaks.baseline);
+    fputs(", \"objects_after\": ", f);
+    json_num(f, (double)r->leaks.after);
+    fputs(", \"detail\": ", f);
+    churn_json_string(f, r->leaks.detail != NULL ? r->leaks.detail : "");
+    fputs("},\n  \"timeline\": [\n", f);
+    for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_rows; i++) {
+        const churn_row *row = &r->tl->rows[i];
+        fprintf(f, "    {\"t\": %.3f, \"stage\": %u, \"target\": %u, \"connected\": %u, "
+                "\"joins\": %u, \"leaves\": %u, \"errors\": %u, \"server_objects\": ", row->t,
+                row->stage, row->target, row->connected, row->joins, row->leaves, row->errors);
+        json_num(f, row->have_server ? (double)row->server_objects : -1.0);
+        fputs(", \"tick_p99_ms\": ", f);
+        json_num(f, row->have_admin && row->tick_p99 >= 0 ? row->tick_p99 * 1e3 : -1);
+        fputs(", \"tick_max_ms\": ", f);
+        json_num(f, row->have_admin && row->tick_max >= 0 ? row->tick_max * 1e3 : -1);
+        fputs(", \"collections\": ", f);
+        json_num(f, row->have_admin ? row->gc_collections : -1);
+        fputs(", \"gc_work_max_ms\": ", f);
+        json_num(f, row->have_admin && row->gc_work_max >= 0 ? row->gc_work_max * 1e3 : -1);
+        fputs(", \"rss_bytes\": ", f);
+        json_num(f, row->have_admin ? row->rss_bytes : -1);
+        fputs(i + 1 < r->tl->n_rows ? "},\n" : "}\n", f);
+    }
+    fputs("  ]\n}\n", f);
+    fflush(f);
+    return !ferror(f);
+}
+
+/* ---- summary.tsv ----------------------------------------------------------------------- */
+
+static bool churn_report_write_tsv(const churn_report *r, FILE *f)
+{
+    const churn_server *s = &r->server_figs;
+    const hist *join = &r->totals.lat[CHURN_LAT_JOIN];
+    double fps = s->have && s->seconds > 0 && s->frames >= 0 ? s->frames / s->seconds : -1;
+    double v[] = {
+        (double)r->bots, (double)r->totals.joins, (double)churn_totals_errors(&r->totals),
+        join->n ? hist_percentile(join, 50) / 1e3 : -1,
+        join->n ? hist_percentile(join, 99) / 1e3 : -1,
+        s->have ? s->seconds : -1, fps,
+        s->tick_p50 >= 0 ? s->tick_p50 * 1e3 : -1, s->tick_p99 >= 0 ? s->tick_p99 * 1e3 : -1,
+        s->tick_max >= 0 ? s->tick_max * 1e3 : -1,
+        s->phase_p99[0] >= 0 ? s->phase_p99[0] * 1e3 : -1,
+        s->phase_p99[1] >= 0 ? s->phase_p99[1] * 1e3 : -1,
+        s->phase_p99[2] >= 0 ? s->phase_p99[2] * 1e3 : -1,
+        s->phase_p99[3] >= 0 ? s->phase_p99[3] * 1e3 : -1,
+        s->collections, s->gc_work_sum >= 0 ? s->gc_work_sum * 1e3 : -1,
+        s->gc_work_max >= 0 ? s->gc_work_max * 1e3 : -1, churn_bytes_per_conn(s),
+        s->have ? s->players_mean : -1, s->cpu_seconds, s->have ? s->frames : -1,
+        (double)r->totals.checks, (double)r->totals.errors[CHURN_ERR_MISMATCH],
+    };
+
+    fputs("bots\tjoins\terrors\tjoin_p50_ms\tjoin_p99_ms\tseconds\tfps\ttick_p50_ms\t"
+          "tick_p99_ms\ttick_max_ms\tnet_p99_ms\tworld_p99_ms\trepl_p99_ms\tgc_p99_ms\t"
+          "collections\tgc_work_ms\tgc_work_max_ms\tbytes_per_conn_s\tplayers_mean\t"
+          "cpu_seconds\tframes\tchecks\tmismatches\n", f);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        if (v[i] < 0 || isnan(v[i]))
+            fputs("-", f);
+        else
+            fprintf(f, "%.6g", v[i]);
+        fputc(i + 1 < sizeof v / sizeof v[0] ? '\t' : '\n', f);
+    }
+    fflush(f);
+    return !ferror(f);
+}
+
+/* ---- report.dat (what merge reads) ------------------------------------------------------ */
+
+#define CHURN_DAT_MAGIC "reap-client-report"
+
+static bool churn_report_write_dat(const churn_report *r, FILE *f)
+{
+    const churn_totals *t = &r->totals;
+    const churn_server *s = &r->server_figs;
+
+    fprintf(f, "%s %d\nrun_id %s\nstart_time %s\nhost %s\nscenario %s\nserver %s\n"
+            "seed %llu\nshards %u\nbots %u\nduration %.6f\nelapsed %.6f\n", CHURN_DAT_MAGIC,
+            r->schema, r->run_id, r->start_time, r->host, r->scenario, r->server,
+            (unsigned long long)r->seed, r->shards, r->bots, r->duration, r->elapsed);
+    fprintf(f, "counts %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+            (unsigned long long)t->joins, (unsigned long long)t->leaves,
+            (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
+            (unsigned long long)t->projectiles, (unsigned long long)t->moves,
+            (unsigned long long)t->checks, (unsigned long long)t->snapshots,
+            (unsigned long long)t->unknown_destroys);
+    fputs("errors", f);
+    for (int i = 0; i < CHURN_ERR_COUNT; i++)
+        fprintf(f, " %llu", (unsigned long long)t->errors[i]);
+    fputc('\n', f);
+    for (int i = 0; i < CHURN_LAT_COUNT; i++) {
+        fprintf(f, "hist %s ", churn_lat_names[i]);
+        hist_write_line(&t->lat[i], f);
+        fputc('\n', f);
+    }
+    fprintf(f, "server_figures %d %u %u %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g "
+            "%.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", s->have, s->scrapes, s->scrape_errors,
+            s->seconds, s->frames, s->tick_p50, s->tick_p99, s->tick_max, s->phase_p99[0],
+            s->phase_p99[1], s->phase_p99[2], s->phase_p99[3], s->collections, s->gc_work_p99,
+            s->gc_work_max, s->gc_work_sum, s->bytes_sent, s->players_mean, s->cpu_seconds,
+            s->objects_first, s->objects_last, s->objects_peak, s->rss_peak);
+    fprintf(f, "leaks %d %d %ld %ld %ld\n", r->leaks.checked, r->leaks.supported,
+            r->leaks.baseline, r->leaks.after, r->leaks.leaked);
+    for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_rows; i++) {
+        const churn_row *w = &r->tl->rows[i];
+        fprintf(f, "row %.6f %u %u %u %u %u %u %u %u %d %u %u %llu %llu %.6f %.6f %llu %d %.9g "
+                "%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", w->t, w->connected, w->target, w->stage,
+                w->joins, w->leaves, w->leaves_abrupt, w->spawned, w->errors, w->have_server,
+                w->server_objects, w->server_players, (unsigned long long)w->collections,
+                (unsigned long long)w->objects_destroyed, w->gc_interval,
+                w->time_since_last_purge, (unsigned long long)w->server_frame, w->have_admin,
+                w->tick_p50, w->tick_p99, w->tick_max, w->gc_collections, w->gc_work_max,
+                w->admin_objects, w->rss_bytes, w->frames);
+    }
+    for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_gc; i++)
+        fprintf(f, "gc %.6f\n", r->tl->gc_times[i]);
+    for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_samples; i++)
+        fprintf(f, "sample %.6f %u\n", r->tl->samples[i].t, r->tl->samples[i].objects);
+    fflush(f);
+    return !ferror(f);
+}
+
+/* Reads one report.dat line into r; false on a malformed line. */
+static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *line)
+{
+    char *sp = strchr(line, ' ');
+    const char *v;
+    churn_totals *t = &r->totals;
+    churn_server *s = &r->server_figs;
+
+    if (sp == NULL)
+        return false;
+    *sp = '\0';
+    v = sp + 1;
+#define CHURN_DAT_STR(key, field) \
+    if (strcmp(line, key) == 0) { snprintf(field, sizeof field, "%s", v); return true; }
+    CHURN_DAT_STR("run_id", r->run_id)
+    CHURN_DAT_STR("start_time", r->start_time)
+    CHURN_DAT_STR("host", r->host)
+    CHURN_DAT_STR("scenario", r->scenario)
+    CHURN_DAT_STR("server", r->server)
+#undef CHURN_DAT_STR
+    if (strcmp(line, CHURN_DAT_MAGIC) == 0)
+        return sscanf(v, "%d", &r->schema) == 1 && r->schema == CHURN_REPORT_SCHEMA;
+    if (strcmp(line, "seed") == 0) {
+        unsigned long long seed;
+        bool ok = sscanf(v, "%llu", &seed) == 1;
+        r->seed = seed;
+        return ok;
+    }
+    if (strcmp(line, "shards") == 0)
+        return sscanf(v, "%u", &r->shards) == 1;
+    if (strcmp(line, "bots") == 0)
+        return sscanf(v, "%u", &r->bots) == 1;
+    if (strcmp(line, "duration") == 0)
+        return sscanf(v, "%lf", &r->duration) == 1;
+    if (strcmp(line, "elapsed") == 0)
+        return sscanf(v, "%lf", &r->elapsed) == 1;
+    if (strcmp(line, "counts") == 0) {
+        unsigned long long x[9];
+        if (sscanf(v, "%llu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1], &x[2],
+                   &x[3], &x[4], &x[5], &x[6], &x[7], &x[8]) != 9)
+            return false;
+        t->joins = x[0], t->leaves = x[1], t->leaves_abrupt = x[2], t->spawned = x[3];
+        t->projectiles = x[4], t->moves = x[5], t->checks = x[6], t->snapshots = x[7];
+        t->unknown_destroys = x[8];
+        return true;
+    }
+    if (strcmp(line, "errors") == 0) {
+        char *end;
+        for (int i = 0; i < CHURN_ERR_COUNT; i++) {
+            errno = 0;
+            t->errors[i] = strtoull(v, &end, 10);
+            if (end == v || errno != 0)
+                return false;
+            v = end;
+        }
+        return true;
+    }
+    if (strcmp(line, "hist") == 0) {
+        const char *name_end = strchr(v, ' ');
+        churn_lat lat;
+        if (name_end == NULL || !churn_lat_by_name(v, (size_t)(name_end - v), &lat))
+            return false;
+        return hist_parse(&t->lat[lat], name_end + 1);
+    }
+    if (strcmp(line, "server_figures") == 0) {
+        int have;
+        if (sscanf(v, "%d %u %u %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf "
+                   "%lf %lf %lf %lf %lf", &have, &s->scrapes, &s->scrape_errors, &s->seconds,
+                   &s->frames, &s->tick_p50, &s->tick_p99, &s->tick_max, &s->phase_p99[0],
+                   &s->phase_p99[1], &s->phase_p99[2], &s->phase_p99[3], &s->collections,
+                   &s->gc_work_p99, &s->gc_work_max, &s->gc_work_sum, &s->bytes_sent,
+                   &s->players_mean, &s->cpu_seconds, &s->objects_first, &s->objects_last,
+                   &s->objects_peak, &s->rss_peak) != 23)
+            return false;
+        s->have = have != 0;
+        return true;
+    }
+    if (strcmp(line, "leaks") == 0) {
+        int checked, supported;
+        if (sscanf(v, "%d %d %ld %ld %ld", &checked, &supported, &r->leaks.baseline,
+                   &r->leaks.after, &r->leaks.leaked) != 5)
+            return false;
+        r->leaks.checked = checked != 0;
+        r->leaks.supported = supported != 0;
+        return true;
+    }
+    if (strcmp(line, "row") == 0) {
+        churn_row w;
+        int have_server, have_admin;
+        unsigned long long coll, destroyed, frame;
+        memset(&w, 0, sizeof w);
+        if (sscanf(v, "%lf %u %u %u %u %u %u %u %u %d %u %u %llu %llu %lf %lf %llu %d %lf %lf "
+                   "%lf %lf %lf %lf %lf %lf", &w.t, &w.connected, &w.target, &w.stage, &w.joins,
+                   &w.leaves, &w.leaves_abrupt, &w.spawned, &w.errors, &have_server,
+                   &w.server_objects, &w.server_players, &coll, &destroyed, &w.gc_interval,
+                   &w.time_since_last_purge, &frame, &have_admin, &w.tick_p50, &w.tick_p99,
+                   &w.tick_max, &w.gc_collections, &w.gc_work_max, &w.admin_objects,
+                   &w.rss_bytes, &w.frames) != 26)
+            return false;
+        w.have_server = have_server != 0;
+        w.have_admin = have_admin != 0;
+        w.collections = coll;
+        w.objects_destroyed = destroyed;
+        w.server_frame = frame;
+        return churn_timeline_add_row(tl, &w);
+    }
+    if (strcmp(line, "gc") == 0)
+        return churn_timeline_add_gc(tl, strtod(v, NULL));
+    if (strcmp(line, "sample") == 0) {
+        double st;
+        unsigned objects;
+        return sscanf(v, "%lf %u", &st, &objects) == 2 &&
+               churn_timeline_add_sample(tl, st, objects);
+    }
+    return true; /* a line a newer writer added: skipped */
+}
+
+bool churn_report_load(churn_report *r, churn_timeline *tl, const char *dir, char *err,
+                       size_t err_size)
+{
+    char path[1100], line[65536];
+    unsigned lineno = 0;
+    FILE *f;
+
+    memset(r, 0, sizeof *r);
+    churn_totals_init(&r->totals);
+    churn_server_init(&r->server_figs);
+    r->leaks.baseline = r->leaks.after = r->leaks.leaked = -1;
+    r->tl = tl;
+    snprintf(path, sizeof path, "%s/report.dat", dir);
+    f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(err, err_size, "cannot read '%s': %s", path, strerror(errno));
+        return false;
+    }
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t n = strlen(line);
+        lineno++;
+        if (n > 0 && line[n - 1] == '\n')
+            line[--n] = '\0';
+        if ((lineno == 1 && strncmp(line, CHURN_DAT_MAGIC " ", sizeof CHURN_DAT_MAGIC) != 0) ||
+            !churn_report_read_line(r, tl, line)) {
+            snprintf(err, err_size, "%s:%u: not a reap-client report line (schema %d "
+                     "expected)", path, lineno, CHURN_REPORT_SCHEMA);
+            fclose(f);
+            return false;
+        }
+    }
+    fclose(f);
+    if (lineno == 0) {
+        snprintf(err, err_size, "%s is empty", path);
+        return false;
+    }
+    return true;
+}
+
+/* ---- files ------------------------------------------------------------------------------ */
+
+static bool churn_json_fn(const void *r, FILE *f)
+{
+    return churn_report_write_json(r, f);
+}
+
+static bool churn_dat_fn(const void *r, FILE *f)
+{
+    return churn_report_write_dat(r, f);
+}
+
+static bool churn_tsv_fn(const void *r, FILE *f)
+{
+    return churn_report_write_tsv(r, f);
+}
+
+static bool churn_html_fn(const void *r, FILE *f)
+{
+    return churn_report_write_html(r, f);
+}
+
+bool churn_report_save(const churn_report *r, const char *dir, char *err, size_t err_size)
+{
+    return churn_mkdirs(dir, err, err_size) &&
+           churn_write_file(dir, "report.json", churn_json_fn, r, err, err_size) &&
+           churn_write_file(dir, "report.dat", churn_dat_fn, r, err, err_size) &&
+           churn_write_file(dir, "summary.tsv", churn_tsv_fn, r, err, err_size) &&
+           churn_write_file(dir, "report.html", churn_html_fn, r, err, err_size);
+}

@@ -1,0 +1,437 @@
+/*
+ * churn_report_html.c - report.html: one self-contained page a person opens after a run.
+ *
+ * Everything is inline (CSS, SVG charts drawn here, a few lines of script that only count
+ * what was drawn), so the page works from a file, offline, years later. Sections: the run,
+ * the thresholds, the counts and errors, latency percentiles and distributions, the timelines
+ * (bots, server objects with collections, frame time percentiles, collector work), the
+ * server's figures and the leak verdict.
+ */
+#include "churn_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    CHART_W = 900,
+    CHART_H = 300,
+    CHART_L = 70,     /* plot area */
+    CHART_R = 880,
+    CHART_T = 40,
+    CHART_B = 250,
+    CHART_SERIES_MAX = 8,
+};
+
+typedef struct chart_series {
+    const char *name;
+    const char *color;
+    double *x, *y;     /* owned by the caller */
+    uint32_t n;
+} chart_series;
+
+typedef struct chart {
+    const char *title, *xlabel, *ylabel;
+    chart_series s[CHART_SERIES_MAX];
+    int ns;
+    const double *vlines;   /* x positions of collections, or NULL */
+    uint32_t nv;
+    bool logx;              /* x is log10 of the value; ticks are labelled with the value */
+    const char *empty;      /* what to say when there is nothing to draw */
+} chart;
+
+static void chart_draw(FILE *f, const chart *ch)
+{
+    double xmin = INFINITY, xmax = -INFINITY, ymax = 0, xstep, ystep;
+    uint32_t points = 0;
+
+    for (int i = 0; i < ch->ns; i++)
+        for (uint32_t k = 0; k < ch->s[i].n; k++) {
+            xmin = fmin(xmin, ch->s[i].x[k]);
+            xmax = fmax(xmax, ch->s[i].x[k]);
+            ymax = fmax(ymax, ch->s[i].y[k]);
+            points++;
+        }
+    fprintf(f, "<figure><figcaption>");
+    churn_svg_text(f, ch->title);
+    fprintf(f, "</figcaption>\n<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", CHART_W, CHART_H, CHART_W,
+            CHART_H);
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"frame\"/>\n", CHART_L,
+            CHART_T, CHART_R - CHART_L, CHART_B - CHART_T);
+    if (points == 0) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"muted\">",
+                (CHART_L + CHART_R) / 2, (CHART_T + CHART_B) / 2);
+        churn_svg_text(f, ch->empty != NULL ? ch->empty : "no data");
+        fputs("</text></svg></figure>\n", f);
+        return;
+    }
+    if (ch->logx) {
+        xmin = floor(xmin);
+        xmax = ceil(xmax);
+    } else {
+        xmin = fmin(xmin, 0);
+    }
+    if (!(xmax > xmin))
+        xmax = xmin + 1;
+    if (!(ymax > 0))
+        ymax = 1;
+    ystep = churn_nice_step(ymax, 5);
+    ymax = ceil(ymax / ystep) * ystep;
+    xstep = ch->logx ? 1 : churn_nice_step(xmax - xmin, 5);
+#define CX(v) (CHART_L + (CHART_R - CHART_L) * (((v) - xmin) / (xmax - xmin)))
+#define CY(v) (CHART_B - (CHART_B - CHART_T) * ((v) / ymax))
+    for (double v = 0; v <= ymax + ystep / 2; v += ystep)
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/><text "
+                "x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", CHART_L, CY(v), CHART_R,
+                CY(v), CHART_L - 6, CY(v) + 4, v);
+    for (double v = ceil(xmin / xstep) * xstep; v <= xmax + xstep / 2; v += xstep) {
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/><text "
+                "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", CX(v), CHART_T,
+                CX(v), CHART_B, CX(v), CHART_B + 16, ch->logx ? pow(10, v) : v);
+    }
+    for (uint32_t i = 0; ch->vlines != NULL && i < ch->nv; i++)
+        if (ch->vlines[i] >= xmin && ch->vlines[i] <= xmax)
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"gc\"/>\n",
+                    CX(ch->vlines[i]), CHART_T, CX(ch->vlines[i]), CHART_B);
+    for (int i = 0; i < ch->ns; i++) {
+        const chart_series *s = &ch->s[i];
+        if (s->n == 0)
+            continue;
+        fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+                "points=\"", s->color);
+        for (uint32_t k = 0; k < s->n; k++)
+            fprintf(f, "%s%.1f,%.1f", k ? " " : "", CX(s->x[k]), CY(s->y[k]));
+        fputs("\"/>\n", f);
+    }
+#undef CX
+#undef CY
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (CHART_L + CHART_R) / 2,
+            CHART_H - 12);
+    churn_svg_text(f, ch->xlabel);
+    fprintf(f, "</text><text transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">",
+            (CHART_T + CHART_B) / 2);
+    churn_svg_text(f, ch->ylabel);
+    fputs("</text>\n", f);
+    for (int i = 0, x = CHART_L; i < ch->ns; i++) {
+        fprintf(f, "<rect x=\"%d\" y=\"14\" width=\"14\" height=\"4\" fill=\"%s\"/><text x=\"%d\" "
+                "y=\"20\">", x, ch->s[i].color, x + 18);
+        churn_svg_text(f, ch->s[i].name);
+        fputs("</text>\n", f);
+        x += 40 + 8 * (int)strlen(ch->s[i].name);
+    }
+    if (ch->vlines != NULL && ch->nv > 0)
+        fprintf(f, "<text x=\"%d\" y=\"20\" text-anchor=\"end\" class=\"gctext\">| collection "
+                "(%u)</text>\n", CHART_R, ch->nv);
+    fputs("</svg></figure>\n", f);
+}
+
+/* Appends (x, y) to a series when y was measured (>= 0). */
+static void chart_add(chart_series *s, uint32_t cap, double x, double y)
+{
+    if (y < 0 || isnan(y) || s->n >= cap)
+        return;
+    s->x[s->n] = x;
+    s->y[s->n] = y;
+    s->n++;
+}
+
+static bool chart_series_alloc(chart *ch, uint32_t cap)
+{
+    for (int i = 0; i < ch->ns; i++) {
+        ch->s[i].x = malloc((size_t)(cap ? cap : 1) * sizeof(double));
+        ch->s[i].y = malloc((size_t)(cap ? cap : 1) * sizeof(double));
+        if (ch->s[i].x == NULL || ch->s[i].y == NULL)
+            return false;
+    }
+    return true;
+}
+
+static void chart_free(chart *ch)
+{
+    for (int i = 0; i < ch->ns; i++) {
+        free(ch->s[i].x);
+        free(ch->s[i].y);
+    }
+}
+
+/* One chart of row figures over time: get(row, series index) gives each series' value. */
+typedef double (*chart_row_fn)(const churn_row *row, int series);
+
+static void chart_rows(FILE *f, chart *ch, const churn_timeline *tl, chart_row_fn get)
+{
+    if (chart_series_alloc(ch, tl != NULL ? tl->n_rows : 0))
+        for (uint32_t i = 0; tl != NULL && i < tl->n_rows; i++)
+            for (int k = 0; k < ch->ns; k++)
+                chart_add(&ch->s[k], tl->n_rows, tl->rows[i].t, get(&tl->rows[i], k));
+    chart_draw(f, ch);
+    chart_free(ch);
+}
+
+static double row_bots(const churn_row *r, int k)
+{
+    return k == 0 ? r->connected : r->target;
+}
+
+static double row_rates(const churn_row *r, int k)
+{
+    return k == 0 ? r->joins : k == 1 ? r->leaves : r->errors;
+}
+
+static double row_ms(double seconds)
+{
+    return seconds >= 0 ? seconds * 1e3 : -1;
+}
+
+static double row_tick(const churn_row *r, int k)
+{
+    if (!r->have_admin)
+        return -1;
+    return row_ms(k == 0 ? r->tick_p50 : k == 1 ? r->tick_p99 : r->tick_max);
+}
+
+static double row_gc(const churn_row *r, int k)
+{
+    if (!r->have_admin)
+        return -1;
+    return k == 0 ? row_ms(r->gc_work_max) : r->gc_collections;
+}
+
+static void html_objects_chart(FILE *f, const churn_timeline *tl)
+{
+    chart ch = { "Server objects (StatsReply samples, collections as red lines)",
+                 "seconds since the start", "objects", { { "objects", "#1f5fa8", 0, 0, 0 } }, 1,
+                 tl->gc_times, tl->n_gc, false, "no stats reply from the server" };
+
+    if (chart_series_alloc(&ch, tl->n_samples))
+        for (uint32_t i = 0; i < tl->n_samples; i++)
+            chart_add(&ch.s[0], tl->n_samples, tl->samples[i].t, tl->samples[i].objects);
+    chart_draw(f, &ch);
+    chart_free(&ch);
+}
+
+/* Cumulative distributions on a log axis: what fraction of samples took at most x ms. */
+static void html_latency_chart(FILE *f, const churn_totals *t)
+{
+    static const char *const colors[CHURN_LAT_COUNT] = {
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+    };
+    chart ch = { "Latency distributions (fraction of samples at or below)",
+                 "milliseconds (log scale)", "fraction", { { 0 } }, 0, NULL, 0, true,
+                 "no latency sample" };
+
+    for (int i = 0; i < CHURN_LAT_COUNT; i++) {
+        ch.s[ch.ns].name = churn_lat_names[i];
+        ch.s[ch.ns].color = colors[i];
+        ch.ns++;
+    }
+    if (chart_series_alloc(&ch, HIST_BUCKETS))
+        for (int i = 0; i < CHURN_LAT_COUNT; i++) {
+            const hist *h = &t->lat[i];
+            uint64_t cum = 0;
+            for (uint32_t b = 0; b < HIST_BUCKETS && h->n > 0; b++) {
+                double ms;
+                if (h->counts[b] == 0)
+                    continue;
+                cum += h->counts[b];
+                ms = (double)(hist_bucket_high(b) < h->max ? hist_bucket_high(b) : h->max) / 1e3;
+                chart_add(&ch.s[i], HIST_BUCKETS, log10(ms > 0.001 ? ms : 0.001),
+                          (double)cum / (double)h->n);
+            }
+        }
+    chart_draw(f, &ch);
+    chart_free(&ch);
+}
+
+static void html_cell_ms(FILE *f, double seconds)
+{
+    if (seconds < 0 || isnan(seconds))
+        fputs("<td>-</td>", f);
+    else
+        fprintf(f, "<td>%.2f</td>", seconds * 1e3);
+}
+
+static void html_cell_num(FILE *f, double v, const char *fmt)
+{
+    if (v < 0 || isnan(v)) {
+        fputs("<td>-</td>", f);
+        return;
+    }
+    fputs("<td>", f);
+    fprintf(f, fmt, v);
+    fputs("</td>", f);
+}
+
+static void html_head(FILE *f, const churn_report *r)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>reap load "
+          "test: ", f);
+    churn_svg_text(f, r->scenario);
+    fputs("</title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222;max-width:960px}"
+          "\ntable{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;"
+          "padding:3px 8px;text-align:right}th{background:#f3f3f3}td:first-child,"
+          "th:first-child{text-align:left}\n.pass{color:#176b1c;font-weight:bold}.fail{color:"
+          "#b00020;font-weight:bold}\nsvg.chart{font-size:11px;background:#fff}.frame{fill:none;"
+          "stroke:#888}.grid{stroke:#eee}.gc{stroke:#d62728;stroke-dasharray:3 3;stroke-opacity:"
+          ".6}.gctext{fill:#d62728}.muted{fill:#888}\nfigure{margin:0 0 18px}figcaption{"
+          "font-weight:bold;margin-bottom:4px}pre{background:#f6f6f6;padding:8px;overflow:auto}"
+          "\n</style></head>\n<body>\n<h1>reap load test</h1>\n<table>\n", f);
+#define HTML_ROW(label, value) do { fputs("<tr><td>" label "</td><td>", f); \
+        churn_svg_text(f, value); fputs("</td></tr>\n", f); } while (0)
+    HTML_ROW("scenario", r->scenario);
+    HTML_ROW("run id", r->run_id);
+    HTML_ROW("start time (UTC)", r->start_time);
+    HTML_ROW("load generator host", r->host);
+    HTML_ROW("server", r->server);
+#undef HTML_ROW
+    fprintf(f, "<tr><td>seed</td><td>%llu</td></tr>\n<tr><td>shards merged</td><td>%u</td></tr>"
+            "\n<tr><td>bots (most at once)</td><td>%u</td></tr>\n<tr><td>duration</td><td>%.1f s "
+            "(ran %.1f s)</td></tr>\n</table>\n", (unsigned long long)r->seed, r->shards, r->bots,
+            r->duration, r->elapsed);
+}
+
+static void html_thresholds(FILE *f, const churn_report *r)
+{
+    const client_options *o = r->opts;
+
+    fputs("<h2>Thresholds</h2>\n", f);
+    if (o == NULL || o->n_thresholds == 0) {
+        fputs("<p>None given (<code>--threshold 'join_p99&lt;500ms'</code>...).</p>\n", f);
+        return;
+    }
+    fputs("<table><tr><th>threshold</th><th>value</th><th>result</th></tr>\n", f);
+    for (uint32_t i = 0; i < o->n_thresholds; i++) {
+        double v = NAN;
+        bool ok;
+        churn_report_metric(r, o->thresholds[i].metric, &v);
+        ok = !isnan(v) && client_threshold_check(&o->thresholds[i], v);
+        fputs("<tr><td>", f);
+        churn_svg_text(f, o->thresholds[i].text);
+        if (isnan(v)) {
+            fputs("</td><td>not measured", f);
+        } else {
+            char shown[48];
+            client_threshold_format(&o->thresholds[i], v, shown, sizeof shown);
+            fprintf(f, "</td><td>%s", shown);
+        }
+        fprintf(f, "</td><td class=\"%s\">%s</td></tr>\n", ok ? "pass" : "fail",
+                ok ? "pass" : "FAIL");
+    }
+    fputs("</table>\n", f);
+}
+
+static void html_counts(FILE *f, const churn_report *r)
+{
+    const churn_totals *t = &r->totals;
+
+    fprintf(f, "<h2>Bots</h2>\n<table><tr><th>joins</th><th>leaves</th><th>abrupt</th>"
+            "<th>props</th><th>projectiles</th><th>moves</th><th>checks</th><th>errors</th></tr>"
+            "\n<tr><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu"
+            "</td><td>%llu</td><td>%llu</td></tr></table>\n", (unsigned long long)t->joins,
+            (unsigned long long)t->leaves, (unsigned long long)t->leaves_abrupt,
+            (unsigned long long)t->spawned, (unsigned long long)t->projectiles,
+            (unsigned long long)t->moves, (unsigned long long)t->checks,
+            (unsigned long long)churn_totals_errors(t));
+    fputs("<table><tr><th>error</th><th>count</th></tr>\n", f);
+    for (int i = 0; i < CHURN_ERR_COUNT; i++)
+        fprintf(f, "<tr><td>%s</td><td>%llu</td></tr>\n", churn_error_names[i],
+                (unsigned long long)t->errors[i]);
+    fputs("</table>\n<h2>Latencies</h2>\n<table><tr><th>latency (ms)</th><th>count</th>"
+          "<th>p50</th><th>p95</th><th>p99</th><th>max</th></tr>\n", f);
+    for (int i = 0; i < CHURN_LAT_COUNT; i++) {
+        const hist *h = &t->lat[i];
+        fprintf(f, "<tr><td>%s</td><td>%llu</td>", churn_lat_names[i], (unsigned long long)h->n);
+        html_cell_ms(f, h->n ? hist_percentile(h, 50) / 1e6 : -1);
+        html_cell_ms(f, h->n ? hist_percentile(h, 95) / 1e6 : -1);
+        html_cell_ms(f, h->n ? hist_percentile(h, 99) / 1e6 : -1);
+        html_cell_ms(f, h->n ? h->max / 1e6 : -1);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    html_latency_chart(f, t);
+}
+
+static void html_server(FILE *f, const churn_report *r)
+{
+    const churn_server *s = &r->server_figs;
+
+    fputs("<h2>Server (from its /metrics)</h2>\n", f);
+    if (!s->have) {
+        fputs("<p>Not sampled: run with <code>--admin http://HOST:PORT</code>.</p>\n", f);
+        return;
+    }
+    fputs("<table><tr><th>frames/s</th><th>tick p50</th><th>p99</th><th>max &le;</th>"
+          "<th>net p99</th><th>world p99</th><th>repl p99</th><th>gc p99</th><th>collections"
+          "</th><th>gc work max &le;</th><th>cpu s</th><th>bytes/s per conn</th></tr>\n<tr>", f);
+    html_cell_num(f, s->seconds > 0 ? s->frames / s->seconds : -1, "%.2f");
+    html_cell_ms(f, s->tick_p50);
+    html_cell_ms(f, s->tick_p99);
+    html_cell_ms(f, s->tick_max);
+    for (int i = 0; i < CHURN_PHASE_COUNT; i++)
+        html_cell_ms(f, s->phase_p99[i]);
+    html_cell_num(f, s->collections, "%.0f");
+    html_cell_ms(f, s->gc_work_max);
+    html_cell_num(f, s->cpu_seconds, "%.2f");
+    html_cell_num(f, s->bytes_sent >= 0 && s->seconds > 0 && s->players_mean > 0 ?
+                  s->bytes_sent / s->seconds / s->players_mean : -1, "%.0f");
+    fputs("</tr></table>\n<p>Times in milliseconds. Percentiles come from the server's "
+          "histogram buckets (interpolated); a maximum is the upper bound of its bucket.</p>\n",
+          f);
+}
+
+bool churn_report_write_html(const churn_report *r, FILE *f)
+{
+    const churn_timeline *tl = r->tl;
+    chart bots = { "Bots taking part", "seconds since the start", "bots",
+                   { { "joined", "#ff7f0e", 0, 0, 0 }, { "wanted by the stage", "#999999", 0,
+                     0, 0 } }, 2, NULL, 0, false, NULL };
+    chart rates = { "Joins, leaves and errors per second", "seconds since the start",
+                    "per second", { { "joins", "#2ca02c", 0, 0, 0 }, { "leaves", "#9467bd", 0,
+                    0, 0 }, { "errors", "#b00020", 0, 0, 0 } }, 3, NULL, 0, false, NULL };
+    chart tick = { "Server frame time per second (ms)", "seconds since the start",
+                   "milliseconds", { { "p50", "#2ca02c", 0, 0, 0 }, { "p99", "#ff7f0e", 0, 0,
+                   0 }, { "max (bucket bound)", "#d62728", 0, 0, 0 } }, 3, NULL, 0, false,
+                   "not sampled: run with --admin" };
+    chart gc = { "Collector: longest frame slice per second (ms) and collections per second",
+                 "seconds since the start", "ms / count", { { "gc work max (ms)", "#8c564b", 0,
+                 0, 0 }, { "collections", "#d62728", 0, 0, 0 } }, 2, NULL, 0, false,
+                 "not sampled: run with --admin" };
+
+    html_head(f, r);
+    html_thresholds(f, r);
+    html_counts(f, r);
+    fputs("<h2>Timeline</h2>\n", f);
+    if (tl != NULL) {
+        bots.vlines = tick.vlines = tl->gc_times;
+        bots.nv = tick.nv = tl->n_gc;
+        chart_rows(f, &bots, tl, row_bots);
+        chart_rows(f, &rates, tl, row_rates);
+        html_objects_chart(f, tl);
+        chart_rows(f, &tick, tl, row_tick);
+        chart_rows(f, &gc, tl, row_gc);
+    }
+    html_server(f, r);
+    fputs("<h2>Leak verdict</h2>\n", f);
+    if (!r->leaks.checked) {
+        fputs("<p>Not asked for (<code>--leak-check</code> with <code>--admin</code>, or a "
+              "<code>leaked</code> threshold).</p>\n", f);
+    } else {
+        fprintf(f, "<p class=\"%s\">%s</p>\n<pre>", r->leaks.leaked == 0 ? "pass" : "fail",
+                !r->leaks.supported ? "No verdict." : r->leaks.leaked == 0 ?
+                "No object created during the run outlived it." :
+                "Objects created during the run outlived it:");
+        churn_svg_text(f, r->leaks.detail != NULL ? r->leaks.detail : "");
+        fputs("</pre>\n", f);
+    }
+    /* The only script: it counts the charts that drew a line, for people and for tests. */
+    fputs("<p id=\"chart-status\"></p>\n<script>\n(function () {\n"
+          "  var charts = document.querySelectorAll('svg.chart');\n  var drawn = 0;\n"
+          "  charts.forEach(function (c) {\n"
+          "    if (c.querySelector('polyline.series')) drawn++;\n  });\n"
+          "  document.getElementById('chart-status').textContent =\n"
+          "    drawn + ' of ' + charts.length + ' charts have data';\n"
+          "  document.body.setAttribute('data-charts-drawn', String(drawn));\n})();\n"
+          "</script>\n</body></html>\n", f);
+    fflush(f);
+    return !ferror(f);
+}

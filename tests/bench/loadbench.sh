@@ -1,0 +1,188 @@
+#!/bin/sh
+# loadbench.sh - the standard churn scenario benchmark (DESIGN.md section 5; `make loadbench`).
+#
+# For each layout (uniform: the default world.Extent; crowded: world.Extent=10000, every pawn
+# within one cull distance) and each bot count, a fresh reap-server on a free loopback port and
+# the churn client against it: each bot joins, spawns 10 props, moves at 10 Hz, holds for
+# U(0.5, 1.5) x 10 s, asks for a replication check, leaves (half graceful, half abrupt) and is
+# replaced. The client samples the server's /metrics (--admin); this script adds the server's
+# CPU time from /proc/PID/stat. Prints a table, writes OUT/loadbench.json and OUT/loadbench.svg
+# (tick p99 and server CPU per player per frame against players), and keeps each run's report
+# under OUT/loadbench/LAYOUT-BOTS/.
+#
+# usage: tests/bench/loadbench.sh [BUILD_DIR [OUT_DIR]]       (defaults: build, BUILD_DIR/bench)
+# environment: LOADBENCH_BOTS="50 100 200 500 1000"  LOADBENCH_DURATION=60 (seconds per run)
+#              LOADBENCH_LAYOUTS="uniform crowded"    LOADBENCH_SPAWN=10   LOADBENCH_SEED=1
+# Figures a server does not export yet are printed as "-" and written as null.
+set -u
+
+BUILD=${1:-build}
+OUT=${2:-$BUILD/bench}
+BOTS=${LOADBENCH_BOTS:-"50 100 200 500 1000"}
+DURATION=${LOADBENCH_DURATION:-60}
+LAYOUTS=${LOADBENCH_LAYOUTS:-"uniform crowded"}
+SPAWN=${LOADBENCH_SPAWN:-10}
+SEED=${LOADBENCH_SEED:-1}
+SERVER=$BUILD/reap-server
+CLIENT=$BUILD/reap-client
+RUNS=$OUT/loadbench
+TICK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+
+die() { echo "loadbench: $*" >&2; exit 1; }
+[ -x "$SERVER" ] && [ -x "$CLIENT" ] || die "build first: $SERVER and $CLIENT are missing"
+for b in $BOTS; do
+    case $b in ''|*[!0-9]*) die "bad LOADBENCH_BOTS value '$b': expected integers" ;; esac
+    [ "$b" -ge 1 ] && [ "$b" -le 1000 ] || die "bad LOADBENCH_BOTS value '$b': 1..1000"
+done
+for l in $LAYOUTS; do
+    case $l in uniform|crowded) ;; *) die "bad LOADBENCH_LAYOUTS value '$l': uniform or crowded" ;; esac
+done
+case $DURATION in ''|*[!0-9]*) die "bad LOADBENCH_DURATION '$DURATION': whole seconds" ;; esac
+mkdir -p "$RUNS" || die "cannot create $RUNS"
+
+. "$(dirname "$0")/loadbench_lib.sh"
+
+ROWS=$RUNS/rows.tsv
+: >"$ROWS"
+for layout in $LAYOUTS; do
+    for bots in $BOTS; do
+        dir=$RUNS/$layout-$bots
+        mkdir -p "$dir"
+        if [ "$layout" = crowded ]; then
+            start_server "$dir/server.log" --cvar world.Extent=10000
+        else
+            start_server "$dir/server.log"
+        fi
+        cpu0=$(cpu_of "$SERVER_PID")
+        echo "loadbench: $layout, $bots bots x $SPAWN props, $DURATION s (server on 127.0.0.1:$PORT)" >&2
+        "$CLIENT" --server "127.0.0.1:$PORT" --admin "http://127.0.0.1:$ADMIN" \
+            --bots "$bots" --duration "$DURATION" --spawn "$SPAWN" --hold 10 --move-rate 10 \
+            --disconnect mixed --seed "$SEED" --out "$dir" --no-progress --quiet \
+            >"$dir/client.log" 2>&1
+        rc=$?
+        cpu1=$(cpu_of "$SERVER_PID")
+        cleanup
+        if [ ! -s "$dir/summary.tsv" ]; then
+            echo "loadbench: the client failed (exit $rc), see $dir/client.log" >&2
+            continue
+        fi
+        # layout, bots, then the client's summary row, then the server CPU over the run.
+        tail -n 1 "$dir/summary.tsv" | awk -v l="$layout" -v c0="${cpu0:-}" -v c1="${cpu1:-}" \
+            'BEGIN { FS = OFS = "\t" } { cpu = (c0 != "" && c1 != "") ? c1 - c0 : "-";
+              print l, $0, cpu }' >>"$ROWS"
+    done
+done
+[ -s "$ROWS" ] || die "no run completed"
+head -n 1 "$(ls "$RUNS"/*/summary.tsv | head -n 1)" >"$RUNS/header.tsv"
+
+# Columns of rows.tsv: 1 layout, then summary.tsv's (2 bots, 3 joins, 4 errors, 5 join_p50,
+# 6 join_p99, 7 seconds, 8 fps, 9 tick_p50, 10 tick_p99, 11 tick_max, 12 net_p99, 13 world_p99,
+# 14 repl_p99, 15 gc_p99, 16 collections, 17 gc_work_ms, 18 gc_work_max_ms, 19 bytes/conn/s,
+# 20 players_mean, 21 client-side cpu (unused), 22 frames, 23 checks, 24 mismatches), 25 cpu.
+awk -v out="$OUT" -v duration="$DURATION" -v spawn="$SPAWN" '
+function v(x) { return x == "-" ? "null" : x }
+function d(x, f) { return x == "-" ? "-" : sprintf(f, x) }
+function cost(r,   f, p, c) { f = F[r,22]; p = F[r,20]; c = F[r,25];
+    if (f == "-" || p == "-" || c == "-" || f <= 0 || p <= 0) return "-";
+    return sprintf("%.2f", c / f / p * 1e6) }
+BEGIN { FS = "\t" }
+{ n++; for (i = 1; i <= NF; i++) F[n,i] = $i }
+END {
+    fmt = "%-8s %5s %5s %6s %6s %7s %6s %6s %6s %6s %5s %6s %8s %6s %7s %7s %6s %6s %8s\n"
+    printf fmt, "layout", "bots", "fps", "tick50", "tick99", "tickmax", "net99", "wld99",
+        "repl99", "gc99", "colls", "gcms", "B/s/con", "errors", "join50", "join99", "cpu_s",
+        "checks", "us/pl/fr"
+    for (r = 1; r <= n; r++)
+        printf fmt, F[r,1], F[r,2], d(F[r,8], "%.1f"), d(F[r,9], "%.2f"), d(F[r,10], "%.2f"),
+            d(F[r,11], "%.1f"), d(F[r,12], "%.2f"), d(F[r,13], "%.2f"), d(F[r,14], "%.2f"),
+            d(F[r,15], "%.2f"), F[r,16], d(F[r,17], "%.1f"), d(F[r,19], "%.0f"), F[r,4],
+            d(F[r,5], "%.1f"), d(F[r,6], "%.1f"), d(F[r,25], "%.2f"), F[r,23], cost(r)
+    printf "(times in ms; tickmax is exact when the run set the server'"'"'s maximum, else a " \
+        "bucket bound; percentiles are interpolated in the server'"'"'s buckets; us/pl/fr = " \
+        "server CPU microseconds per player per frame; \"-\" = not exported)\n"
+
+    json = out "/loadbench.json"
+    printf "{\n  \"benchmark\": \"loadbench\",\n  \"duration_seconds\": %s,\n" \
+        "  \"props_per_visit\": %s,\n  \"runs\": [\n", duration, spawn > json
+    for (r = 1; r <= n; r++) {
+        printf "    {\"layout\": \"%s\", \"bots\": %s, \"joins\": %s, \"client_errors\": %s, " \
+            "\"join_p50_ms\": %s, \"join_p99_ms\": %s, \"seconds\": %s, " \
+            "\"frames_per_second\": %s, \"tick_p50_ms\": %s, \"tick_p99_ms\": %s, " \
+            "\"tick_max_ms\": %s, \"phase_p99_ms\": {\"net\": %s, \"world\": %s, " \
+            "\"repl\": %s, \"gc\": %s}, \"collections\": %s, \"gc_frame_work_ms\": %s, " \
+            "\"gc_frame_work_max_ms\": %s, \"bytes_per_second_per_connection\": %s, " \
+            "\"players_mean\": %s, \"frames\": %s, \"replication_checks\": %s, " \
+            "\"replication_mismatches\": %s, \"server_cpu_seconds\": %s, " \
+            "\"server_cpu_us_per_player_frame\": %s}%s\n", F[r,1], F[r,2], v(F[r,3]),
+            v(F[r,4]), v(F[r,5]), v(F[r,6]), v(F[r,7]), v(F[r,8]), v(F[r,9]), v(F[r,10]),
+            v(F[r,11]), v(F[r,12]), v(F[r,13]), v(F[r,14]), v(F[r,15]), v(F[r,16]), v(F[r,17]),
+            v(F[r,18]), v(F[r,19]), v(F[r,20]), v(F[r,22]), v(F[r,23]), v(F[r,24]), v(F[r,25]),
+            v(cost(r)), r < n ? "," : "" > json
+    }
+    printf "  ]\n}\n" > json
+
+    # The picture: two panels against players (log scale), one line per layout.
+    svg = out "/loadbench.svg"
+    W = 960; H = 420; pw = 400; top = 60; bot = 340
+    xmin = 1e9; xmax = 0; y1 = 0; y2 = 0
+    for (r = 1; r <= n; r++) {
+        b = F[r,2] + 0; if (b < xmin) xmin = b; if (b > xmax) xmax = b
+        if (F[r,10] != "-" && F[r,10] + 0 > y1) y1 = F[r,10] + 0
+        c = cost(r); if (c != "-" && c + 0 > y2) y2 = c + 0
+    }
+    if (xmax <= xmin) xmax = xmin * 2
+    if (y1 <= 0) y1 = 1; if (y2 <= 0) y2 = 1
+    y1 *= 1.15; y2 *= 1.15
+    lx0 = log(xmin) / log(10); lx1 = log(xmax) / log(10)
+    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" " \
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"%d\" height=\"%d\" " \
+        "fill=\"white\"/>\n<text x=\"480\" y=\"24\" text-anchor=\"middle\" font-size=\"15\" " \
+        "font-weight=\"bold\">reap loadbench: churn, %s props per visit, %s s per run</text>\n",
+        W, H, W, H, spawn, duration > svg
+    for (p = 0; p < 2; p++) {
+        x0 = 70 + p * (pw + 80); ymax = p ? y2 : y1
+        printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" " \
+            "stroke=\"#888\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+            x0, top, pw, bot - top, x0 + pw / 2, top - 10,
+            p ? "server CPU per player per frame (us)" : "server tick p99 (ms)" > svg
+        for (k = 0; k <= 4; k++) {
+            yv = ymax * k / 4; yy = bot - (bot - top) * k / 4
+            printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>" \
+                "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
+                x0 - 6, yy + 4, yv, x0, yy, x0 + pw, yy > svg
+        }
+        for (r = 1; r <= n; r++) if (F[r,1] == F[1,1] || 1) {
+            b = F[r,2] + 0; xx = x0 + (lx1 > lx0 ? (log(b) / log(10) - lx0) / (lx1 - lx0) : 0.5) * pw
+            tick[b] = xx
+        }
+        for (b in tick) printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+            tick[b], bot + 16, b > svg
+        printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">players (bots, log scale)" \
+            "</text>\n", x0 + pw / 2, bot + 36 > svg
+        split("", seen)
+        for (r = 1; r <= n; r++) {
+            l = F[r,1]; if (l in seen) continue; seen[l] = 1
+            color = l == "crowded" ? "#d62728" : "#1f5fa8"
+            pts = ""
+            for (q = 1; q <= n; q++) {
+                if (F[q,1] != l) continue
+                yvv = p ? cost(q) : F[q,10]
+                if (yvv == "-") continue
+                b = F[q,2] + 0
+                xx = x0 + (lx1 > lx0 ? (log(b) / log(10) - lx0) / (lx1 - lx0) : 0.5) * pw
+                yy = bot - (bot - top) * (yvv / ymax)
+                pts = pts sprintf("%.1f,%.1f ", xx, yy)
+                printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", xx, yy,
+                    color > svg
+            }
+            if (pts != "")
+                printf "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" " \
+                    "points=\"%s\"/>\n", color, pts > svg
+        }
+    }
+    printf "<rect x=\"70\" y=\"392\" width=\"14\" height=\"4\" fill=\"#1f5fa8\"/><text x=\"90\" " \
+        "y=\"398\">uniform</text><rect x=\"170\" y=\"392\" width=\"14\" height=\"4\" " \
+        "fill=\"#d62728\"/><text x=\"190\" y=\"398\">crowded (world.Extent=10000)</text>\n" \
+        "</svg>\n" > svg
+    printf "loadbench: wrote %s and %s\n", json, svg
+}' "$ROWS"

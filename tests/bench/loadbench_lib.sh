@@ -1,0 +1,45 @@
+# loadbench_lib.sh - what the load benchmark scripts share (sourced, POSIX sh): starting a
+# fresh reap-server on a free loopback port pair, stopping it by its PID, and its CPU time.
+# Expects SERVER, CLIENT and TICK to be set, and die() to be defined.
+
+SERVER_PID=
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then
+        kill "$SERVER_PID" 2>/dev/null
+        wait "$SERVER_PID" 2>/dev/null
+    fi
+    SERVER_PID=
+}
+trap 'cleanup; exit 130' INT TERM
+trap cleanup EXIT
+
+# utime + stime of a process, in seconds.
+cpu_of() {
+    awk -v tick="$TICK" '{ sub(/.*\) /, ""); printf "%.3f\n", ($12 + $13) / tick }' "/proc/$1/stat" 2>/dev/null
+}
+
+# Starts a server on a free loopback port pair; sets SERVER_PID, PORT, ADMIN. Bounded retries.
+start_server() {
+    log=$1; shift
+    try=0
+    while [ $try -lt 20 ]; do
+        try=$((try + 1))
+        PORT=$(( 20000 + ( ($$ * 7 + try * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') ) % 20000) ))
+        ADMIN=$((PORT + 1))
+        "$SERVER" --bind 127.0.0.1 --port "$PORT" --admin-port "$ADMIN" --max-players 1100 \
+            --log-level info "$@" >"$log" 2>&1 &
+        SERVER_PID=$!
+        # Ready when it says where its admin endpoint is (at most 5 s); gone: the port was taken.
+        n=0
+        while [ $n -lt 50 ] && kill -0 "$SERVER_PID" 2>/dev/null; do
+            if grep -q "admin on http://127.0.0.1:$ADMIN" "$log" 2>/dev/null; then
+                return 0
+            fi
+            sleep 0.1
+            n=$((n + 1))
+        done
+        cleanup
+    done
+    die "could not start $SERVER on a free loopback port (see $log)"
+}
+

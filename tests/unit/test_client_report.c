@@ -1,0 +1,330 @@
+/*
+ * test_client_report.c - what the load tester reads and writes without a server: the
+ * Prometheus text it samples, the figures thresholds name, report.dat read back exactly (what
+ * `merge` relies on), and the report page's charts.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "churn_internal.h"
+
+static const char metrics_a[] =
+    "# HELP reap_tick_seconds Work time of one frame.\n"
+    "# TYPE reap_tick_seconds histogram\n"
+    "reap_tick_seconds_bucket{le=\"0.001\"} 10\n"
+    "reap_tick_seconds_bucket{le=\"0.005\"} 20\n"
+    "reap_tick_seconds_bucket{le=\"0.01\"} 20\n"
+    "reap_tick_seconds_bucket{le=\"+Inf\"} 20\n"
+    "reap_tick_seconds_sum 0.05\n"
+    "reap_tick_seconds_count 20\n"
+    "reap_gc_collections_total{kind=\"full\"} 1\n"
+    "reap_gc_collections_total{kind=\"incremental\"} 2\n"
+    "reap_frame 100\n";
+
+/* 100 frames later: 50 more under 1 ms, 40 in (1, 5] ms, 10 in (5, 10] ms. */
+static const char metrics_b[] =
+    "reap_tick_seconds_bucket{le=\"0.001\"} 60\n"
+    "reap_tick_seconds_bucket{le=\"0.005\"} 110\n"
+    "reap_tick_seconds_bucket{le=\"0.01\"} 120\n"
+    "reap_tick_seconds_bucket{le=\"+Inf\"} 120\n"
+    "reap_frame_phase_seconds_bucket{phase=\"net\",le=\"0.001\"} 7\n"
+    "reap_frame_phase_seconds_bucket{phase=\"net\",le=\"+Inf\"} 7\n"
+    "reap_gc_collections_total{kind=\"full\"} 2\n"
+    "reap_gc_collections_total{kind=\"incremental\"} 4\n"
+    "reap_frame 200\n";
+
+static void test_a_metrics_page_is_read_into_samples_by_exact_key(void **state)
+{
+    churn_scrape s;
+
+    (void)state;
+    memset(&s, 0, sizeof s);
+    assert_true(churn_scrape_parse(&s, metrics_a));
+
+    assert_int_equal(s.n, 9);
+    assert_true(churn_scrape_get(&s, "reap_frame") == 100);
+    assert_true(churn_scrape_get(&s, "reap_tick_seconds_bucket{le=\"0.005\"}") == 20);
+    assert_true(churn_scrape_sum(&s, "reap_gc_collections_total") == 3);
+    assert_true(isnan(churn_scrape_get(&s, "reap_nothing")));
+    assert_true(isnan(churn_scrape_sum(&s, "reap_tick")));   /* a prefix is not a name */
+    churn_scrape_free(&s);
+}
+
+static void test_percentiles_between_two_samples_interpolate_in_the_bucket(void **state)
+{
+    churn_scrape a, b;
+
+    (void)state;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    assert_true(churn_scrape_parse(&a, metrics_a));
+    assert_true(churn_scrape_parse(&b, metrics_b));
+
+    /* Between the two: 50 frames <= 1 ms, 40 in (1, 5], 10 in (5, 10]. */
+    assert_true(fabs(churn_scrape_quantile(&a, &b, "reap_tick_seconds", NULL, 50) - 0.001) <
+                1e-12);
+    assert_true(fabs(churn_scrape_quantile(&a, &b, "reap_tick_seconds", NULL, 70) - 0.003) <
+                1e-12);
+    assert_true(fabs(churn_scrape_quantile(&a, &b, "reap_tick_seconds", NULL, 95) - 0.0075) <
+                1e-12);
+    assert_true(churn_scrape_quantile(&a, &b, "reap_tick_seconds", NULL, 100) == 0.01);
+    /* Since the server's start, and a labelled histogram. */
+    assert_true(churn_scrape_quantile(NULL, &b, "reap_frame_phase_seconds", "phase=\"net\"",
+                                      99) <= 0.001);
+    assert_true(isnan(churn_scrape_quantile(&a, &b, "reap_frame_phase_seconds",
+                                            "phase=\"gc\"", 99)));
+    churn_scrape_free(&a);
+    churn_scrape_free(&b);
+}
+
+/* A report with known figures. */
+static void report_fixture(churn_report *r, churn_timeline *tl, client_options *o)
+{
+    char err[256];
+
+    memset(r, 0, sizeof *r);
+    client_options_default(o);
+    churn_timeline_init(tl);
+    churn_totals_init(&r->totals);
+    churn_server_init(&r->server_figs);
+    r->schema = CHURN_REPORT_SCHEMA;
+    snprintf(r->run_id, sizeof r->run_id, "2026-01-01T00:00:00Z-0000000000000007");
+    snprintf(r->start_time, sizeof r->start_time, "2026-01-01T00:00:00Z");
+    snprintf(r->host, sizeof r->host, "loadgen-1");
+    snprintf(r->scenario, sizeof r->scenario, "smoke");
+    snprintf(r->server, sizeof r->server, "127.0.0.1:7777");
+    r->seed = 7;
+    r->shards = 1;
+    r->bots = 20;
+    r->duration = 3;
+    r->elapsed = 3.2;
+    r->totals.joins = 40;
+    r->totals.leaves = 40;
+    r->totals.errors[CHURN_ERR_TIMEOUT] = 2;
+    for (uint64_t v = 1; v <= 100; v++)
+        hist_record(&r->totals.lat[CHURN_LAT_JOIN], v);   /* 1..100 us: exact buckets */
+    r->server_figs.have = true;
+    r->server_figs.seconds = 3;
+    r->server_figs.frames = 90;
+    r->server_figs.tick_p99 = 0.004;
+    r->leaks.baseline = r->leaks.after = r->leaks.leaked = -1;
+    for (int i = 0; i < 3; i++) {
+        churn_row row;
+        memset(&row, 0, sizeof row);
+        row.t = i + 1;
+        row.connected = row.target = 20;
+        row.joins = 13;
+        row.have_server = true;
+        row.server_objects = 1000 + 100 * (uint32_t)i;
+        row.have_admin = true;
+        row.tick_p50 = 0.001;
+        row.tick_p99 = 0.004;
+        row.tick_max = 0.005;
+        row.gc_collections = i;
+        row.gc_work_max = 0.0005;
+        row.admin_objects = row.rss_bytes = row.frames = -1;
+        assert_true(churn_timeline_add_row(tl, &row));
+        assert_true(churn_timeline_add_sample(tl, i + 0.5, 1000 + 100 * (uint32_t)i));
+    }
+    assert_true(churn_timeline_add_gc(tl, 1.5));
+    assert_true(client_threshold_parse("errors==0", &o->thresholds[0], err, sizeof err));
+    assert_true(client_threshold_parse("join_p99<500ms", &o->thresholds[1], err, sizeof err));
+    o->n_thresholds = 2;
+    r->tl = tl;
+    r->opts = o;
+}
+
+static void test_thresholds_name_the_runs_figures_in_seconds(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    client_options o;
+    double v;
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+
+    assert_true(churn_report_metric(&r, "join_p99", &v) && v == 99e-6);
+    assert_true(churn_report_metric(&r, "join_max", &v) && v == 100e-6);
+    assert_true(churn_report_metric(&r, "errors", &v) && v == 2);
+    assert_true(churn_report_metric(&r, "server_fps", &v) && v == 30);
+    assert_true(churn_report_metric(&r, "server_tick_p99", &v) && v == 0.004);
+    assert_true(churn_report_metric(&r, "server_net_p99", &v) && isnan(v)); /* not exported */
+    assert_true(churn_report_metric(&r, "rtt_p99", &v) && isnan(v));        /* no sample */
+    assert_false(churn_report_metric(&r, "nonsense", &v));
+    churn_timeline_free(&tl);
+}
+
+static void test_a_failing_threshold_is_counted_and_listed(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    client_options o;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+
+    assert_int_equal(churn_report_thresholds(&r, f), 1);   /* errors==0 fails, join passes */
+    fclose(f);
+    assert_non_null(strstr(buf, "errors==0"));
+    assert_non_null(strstr(buf, "FAIL"));
+    assert_non_null(strstr(buf, "pass"));
+    free(buf);
+    churn_timeline_free(&tl);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *buf;
+    long n;
+
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void remove_report(const char *dir)
+{
+    static const char *const names[] = { "report.json", "report.dat", "summary.tsv",
+                                         "report.html" };
+    char path[256];
+
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
+{
+    static churn_report r, back;
+    churn_timeline tl, back_tl;
+    client_options o;
+    char dir[] = "/tmp/reap-report-XXXXXX";
+    char err[512];
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+    assert_non_null(mkdtemp(dir));
+    assert_true(churn_report_save(&r, dir, err, sizeof err));
+
+    churn_timeline_init(&back_tl);
+    if (!churn_report_load(&back, &back_tl, dir, err, sizeof err))
+        fail_msg("%s", err);
+
+    assert_string_equal(back.run_id, r.run_id);
+    assert_string_equal(back.scenario, "smoke");
+    assert_int_equal(back.seed, 7);
+    assert_int_equal(back.totals.joins, 40);
+    assert_int_equal(back.totals.errors[CHURN_ERR_TIMEOUT], 2);
+    assert_memory_equal(&back.totals.lat[CHURN_LAT_JOIN], &r.totals.lat[CHURN_LAT_JOIN],
+                        sizeof(hist));
+    assert_true(back.server_figs.have);
+    assert_true(back.server_figs.tick_p99 == 0.004);
+    assert_int_equal(back_tl.n_rows, 3);
+    assert_int_equal(back_tl.rows[2].server_objects, 1200);
+    assert_int_equal(back_tl.n_gc, 1);
+    assert_int_equal(back_tl.n_samples, 3);
+    churn_timeline_free(&back_tl);
+    churn_timeline_free(&tl);
+    remove_report(dir);
+}
+
+static void test_the_json_report_carries_schema_run_and_latency_buckets(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    client_options o;
+    char dir[] = "/tmp/reap-report-XXXXXX";
+    char err[512], path[256];
+    char *json;
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+    assert_non_null(mkdtemp(dir));
+    assert_true(churn_report_save(&r, dir, err, sizeof err));
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    json = read_file(path);
+
+    assert_non_null(strstr(json, "\"schema_version\": 1"));
+    assert_non_null(strstr(json, "\"run_id\": \"2026-01-01T00:00:00Z-0000000000000007\""));
+    assert_non_null(strstr(json, "\"start_time\": \"2026-01-01T00:00:00Z\""));
+    assert_non_null(strstr(json, "\"host\": \"loadgen-1\""));
+    assert_non_null(strstr(json, "\"scenario\": \"smoke\""));
+    assert_non_null(strstr(json, "\"seed\": 7"));
+    assert_non_null(strstr(json, "\"join\": {\"count\": 100, \"p50_ms\": 0.050"));
+    assert_non_null(strstr(json, "\"threshold\": \"errors==0\", \"value\": 2, \"pass\": false"));
+    assert_non_null(strstr(json, "\"tick_p99_ms\": 4"));
+    free(json);
+    churn_timeline_free(&tl);
+    remove_report(dir);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+
+    for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void test_the_report_page_draws_a_chart_for_each_timeline_with_data(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    client_options o;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+
+    assert_true(churn_report_write_html(&r, f));
+    fclose(f);
+
+    assert_int_equal(strncmp(buf, "<!DOCTYPE html>", 15), 0);
+    assert_int_equal(count_of(buf, "<svg class=\"chart\""), 6);
+    /* bots (2 lines), rates (3), objects (1), tick (3), gc (2), latency (join only) */
+    assert_int_equal(count_of(buf, "<polyline class=\"series\""), 12);
+    assert_non_null(strstr(buf, "class=\"fail\">FAIL"));
+    assert_non_null(strstr(buf, "</html>\n"));
+    free(buf);
+    churn_timeline_free(&tl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_metrics_page_is_read_into_samples_by_exact_key),
+        cmocka_unit_test(test_percentiles_between_two_samples_interpolate_in_the_bucket),
+        cmocka_unit_test(test_thresholds_name_the_runs_figures_in_seconds),
+        cmocka_unit_test(test_a_failing_threshold_is_counted_and_listed),
+        cmocka_unit_test(test_a_saved_report_reads_back_with_the_same_figures),
+        cmocka_unit_test(test_the_json_report_carries_schema_run_and_latency_buckets),
+        cmocka_unit_test(test_the_report_page_draws_a_chart_for_each_timeline_with_data),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
