@@ -1,9 +1,10 @@
 /*
- * net_channels.c - a connection's actor channels: two partitioned dense sets and a hash.
+ * net_channels.c - a connection's actor channels: partitioned dense sets and a hash.
  *
  * The hash uses linear probing with backward-shift deletion (no tombstones), keyed by net id;
- * it stays at most half full. Whenever an element moves inside a set, its hash slot is
- * rewritten, so a lookup always lands on the element's current position.
+ * it stays at most half full. Whenever an element moves inside or between sets, its slot is
+ * rewritten (found by id, which the slot keeps), so a lookup always lands on the element's
+ * current position.
  */
 #include "net_channels.h"
 
@@ -12,7 +13,7 @@
 
 #include "vec.h"
 
-enum { SET_SHIFT = 31 };
+enum { SET_SHIFT = 30 };
 
 uint64_t net_channels_id_hash(uint64_t net_id)
 {
@@ -46,16 +47,21 @@ static net_channel *slot_channel(net_channels *t, uint32_t value)
 {
     uint32_t v = value - 1;
 
-    return &t->sets[v >> SET_SHIFT].v[v & ~(1u << SET_SHIFT)];
+    return &t->sets[v >> SET_SHIFT].v[v & ((1u << SET_SHIFT) - 1)];
+}
+
+static uint32_t slot_home(const net_channels *t, uint64_t net_id)
+{
+    return (uint32_t)net_channels_id_hash(net_id) & (t->slot_count - 1);
 }
 
 /* The slot holding net_id, or the empty slot where it would go. */
-static uint32_t slot_find(net_channels *t, uint64_t net_id)
+static uint32_t slot_find(const net_channels *t, uint64_t net_id)
 {
     uint32_t mask = t->slot_count - 1;
-    uint32_t i = (uint32_t)net_channels_id_hash(net_id) & mask;
+    uint32_t i = slot_home(t, net_id);
 
-    while (t->slots[i] != 0 && slot_channel(t, t->slots[i])->net_id != net_id)
+    while (t->slots[i].value != 0 && t->slots[i].net_id != net_id)
         i = (i + 1) & mask;
     return i;
 }
@@ -63,16 +69,17 @@ static uint32_t slot_find(net_channels *t, uint64_t net_id)
 static bool slots_grow(net_channels *t)
 {
     uint32_t n = t->slot_count ? t->slot_count * 2 : 64;
-    uint32_t *old = t->slots, old_count = t->slot_count;
-    uint32_t *fresh = calloc(n, sizeof *fresh);
+    net_channel_slot *old = t->slots;
+    uint32_t old_count = t->slot_count;
+    net_channel_slot *fresh = calloc(n, sizeof *fresh);
 
     if (fresh == NULL)
         return false;
     t->slots = fresh;
     t->slot_count = n;
     for (uint32_t i = 0; i < old_count; i++)
-        if (old[i] != 0)
-            t->slots[slot_find(t, slot_channel(t, old[i])->net_id)] = old[i];
+        if (old[i].value != 0)
+            t->slots[slot_find(t, old[i].net_id)] = old[i];
     free(old);
     return true;
 }
@@ -87,48 +94,78 @@ static void slot_delete(net_channels *t, uint32_t i)
         uint32_t home;
 
         j = (j + 1) & mask;
-        if (t->slots[j] == 0)
+        if (t->slots[j].value == 0)
             break;
-        home = (uint32_t)net_channels_id_hash(slot_channel(t, t->slots[j])->net_id) & mask;
+        home = slot_home(t, t->slots[j].net_id);
         /* j's entry may move to i only if its home is not in (i, j] (cyclically). */
         if ((i <= j) ? (home <= i || home > j) : (home <= i && home > j)) {
             t->slots[i] = t->slots[j];
             i = j;
         }
     }
-    t->slots[i] = 0;
+    t->slots[i].value = 0;
     t->used--;
 }
 
-/* Moves element from -> to inside one set (to's old content is gone) and repoints its slot.
- * A slot is found while it still points at the element, so always before the data moves. */
+static void slot_point(net_channels *t, uint64_t net_id, uint32_t set, uint32_t index)
+{
+    t->slots[slot_find(t, net_id)].value = slot_value(set, index);
+}
+
+/* Moves element from -> to inside one set (to's old content is gone). */
 static void set_move(net_channels *t, uint32_t set, uint32_t from, uint32_t to)
 {
     net_channel_set *s = &t->sets[set];
-    uint32_t slot;
 
     if (from == to)
         return;
-    slot = slot_find(t, s->v[from].net_id);
     s->v[to] = s->v[from];
-    t->slots[slot] = slot_value(set, to);
+    slot_point(t, s->v[to].net_id, set, to);
 }
 
 static void set_swap(net_channels *t, uint32_t set, uint32_t a, uint32_t b)
 {
     net_channel_set *s = &t->sets[set];
-    uint32_t slot_a, slot_b;
     net_channel tmp;
 
     if (a == b)
         return;
-    slot_a = slot_find(t, s->v[a].net_id);
-    slot_b = slot_find(t, s->v[b].net_id);
     tmp = s->v[a];
     s->v[a] = s->v[b];
     s->v[b] = tmp;
-    t->slots[slot_a] = slot_value(set, b);
-    t->slots[slot_b] = slot_value(set, a);
+    slot_point(t, s->v[a].net_id, set, a);
+    slot_point(t, s->v[b].net_id, set, b);
+}
+
+/* Takes element i out of its set, keeping the partition; its slot is left to the caller. */
+static void set_take(net_channels *t, uint32_t set, uint32_t i)
+{
+    net_channel_set *s = &t->sets[set];
+
+    if (i < s->pending) {
+        /* Fill the hole with the last pending, and that one's place with the last channel. */
+        set_move(t, set, s->pending - 1, i);
+        set_move(t, set, s->count - 1, s->pending - 1);
+        s->pending--;
+    } else {
+        set_move(t, set, s->count - 1, i);
+    }
+    s->count--;
+}
+
+/* Appends ch to set as open (or closing) and points its slot there. */
+static net_channel *set_append(net_channels *t, uint32_t set, const net_channel *ch)
+{
+    net_channel_set *s = &t->sets[set];
+    uint32_t at;
+
+    if (!VEC_RESERVE(s->v, s->cap, s->count + 1))
+        return NULL;
+    at = s->count++;
+    s->v[at] = *ch;
+    s->v[at].set = (uint8_t)set;
+    slot_point(t, ch->net_id, set, at);
+    return &s->v[at];
 }
 
 void net_channels_init(net_channels *t)
@@ -172,6 +209,16 @@ uint32_t net_channels_pending(const net_channels *t)
     return t->sets[NET_SET_STATIC].pending + t->sets[NET_SET_MOVER].pending;
 }
 
+uint32_t net_channels_relevant(const net_channels *t)
+{
+    return t->sets[NET_SET_STATIC].count + t->sets[NET_SET_MOVER].count;
+}
+
+uint32_t net_channels_held(const net_channels *t)
+{
+    return net_channels_relevant(t) - net_channels_pending(t) + t->sets[NET_SET_CLOSING].count;
+}
+
 net_channel *net_channels_find(net_channels *t, uint64_t net_id)
 {
     uint32_t i;
@@ -179,7 +226,7 @@ net_channel *net_channels_find(net_channels *t, uint64_t net_id)
     if (t->used == 0 || !filter_may_have(t, net_id))
         return NULL;
     i = slot_find(t, net_id);
-    return t->slots[i] != 0 ? slot_channel(t, t->slots[i]) : NULL;
+    return t->slots[i].value != 0 ? slot_channel(t, t->slots[i].value) : NULL;
 }
 
 net_channel *net_channels_add(net_channels *t, uint64_t net_id, gc_weak actor, uint8_t priority,
@@ -187,37 +234,40 @@ net_channel *net_channels_add(net_channels *t, uint64_t net_id, gc_weak actor, u
 {
     uint32_t set = moves ? NET_SET_MOVER : NET_SET_STATIC;
     net_channel_set *s = &t->sets[set];
-    uint32_t at;
-
-    if ((t->used + 1) * 2 > t->slot_count && !slots_grow(t))
-        return NULL;
-    if (!VEC_RESERVE(s->v, s->cap, s->count + 1))
-        return NULL;
-    at = s->count++;
-    s->v[at] = (net_channel){
+    net_channel ch = {
         .net_id = net_id,
         .actor = actor,
         .since_frame = frame,
         .epoch = epoch,
         .priority = priority,
-        .set = (uint8_t)set,
+        .moves = moves,
         .state = NET_CHANNEL_PENDING,
     };
-    t->slots[slot_find(t, net_id)] = slot_value(set, at);
+    uint32_t slot;
+
+    if ((t->used + 1) * 2 > t->slot_count && !slots_grow(t))
+        return NULL;
+    slot = slot_find(t, net_id);
+    t->slots[slot].net_id = net_id;
+    t->slots[slot].value = slot_value(set, 0); /* placeholder, pointed right by set_append */
     t->used++;
+    if (set_append(t, set, &ch) == NULL) {
+        slot_delete(t, slot);
+        return NULL;
+    }
     filter_add(t, net_id);
     /* Into the pending part: swap with the first open channel. */
-    set_swap(t, set, at, s->pending);
+    set_swap(t, set, s->count - 1, s->pending);
     return &s->v[s->pending++];
 }
 
 net_channel *net_channels_open(net_channels *t, net_channel *ch)
 {
-    net_channel_set *s = &t->sets[ch->set];
-    uint32_t i = (uint32_t)(ch - s->v);
     uint32_t set = ch->set;
+    net_channel_set *s = &t->sets[set];
+    uint32_t i = (uint32_t)(ch - s->v);
 
-    if (ch->state == NET_CHANNEL_OPEN)
+    if (ch->state != NET_CHANNEL_PENDING)
         return ch;
     ch->state = NET_CHANNEL_OPEN;
     /* The last pending slot becomes the first open one. */
@@ -226,31 +276,63 @@ net_channel *net_channels_open(net_channels *t, net_channel *ch)
     return &s->v[s->pending];
 }
 
+/* Moves an open (or closing) channel to another set, in the given state. */
+static net_channel *channels_transfer(net_channels *t, net_channel *ch, uint32_t to,
+                                      net_channel_state state)
+{
+    uint32_t from = ch->set;
+    net_channel copy = *ch;
+    net_channel *moved;
+
+    if (!VEC_RESERVE(t->sets[to].v, t->sets[to].cap, t->sets[to].count + 1))
+        return NULL;
+    set_take(t, from, (uint32_t)(ch - t->sets[from].v));
+    copy.state = (uint8_t)state;
+    moved = set_append(t, to, &copy); /* cannot fail: reserved above */
+    return moved;
+}
+
+net_channel *net_channels_close(net_channels *t, net_channel *ch)
+{
+    net_channel *closed = channels_transfer(t, ch, NET_SET_CLOSING, NET_CHANNEL_CLOSING);
+
+    if (closed == NULL) {
+        /* No memory to remember the owed destroy: forget the channel instead; the client
+         * keeps a ghost until it rejoins, which is better than stopping. */
+        net_channels_remove(t, ch);
+    }
+    return closed;
+}
+
+net_channel *net_channels_reopen(net_channels *t, net_channel *ch, uint32_t epoch)
+{
+    net_channel *open = channels_transfer(t, ch, ch->moves ? NET_SET_MOVER : NET_SET_STATIC,
+                                          NET_CHANNEL_OPEN);
+
+    if (open != NULL)
+        open->epoch = epoch;
+    return open;
+}
+
 void net_channels_remove(net_channels *t, net_channel *ch)
 {
     uint32_t set = ch->set;
-    net_channel_set *s = &t->sets[set];
-    uint32_t i = (uint32_t)(ch - s->v);
 
     slot_delete(t, slot_find(t, ch->net_id));
-    if (i < s->pending) {
-        /* Fill the hole with the last pending, and that one's place with the last channel. */
-        set_move(t, set, s->pending - 1, i);
-        set_move(t, set, s->count - 1, s->pending - 1);
-        s->pending--;
-    } else {
-        set_move(t, set, s->count - 1, i);
-    }
-    s->count--;
+    set_take(t, set, (uint32_t)(ch - t->sets[set].v));
 }
 
-uint64_t net_channels_digest(const net_channels *t, bool open_only)
+uint64_t net_channels_digest(const net_channels *t, bool held)
 {
     uint64_t d = 0;
 
     for (int k = 0; k < NET_SET_COUNT; k++) {
         const net_channel_set *s = &t->sets[k];
-        for (uint32_t i = open_only ? s->pending : 0; i < s->count; i++)
+        uint32_t from = held && k != NET_SET_CLOSING ? s->pending : 0;
+
+        if (!held && k == NET_SET_CLOSING)
+            continue;
+        for (uint32_t i = from; i < s->count; i++)
             d ^= net_channels_id_hash(s->v[i].net_id);
     }
     return d;

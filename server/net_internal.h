@@ -80,6 +80,7 @@ typedef struct net_connection {
     uint32_t epoch;                 /* relevancy passes so far */
     uint32_t relevancy_frame;       /* frame of the last pass */
     float relevancy_pos[2];         /* pawn position at the last pass */
+    float relevancy_cull;           /* net.CullDistance at the last pass */
     double allowance;               /* bytes it may be sent now (net.MaxClientRate bucket) */
     bool snapshot_pending;          /* joined; SnapshotComplete not sent yet */
     bool check_requested;           /* a ReplicationCheck is owed */

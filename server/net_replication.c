@@ -16,6 +16,7 @@
  * half a second has passed (UE likewise keeps an actor relevant for a while after it stops
  * being so); actors spawned in between are tested as they appear.
  */
+#include <math.h>
 #include <string.h>
 
 #include "engine.h"
@@ -51,29 +52,39 @@ static uint8_t repl_priority(const net_connection *c, const actor *a)
     return a->owner_player_id == c->player_id ? (uint8_t)(p * 4) : p;
 }
 
-/* Relevance of an actor at (x, y) (its position this frame). */
-static bool repl_is_relevant(const repl_frame *f, const actor *a, float x, float y)
+/* Always relevant to this connection, wherever it is: the fixtures and the player's own. */
+static bool repl_always(const repl_frame *f, const actor *a)
 {
-    const pawn *p = f->c->controller->pawn;
-    float dx, dy;
+    return a->always_relevant || a->owner_player_id == f->c->player_id;
+}
+
+/* Relevance of an actor at (x, y) seen from (px, py). */
+static bool repl_is_relevant(const repl_frame *f, const actor *a, float x, float y, float px,
+                             float py)
+{
+    float dx = x - px, dy = y - py;
 
     if (!a->replicates)
         return false;
-    if (a->always_relevant || a->owner_player_id == f->c->player_id)
+    if (repl_always(f, a))
         return true;
-    if (a->kind == ACTOR_KIND_PLAYER_CONTROLLER || p == NULL)
+    if (a->kind == ACTOR_KIND_PLAYER_CONTROLLER || f->c->controller->pawn == NULL)
         return false; /* a controller is only relevant to its owner */
-    dx = x - p->base.pos[0];
-    dy = y - p->base.pos[1];
     return dx * dx + dy * dy <= f->cull * f->cull;
 }
 
-/* Marks a as relevant now: refreshes its channel, or opens a pending one. */
+/* Marks a as relevant now: refreshes its channel, reopens a closing one, or opens a pending
+ * one. */
 static void repl_touch(const repl_frame *f, actor *a)
 {
     net_connection *c = f->c;
     net_channel *ch = net_channels_find(&c->channels, a->net_id);
 
+    if (ch != NULL && ch->state == NET_CHANNEL_CLOSING) {
+        if (net_channels_reopen(&c->channels, ch, c->epoch) != NULL)
+            return;
+        ch = NULL; /* out of memory: it was forgotten; open it afresh */
+    }
     if (ch != NULL) {
         ch->epoch = c->epoch;
         return;
@@ -83,27 +94,58 @@ static void repl_touch(const repl_frame *f, actor *a)
         log_warn("net: out of memory opening a channel for player %u", c->player_id);
 }
 
-/* The connection's channel for net_id goes away; an open one owes the client a destroy. */
+/* The actor is no longer relevant (or gone): a pending channel goes away, an open one owes
+ * the client a destroy. */
 static void repl_close(repl_frame *f, net_channel *ch)
 {
-    net_driver *nd = f->nd;
-
-    if (ch->state == NET_CHANNEL_OPEN && VEC_RESERVE(nd->ids, nd->ids_cap, nd->ids_count + 1))
-        nd->ids[nd->ids_count++] = ch->net_id;
-    net_channels_remove(&f->c->channels, ch);
+    if (ch->state == NET_CHANNEL_PENDING)
+        net_channels_remove(&f->c->channels, ch);
+    else if (ch->state == NET_CHANNEL_OPEN)
+        net_channels_close(&f->c->channels, ch);
 }
 
-static void repl_grid_visit_cb(actor *a, float d2, void *userdata)
+typedef struct repl_pass {
+    repl_frame *f;
+    float px, py;            /* the pawn now */
+    float inner2, outer2;    /* static actors between these squared distances may change */
+    bool full;               /* every static actor in range is touched */
+} repl_pass;
+
+static void repl_grid_visit_cb(const world_grid_entry *e, float d2, void *userdata)
 {
-    (void)d2;
-    repl_touch(userdata, a);
+    repl_pass *pass = userdata;
+    repl_frame *f = pass->f;
+    net_channel *ch;
+
+    if (e->moves) {
+        if (d2 <= f->cull * f->cull && e->a->replicates)
+            repl_touch(f, e->a);
+        return;
+    }
+    if (pass->full) {
+        if (d2 <= f->cull * f->cull && e->a->replicates)
+            repl_touch(f, e->a);
+        return;
+    }
+    /* A static actor well inside stayed relevant and one well outside stayed irrelevant
+     * (the pawn moved at most m since the last pass): only the ring between can change. */
+    if (d2 < pass->inner2 || d2 > pass->outer2 || !e->a->replicates || repl_always(f, e->a))
+        return;
+    if (d2 <= f->cull * f->cull)
+        repl_touch(f, e->a);
+    else if ((ch = net_channels_find(&f->c->channels, e->a->net_id)) != NULL)
+        repl_close(f, ch);
 }
 
+/* A relevancy pass. Moving actors are decided afresh (epochs close the ones left behind);
+ * static actors hold this invariant between passes: one has a live channel exactly when it is
+ * always relevant or within the cull distance of the pawn's position at the last pass. */
 static void repl_relevancy_pass(repl_frame *f)
 {
     net_connection *c = f->c;
     player_controller *pc = c->controller;
     pawn *p = pc->pawn;
+    repl_pass pass = { .f = f, .full = c->epoch == 0 || c->relevancy_cull != f->cull };
 
     c->epoch++;
     for (uint32_t l = 0; l < f->w->levels.count; l++) {
@@ -120,15 +162,24 @@ static void repl_relevancy_pass(repl_frame *f)
         if (pc->owned.data[i] != NULL)
             repl_touch(f, pc->owned.data[i]);
     if (p != NULL) {
+        float dx = p->base.pos[0] - c->relevancy_pos[0];
+        float dy = p->base.pos[1] - c->relevancy_pos[1];
+        float m = pass.full ? 0.0f : sqrtf(dx * dx + dy * dy);
+        float inner = f->cull - m;
+
         repl_touch(f, &p->base);
-        world_grid_query(&f->w->grid, p->base.pos[0], p->base.pos[1], f->cull,
-                         repl_grid_visit_cb, f);
-        c->relevancy_pos[0] = p->base.pos[0];
-        c->relevancy_pos[1] = p->base.pos[1];
+        pass.px = p->base.pos[0];
+        pass.py = p->base.pos[1];
+        pass.inner2 = inner > 0 ? inner * inner : 0.0f;
+        pass.outer2 = (f->cull + m) * (f->cull + m);
+        world_grid_query(&f->w->grid, pass.px, pass.py, f->cull + m, repl_grid_visit_cb, &pass);
+        c->relevancy_pos[0] = pass.px;
+        c->relevancy_pos[1] = pass.py;
     }
     c->relevancy_frame = f->frame;
+    c->relevancy_cull = f->cull;
     /* Downwards, so a removal only moves channels already seen into the hole. */
-    for (int s = 0; s < NET_SET_COUNT; s++) {
+    for (int s = pass.full ? NET_SET_STATIC : NET_SET_MOVER; s < NET_SET_LIVE; s++) {
         net_channel_set *set = &c->channels.sets[s];
         for (uint32_t i = set->count; i-- > 0;)
             if (set->v[i].epoch != c->epoch)
@@ -143,7 +194,8 @@ static bool repl_relevancy_due(const repl_frame *f, double period_frames)
     const pawn *p = c->controller->pawn;
     float step = f->cull / 16.0f, dx, dy;
 
-    if (c->epoch == 0 || (double)(f->frame - c->relevancy_frame) >= period_frames)
+    if (c->epoch == 0 || (double)(f->frame - c->relevancy_frame) >= period_frames ||
+        c->relevancy_cull != f->cull)
         return true;
     if (p == NULL)
         return false;
@@ -166,21 +218,36 @@ void net_repl_begin_world(net_driver *nd, world *w)
     }
 }
 
-/* This frame's spawns and destroys, between relevancy passes. The channel filter answers
- * most destroyed ids (someone else's actors) without touching the hash. */
+/* This frame's spawns, teleports and destroys, between relevancy passes. The channel filter
+ * answers most destroyed ids (someone else's actors) without touching the hash. A static
+ * actor is judged from where the pawn was at the last pass (the invariant above), a moving
+ * one from where it is now. */
 static void repl_outbox(repl_frame *f)
 {
     const world *w = f->w;
     const net_driver *nd = f->nd;
+    const net_connection *c = f->c;
+    const pawn *p = c->controller->pawn;
 
     for (uint32_t i = 0; i < w->destroyed_count; i++) {
         net_channel *ch = net_channels_find(&f->c->channels, w->destroyed[i]);
         if (ch != NULL)
             repl_close(f, ch);
     }
-    for (uint32_t i = 0; i < nd->fresh_count; i++)
-        if (repl_is_relevant(f, nd->fresh[i].a, nd->fresh[i].x, nd->fresh[i].y))
-            repl_touch(f, nd->fresh[i].a);
+    if (c->epoch == 0)
+        return; /* the first pass, right after this, sees them all */
+    for (uint32_t i = 0; i < nd->fresh_count; i++) {
+        const net_fresh *fr = &nd->fresh[i];
+        bool still = !fr->a->moves;
+        float px = still || p == NULL ? c->relevancy_pos[0] : p->base.pos[0];
+        float py = still || p == NULL ? c->relevancy_pos[1] : p->base.pos[1];
+        net_channel *ch;
+
+        if (repl_is_relevant(f, fr->a, fr->x, fr->y, px, py))
+            repl_touch(f, fr->a);
+        else if ((ch = net_channels_find(&f->c->channels, fr->a->net_id)) != NULL)
+            repl_close(f, ch); /* a teleport out of range */
+    }
 }
 
 uint32_t net_repl_window_room(const ENetPeer *peer)
@@ -213,25 +280,40 @@ static size_t repl_varint_size(uint64_t v)
     return n;
 }
 
-static size_t repl_send_destroys(repl_frame *f)
+/* Sends owed destroys (closing channels) while the window has room; the rest wait. */
+static void repl_send_destroys(repl_frame *f, repl_out *o)
 {
     net_driver *nd = f->nd;
-    size_t sent = 0;
+    net_channel_set *closing = &f->c->channels.sets[NET_SET_CLOSING];
 
-    for (uint32_t at = 0; at < nd->ids_count; at += REPL_DESTROY_IDS) {
-        uint32_t n = nd->ids_count - at < REPL_DESTROY_IDS ? nd->ids_count - at : REPL_DESTROY_IDS;
+    while (closing->count > 0) {
+        uint32_t n = closing->count < REPL_DESTROY_IDS ? closing->count : REPL_DESTROY_IDS;
+        int64_t fits = (o->room - 16) / 10; /* ids of at most 10 bytes, and the envelope */
         Reap__Envelope env = REAP__ENVELOPE__INIT;
         Reap__ActorDestroy d = REAP__ACTOR_DESTROY__INIT;
+        size_t sent;
 
+        if (fits <= 0)
+            return;
+        if (n > fits)
+            n = (uint32_t)fits;
+        if (!VEC_RESERVE(nd->ids, nd->ids_cap, n))
+            return;
+        for (uint32_t i = 0; i < n; i++)
+            nd->ids[i] = closing->v[closing->count - 1 - i].net_id;
         d.n_net_ids = n;
-        d.net_ids = &nd->ids[at];
+        d.net_ids = nd->ids;
         env.body_case = REAP__ENVELOPE__BODY_ACTOR_DESTROY;
         env.actor_destroy = &d;
-        sent += net_send(nd, f->c, MSG_CHANNEL_REPLICATION, &env);
+        sent = net_send(nd, f->c, MSG_CHANNEL_REPLICATION, &env);
+        if (sent == 0)
+            return;
+        o->room -= (int64_t)sent;
+        o->allowance -= (double)sent;
         nd->counters.destroys_sent += n;
+        for (uint32_t i = 0; i < n; i++) /* the last ones, so nothing else moves */
+            net_channels_remove(&f->c->channels, &closing->v[closing->count - 1]);
     }
-    nd->ids_count = 0;
-    return sent;
 }
 
 static void repl_flush_spawns(repl_frame *f, repl_out *o)
@@ -352,7 +434,7 @@ static uint64_t repl_gather(repl_frame *f)
     uint64_t bytes = 0;
 
     nd->cands_count = 0;
-    for (int s = 0; s < NET_SET_COUNT; s++) {
+    for (int s = 0; s < NET_SET_LIVE; s++) {
         const net_channel_set *set = &c->channels.sets[s];
         uint32_t end = s == NET_SET_MOVER ? set->count : set->pending;
 
@@ -432,7 +514,7 @@ static void repl_send_snapshot_complete(repl_frame *f)
     Reap__Envelope env = REAP__ENVELOPE__INIT;
     Reap__SnapshotComplete done = REAP__SNAPSHOT_COMPLETE__INIT;
 
-    done.actors = net_channels_count(&f->c->channels);
+    done.actors = net_channels_held(&f->c->channels);
     env.body_case = REAP__ENVELOPE__BODY_SNAPSHOT_COMPLETE;
     env.snapshot_complete = &done;
     net_send(f->nd, f->c, MSG_CHANNEL_REPLICATION, &env);
@@ -446,9 +528,9 @@ static void repl_send_check(repl_frame *f)
     Reap__ReplicationCheck check = REAP__REPLICATION_CHECK__INIT;
 
     check.pending = net_channels_pending(t);
-    check.relevant_actors = net_channels_count(t);
+    check.relevant_actors = net_channels_relevant(t);
     check.relevant_digest = net_channels_digest(t, false);
-    check.open_actors = check.relevant_actors - check.pending;
+    check.open_actors = net_channels_held(t);
     check.open_digest = net_channels_digest(t, true);
     env.seq = f->c->check_seq;
     env.body_case = REAP__ENVELOPE__BODY_REPLICATION_CHECK;
@@ -484,7 +566,6 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
 
     if (c->controller == NULL || c->world == NULL)
         return;
-    nd->ids_count = 0;
     repl_outbox(&f);
     if (repl_relevancy_due(&f, 0.5 * e->opts.tick_hz))
         repl_relevancy_pass(&f);
@@ -493,18 +574,16 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
     c->allowance += rate * dt;
     if (c->allowance > 2.0 * per_frame)
         c->allowance = 2.0 * per_frame;
+    /* A silent peer is sent nothing until it answers again (most likely it is gone, and ENet
+     * will time it out): its owed destroys wait as closing channels, not in ENet's queue. */
+    if (repl_unresponsive(nd, c))
+        return;
     memset(&o, 0, sizeof o);
     o.room = net_repl_window_room(c->peer);
-    /* Destroys go first and always: they are small and the client must not keep ghosts. */
-    if (nd->ids_count > 0) {
-        size_t sent = repl_send_destroys(&f);
-        c->allowance -= (double)sent;
-        o.room -= (int64_t)sent;
-    }
     o.allowance = c->allowance;
-    if (repl_unresponsive(nd, c))
-        ; /* nothing new until it answers again: it is most likely gone (ENet times it out) */
-    else if (o.allowance > 0)
+    /* Destroys first: small, and the client must not keep ghosts. */
+    repl_send_destroys(&f, &o);
+    if (o.allowance > 0)
         repl_fill(&f, &o);
     else if (net_channels_pending(&c->channels) > 0)
         nd->counters.saturated++;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vec.h"
+
 /* ---- class schemas ---------------------------------------------------------------------
  * Every reference member of every payload struct is listed, so the collector sees all edges
  * and can null the ones that point at garbage. Subclass schemas start with the super's. */
@@ -162,6 +164,18 @@ void world_random_point(world_env *env, float out_pos[3])
         out_pos[i] = (float)((u - 0.5) * env->extent);
     }
     out_pos[2] = 0.0f;
+}
+
+void world_actor_moved(world *w, actor *a)
+{
+    a->move_serial++;
+    world_grid_move(&w->grid, a);
+    if (!a->moves && a->replicates && VEC_RESERVE(w->spawned, w->spawned_cap, w->spawned_count + 1))
+        w->spawned[w->spawned_count++] = (world_spawned){
+            .net_id = a->net_id,
+            .owner_player_id = a->owner_player_id,
+            .actor = gc_weak_make(w->env->heap, a),
+        };
 }
 
 void world_apply_settings(world *w)

@@ -148,7 +148,8 @@ struct level {
     uint32_t live_actors;        /* non-null dynamic + permanent slots */
 };
 
-/* An actor spawned this frame, for replication to decide who it is relevant to. */
+/* An actor spawned (or teleported) this frame, for replication to decide who it is relevant
+ * to. */
 typedef struct world_spawned {
     uint64_t net_id;
     uint32_t owner_player_id;
@@ -187,6 +188,11 @@ gc_result world_create(world_env *env, uint32_t index, world **out_world);
 /* Begins play (first call) and advances movement and projectile lifetimes by dt seconds;
  * projectiles whose life ran out are destroyed. Pawns stay inside the world's extent. */
 void world_tick(world *w, double dt);
+
+/* After code other than world_tick changed a's position (a teleport): updates the grid, and
+ * for an actor that does not normally move, queues it for replication to re-decide who it
+ * is relevant to (moving actors are re-decided every relevancy pass anyway). */
+void world_actor_moved(world *w, actor *a);
 
 /* Applies a new world.Extent / net.CullDistance (from env) to the world's grid. */
 void world_apply_settings(world *w);

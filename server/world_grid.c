@@ -72,7 +72,7 @@ static bool grid_put(world_grid *g, uint32_t ci, actor *a)
 
     if (!VEC_RESERVE(c->v, c->cap, c->count + 1))
         return false;
-    c->v[c->count] = (world_grid_entry){ a, a->pos[0], a->pos[1] };
+    c->v[c->count] = (world_grid_entry){ a, a->pos[0], a->pos[1], a->moves };
     a->grid_cell = ci;
     a->grid_index = c->count++;
     return true;
@@ -174,7 +174,7 @@ void world_grid_query(const world_grid *g, float x, float y, float radius,
                 float dx = c->v[i].x - x, dy = c->v[i].y - y;
                 float d2 = dx * dx + dy * dy;
                 if (d2 <= r2)
-                    fn(c->v[i].a, d2, userdata);
+                    fn(&c->v[i], d2, userdata);
             }
         }
     }

@@ -25,6 +25,7 @@ enum { WORLD_GRID_NONE = UINT32_MAX, WORLD_GRID_MAX_DIM = 512 };
 typedef struct world_grid_entry {
     actor *a;
     float x, y;
+    bool moves;              /* copied from the actor, so queries can tell without it */
 } world_grid_entry;
 
 typedef struct world_grid_cell {
@@ -63,7 +64,7 @@ uint32_t world_grid_cell_of(const world_grid *g, float x, float y);
 
 /* Calls fn for every actor within radius of (x, y) (distance <= radius, in 2D), with the
  * squared distance. fn must not change the grid. */
-typedef void (*world_grid_visit_fn)(actor *a, float d2, void *userdata);
+typedef void (*world_grid_visit_fn)(const world_grid_entry *e, float d2, void *userdata);
 void world_grid_query(const world_grid *g, float x, float y, float radius,
                       world_grid_visit_fn fn, void *userdata);
 

@@ -18,6 +18,7 @@ enum { MODEL_IDS = 600 };
 typedef struct model {
     bool has[MODEL_IDS];
     bool open[MODEL_IDS];
+    bool closing[MODEL_IDS];
     bool moves[MODEL_IDS];
 } model;
 
@@ -31,7 +32,7 @@ static uint64_t rng_next(uint64_t *s)
 
 static void check_against_model(net_channels *t, const model *m)
 {
-    uint32_t count = 0, pending = 0;
+    uint32_t count = 0, pending = 0, held = 0;
 
     for (uint64_t id = 0; id < MODEL_IDS; id++) {
         net_channel *ch = net_channels_find(t, id + 1);
@@ -41,15 +42,22 @@ static void check_against_model(net_channels *t, const model *m)
         }
         assert_non_null(ch);
         assert_int_equal(ch->net_id, id + 1);
-        assert_int_equal(ch->state, m->open[id] ? NET_CHANNEL_OPEN : NET_CHANNEL_PENDING);
-        assert_int_equal(ch->set, m->moves[id] ? NET_SET_MOVER : NET_SET_STATIC);
+        if (m->closing[id]) {
+            assert_int_equal(ch->state, NET_CHANNEL_CLOSING);
+            assert_int_equal(ch->set, NET_SET_CLOSING);
+        } else {
+            assert_int_equal(ch->state, m->open[id] ? NET_CHANNEL_OPEN : NET_CHANNEL_PENDING);
+            assert_int_equal(ch->set, m->moves[id] ? NET_SET_MOVER : NET_SET_STATIC);
+        }
         count++;
-        pending += !m->open[id];
+        pending += !m->open[id] && !m->closing[id];
+        held += m->open[id] || m->closing[id];
     }
     assert_int_equal(net_channels_count(t), count);
     assert_int_equal(net_channels_pending(t), pending);
+    assert_int_equal(net_channels_held(t), held);
     /* The partition: pending first, then open, in both sets. */
-    for (int s = 0; s < NET_SET_COUNT; s++)
+    for (int s = 0; s < NET_SET_LIVE; s++)
         for (uint32_t i = 0; i < t->sets[s].count; i++)
             assert_int_equal(t->sets[s].v[i].state,
                              i < t->sets[s].pending ? NET_CHANNEL_PENDING : NET_CHANNEL_OPEN);
@@ -67,7 +75,7 @@ static void test_random_adds_opens_and_removes_agree_with_a_reference_model(void
     memset(&m, 0, sizeof m);
     for (int step = 0; step < 20000; step++) {
         uint64_t id = rng_next(&seed) % MODEL_IDS;
-        uint32_t op = (uint32_t)(rng_next(&seed) % 3);
+        uint32_t op = (uint32_t)(rng_next(&seed) % 4);
         net_channel *ch = net_channels_find(&t, id + 1);
 
         if (!m.has[id]) {
@@ -75,13 +83,23 @@ static void test_random_adds_opens_and_removes_agree_with_a_reference_model(void
             assert_non_null(net_channels_add(&t, id + 1, none, 1, moves, 0, 0));
             m.has[id] = true;
             m.moves[id] = moves;
-        } else if (op == 0 && !m.open[id]) {
+        } else if (op == 0 && !m.open[id] && !m.closing[id]) {
             ch = net_channels_open(&t, ch);
             assert_int_equal(ch->net_id, id + 1);
             m.open[id] = true;
-        } else if (op == 1) {
-            net_channels_remove(&t, ch);
-            m.has[id] = m.open[id] = false;
+        } else if (op == 1 && !m.open[id]) {
+            net_channels_remove(&t, ch); /* pending, or closing with its destroy sent */
+            m.has[id] = m.closing[id] = false;
+        } else if (op == 2 && m.open[id]) {
+            ch = net_channels_close(&t, ch);
+            assert_int_equal(ch->net_id, id + 1);
+            m.open[id] = false;
+            m.closing[id] = true;
+        } else if (op == 3 && m.closing[id]) {
+            ch = net_channels_reopen(&t, ch, 1);
+            assert_int_equal(ch->net_id, id + 1);
+            m.open[id] = true;
+            m.closing[id] = false;
         }
         if (step % 500 == 0)
             check_against_model(&t, &m);
@@ -92,7 +110,7 @@ static void test_random_adds_opens_and_removes_agree_with_a_reference_model(void
     net_channels_free(&t);
 }
 
-static void test_digests_cover_the_open_set_and_the_relevant_set(void **state)
+static void test_digests_cover_what_the_client_holds_and_the_relevant_set(void **state)
 {
     net_channels t;
     gc_weak none = { 0, 0 };
@@ -101,7 +119,10 @@ static void test_digests_cover_the_open_set_and_the_relevant_set(void **state)
     net_channels_init(&t);
     net_channels_add(&t, 7, none, 1, false, 0, 0);
     net_channels_open(&t, net_channels_add(&t, 9, none, 1, true, 0, 0));
-    assert_true(net_channels_digest(&t, true) == net_channels_id_hash(9));
+    net_channels_close(&t, net_channels_open(&t, net_channels_add(&t, 11, none, 1, true, 0, 0)));
+    /* The client holds 9 and 11 (a destroy is owed); 7 and 9 are relevant. */
+    assert_true(net_channels_digest(&t, true) ==
+                (net_channels_id_hash(9) ^ net_channels_id_hash(11)));
     assert_true(net_channels_digest(&t, false) ==
                 (net_channels_id_hash(9) ^ net_channels_id_hash(7)));
     net_channels_free(&t);
@@ -128,7 +149,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_adds_opens_and_removes_agree_with_a_reference_model),
-        cmocka_unit_test(test_digests_cover_the_open_set_and_the_relevant_set),
+        cmocka_unit_test(test_digests_cover_what_the_client_holds_and_the_relevant_set),
         cmocka_unit_test(test_clear_forgets_every_channel_and_the_table_is_reusable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -189,8 +189,7 @@ static void place(fixture *fx, actor *a, float x, float y)
 {
     a->pos[0] = x;
     a->pos[1] = y;
-    a->move_serial++;
-    world_grid_move(&fx->w->grid, a);
+    world_actor_moved(fx->w, a);
 }
 
 static int setup(void **state)
@@ -319,6 +318,26 @@ static void test_crossing_into_relevancy_sends_one_spawn_and_out_one_destroy(voi
     assert_false(mirror_holds(&fx->m, theirs->net_id));
 }
 
+static void test_static_actors_follow_the_players_own_movement(void **state)
+{
+    fixture *fx = *state;
+    actor *theirs = spawn_prop(fx, fx->other, 20000, 0);
+
+    fx->m.watch[0] = theirs->net_id;
+    frames(fx, 20);
+    assert_false(mirror_holds(&fx->m, theirs->net_id));
+
+    place(fx, &fx->me->pawn->base, 10000, 0);   /* the prop is 10000 away now */
+    frames(fx, 20);
+    assert_true(mirror_holds(&fx->m, theirs->net_id));
+
+    place(fx, &fx->me->pawn->base, -10000, 0);  /* 30000 away */
+    frames(fx, 20);
+    assert_false(mirror_holds(&fx->m, theirs->net_id));
+    assert_int_equal(fx->m.spawns_of[0], 1);
+    assert_int_equal(fx->m.destroys_of[0], 1);
+}
+
 static void test_own_and_always_relevant_actors_are_sent_wherever_they_are(void **state)
 {
     fixture *fx = *state;
@@ -421,6 +440,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_crossing_into_relevancy_sends_one_spawn_and_out_one_destroy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_static_actors_follow_the_players_own_movement,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_own_and_always_relevant_actors_are_sent_wherever_they_are, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_destroyed_actor_is_destroyed_on_the_client_once,

@@ -19,12 +19,12 @@ typedef struct found {
     int count;
 } found;
 
-static void collect_cb(actor *a, float d2, void *userdata)
+static void collect_cb(const world_grid_entry *e, float d2, void *userdata)
 {
     found *f = userdata;
 
     (void)d2;
-    f->hits[f->count++] = a;
+    f->hits[f->count++] = e->a;
 }
 
 static bool found_has(const found *f, const actor *a)
