@@ -112,58 +112,49 @@ static void slot_point(net_channels *t, uint64_t net_id, uint32_t set, uint32_t 
     t->slots[slot_find(t, net_id)].value = slot_value(set, index);
 }
 
-/* Moves element from -> to inside one set (to's old content is gone). */
-static void set_move(net_channels *t, uint32_t set, uint32_t from, uint32_t to)
+/* Drops entry pos of a set's pending list (the last entry takes its place). */
+static void pending_remove(net_channel_set *s, uint32_t pos)
 {
-    net_channel_set *s = &t->sets[set];
+    uint32_t last = s->pending[--s->pending_count];
 
-    if (from == to)
-        return;
-    s->v[to] = s->v[from];
-    slot_point(t, s->v[to].net_id, set, to);
+    s->pending[pos] = last;
+    s->v[last].pending_pos = pos;
 }
 
-static void set_swap(net_channels *t, uint32_t set, uint32_t a, uint32_t b)
-{
-    net_channel_set *s = &t->sets[set];
-    net_channel tmp;
-
-    if (a == b)
-        return;
-    tmp = s->v[a];
-    s->v[a] = s->v[b];
-    s->v[b] = tmp;
-    slot_point(t, s->v[a].net_id, set, a);
-    slot_point(t, s->v[b].net_id, set, b);
-}
-
-/* Takes element i out of its set, keeping the partition; its slot is left to the caller. */
+/* Takes element i out of its set (the last element takes its place); its slot is left to
+ * the caller. */
 static void set_take(net_channels *t, uint32_t set, uint32_t i)
 {
     net_channel_set *s = &t->sets[set];
+    uint32_t last = s->count - 1;
 
-    if (i < s->pending) {
-        /* Fill the hole with the last pending, and that one's place with the last channel. */
-        set_move(t, set, s->pending - 1, i);
-        set_move(t, set, s->count - 1, s->pending - 1);
-        s->pending--;
-    } else {
-        set_move(t, set, s->count - 1, i);
+    if (s->v[i].state == NET_CHANNEL_PENDING)
+        pending_remove(s, s->v[i].pending_pos);
+    if (i != last) {
+        s->v[i] = s->v[last];
+        slot_point(t, s->v[i].net_id, set, i);
+        if (s->v[i].state == NET_CHANNEL_PENDING)
+            s->pending[s->v[i].pending_pos] = i;
     }
     s->count--;
 }
 
-/* Appends ch to set as open (or closing) and points its slot there. */
+/* Appends ch to set and points its slot there (a pending one joins the pending list). */
 static net_channel *set_append(net_channels *t, uint32_t set, const net_channel *ch)
 {
     net_channel_set *s = &t->sets[set];
     uint32_t at;
 
-    if (!VEC_RESERVE(s->v, s->cap, s->count + 1))
+    if (!VEC_RESERVE(s->v, s->cap, s->count + 1) ||
+        !VEC_RESERVE(s->pending, s->pending_cap, s->pending_count + 1))
         return NULL;
     at = s->count++;
     s->v[at] = *ch;
     s->v[at].set = (uint8_t)set;
+    if (ch->state == NET_CHANNEL_PENDING) {
+        s->v[at].pending_pos = s->pending_count;
+        s->pending[s->pending_count++] = at;
+    }
     slot_point(t, ch->net_id, set, at);
     return &s->v[at];
 }
@@ -175,8 +166,10 @@ void net_channels_init(net_channels *t)
 
 void net_channels_free(net_channels *t)
 {
-    for (int i = 0; i < NET_SET_COUNT; i++)
+    for (int i = 0; i < NET_SET_COUNT; i++) {
         free(t->sets[i].v);
+        free(t->sets[i].pending);
+    }
     free(t->slots);
     memset(t, 0, sizeof *t);
 }
@@ -184,7 +177,7 @@ void net_channels_free(net_channels *t)
 void net_channels_clear(net_channels *t)
 {
     for (int i = 0; i < NET_SET_COUNT; i++)
-        t->sets[i].count = t->sets[i].pending = 0;
+        t->sets[i].count = t->sets[i].pending_count = 0;
     if (t->slots != NULL)
         memset(t->slots, 0, (size_t)t->slot_count * sizeof *t->slots);
     t->used = 0;
@@ -206,7 +199,7 @@ uint32_t net_channels_count(const net_channels *t)
 
 uint32_t net_channels_pending(const net_channels *t)
 {
-    return t->sets[NET_SET_STATIC].pending + t->sets[NET_SET_MOVER].pending;
+    return t->sets[NET_SET_STATIC].pending_count + t->sets[NET_SET_MOVER].pending_count;
 }
 
 uint32_t net_channels_relevant(const net_channels *t)
@@ -233,7 +226,6 @@ net_channel *net_channels_add(net_channels *t, uint64_t net_id, gc_weak actor, u
                               bool moves, uint32_t frame, uint32_t epoch)
 {
     uint32_t set = moves ? NET_SET_MOVER : NET_SET_STATIC;
-    net_channel_set *s = &t->sets[set];
     net_channel ch = {
         .net_id = net_id,
         .actor = actor,
@@ -243,6 +235,7 @@ net_channel *net_channels_add(net_channels *t, uint64_t net_id, gc_weak actor, u
         .moves = moves,
         .state = NET_CHANNEL_PENDING,
     };
+    net_channel *added;
     uint32_t slot;
 
     if ((t->used + 1) * 2 > t->slot_count && !slots_grow(t))
@@ -251,29 +244,21 @@ net_channel *net_channels_add(net_channels *t, uint64_t net_id, gc_weak actor, u
     t->slots[slot].net_id = net_id;
     t->slots[slot].value = slot_value(set, 0); /* placeholder, pointed right by set_append */
     t->used++;
-    if (set_append(t, set, &ch) == NULL) {
+    added = set_append(t, set, &ch);
+    if (added == NULL) {
         slot_delete(t, slot);
         return NULL;
     }
     filter_add(t, net_id);
-    /* Into the pending part: swap with the first open channel. */
-    set_swap(t, set, s->count - 1, s->pending);
-    return &s->v[s->pending++];
+    return added;
 }
 
-net_channel *net_channels_open(net_channels *t, net_channel *ch)
+void net_channels_open(net_channels *t, net_channel *ch)
 {
-    uint32_t set = ch->set;
-    net_channel_set *s = &t->sets[set];
-    uint32_t i = (uint32_t)(ch - s->v);
-
     if (ch->state != NET_CHANNEL_PENDING)
-        return ch;
+        return;
+    pending_remove(&t->sets[ch->set], ch->pending_pos);
     ch->state = NET_CHANNEL_OPEN;
-    /* The last pending slot becomes the first open one. */
-    s->pending--;
-    set_swap(t, set, i, s->pending);
-    return &s->v[s->pending];
 }
 
 /* Moves an open (or closing) channel to another set, in the given state. */
@@ -286,6 +271,8 @@ static net_channel *channels_transfer(net_channels *t, net_channel *ch, uint32_t
 
     if (!VEC_RESERVE(t->sets[to].v, t->sets[to].cap, t->sets[to].count + 1))
         return NULL;
+    if (ch->state == NET_CHANNEL_PENDING)
+        return NULL; /* only open and closing channels move between sets */
     set_take(t, from, (uint32_t)(ch - t->sets[from].v));
     copy.state = (uint8_t)state;
     moved = set_append(t, to, &copy); /* cannot fail: reserved above */
@@ -328,12 +315,12 @@ uint64_t net_channels_digest(const net_channels *t, bool held)
 
     for (int k = 0; k < NET_SET_COUNT; k++) {
         const net_channel_set *s = &t->sets[k];
-        uint32_t from = held && k != NET_SET_CLOSING ? s->pending : 0;
 
         if (!held && k == NET_SET_CLOSING)
             continue;
-        for (uint32_t i = from; i < s->count; i++)
-            d ^= net_channels_id_hash(s->v[i].net_id);
+        for (uint32_t i = 0; i < s->count; i++)
+            if (!held || s->v[i].state != NET_CHANNEL_PENDING)
+                d ^= net_channels_id_hash(s->v[i].net_id);
     }
     return d;
 }

@@ -9,11 +9,12 @@
  * stops being relevant goes away at once. So the client holds the open and closing channels,
  * and the relevant set is the pending and open ones.
  *
- * Channels live in dense sets: actors that move and actors that do not, each partitioned
- * [pending | open], and the closing ones; a hash maps net id to position. Each frame the
- * replication walks only what can need sending: the pending parts, the open movers and the
- * closing set; open static actors (props) cost nothing until relevancy changes. Every
- * operation is O(1); a channel pointer is valid only until the next change to the table.
+ * Channels live in dense sets: actors that move, actors that do not, and the closing ones;
+ * a hash maps net id to position, and each set lists the positions of its pending channels.
+ * Each frame the replication walks only what can need sending: the pending lists, the movers
+ * and the closing set; open static actors (props) cost nothing until relevancy changes.
+ * Opening a channel touches neither the set nor the hash. Every operation is O(1); a channel
+ * pointer is valid until the next add, close, reopen or remove.
  */
 #ifndef REAP_NET_CHANNELS_H
 #define REAP_NET_CHANNELS_H
@@ -44,6 +45,7 @@ typedef struct net_channel {
     uint32_t sent_serial;      /* the actor's move_serial when it was last sent */
     uint32_t since_frame;      /* frame it was last sent, or became pending (priority age) */
     uint32_t epoch;            /* the relevancy pass that last found it relevant */
+    uint32_t pending_pos;      /* while PENDING: its place in the set's pending list */
     uint8_t priority;          /* UE NetPriority, as a small integer */
     uint8_t set;               /* NET_SET_STATIC, NET_SET_MOVER or NET_SET_CLOSING */
     uint8_t moves;             /* the actor moves (its set when it is relevant) */
@@ -51,8 +53,10 @@ typedef struct net_channel {
 } net_channel;
 
 typedef struct net_channel_set {
-    net_channel *v;            /* [0, pending) pending, [pending, count) open (or closing) */
-    uint32_t count, pending, cap;
+    net_channel *v;
+    uint32_t count, cap;
+    uint32_t *pending;         /* positions in v of the PENDING channels, in no order */
+    uint32_t pending_count, pending_cap;
 } net_channel_set;
 
 /* A hash slot keeps the id it maps, so a probe reads one array, not the channels. */
@@ -88,8 +92,8 @@ net_channel *net_channels_add(net_channels *t, uint64_t net_id, gc_weak actor, u
                               bool moves, uint32_t frame, uint32_t epoch);
 /* Rebuilds the filter from the channels there are now (removals leave their bits). */
 void net_channels_refilter(net_channels *t);
-/* PENDING -> OPEN; returns the channel's new address. */
-net_channel *net_channels_open(net_channels *t, net_channel *ch);
+/* PENDING -> OPEN, in place (the set's pending list loses its last entry's order). */
+void net_channels_open(net_channels *t, net_channel *ch);
 /* OPEN -> CLOSING (a destroy is owed); returns the channel's new address. */
 net_channel *net_channels_close(net_channels *t, net_channel *ch);
 /* CLOSING -> OPEN (relevant again before the destroy was sent). */

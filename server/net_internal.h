@@ -97,10 +97,11 @@ typedef struct net_fresh {
 /* A candidate for this frame's budget: a spawn to send or a move to update. */
 typedef struct net_candidate {
     uint64_t net_id;
-    uint32_t index;                 /* moves: position in the mover set (stable while filling) */
+    uint32_t index;                 /* position in its set (see repl_fill for why it stays valid) */
     uint16_t bytes;                 /* encoded size, a close upper bound */
     uint8_t bucket;                 /* priority x age, clamped to 255 */
     uint8_t is_spawn;
+    uint8_t set;
 } net_candidate;
 
 struct net_driver {

@@ -356,16 +356,18 @@ static void repl_flush_moves(repl_frame *f, repl_out *o)
 }
 
 /* Sends the spawn of a pending channel; false when the window has no room left for it. */
-static bool repl_add_spawn(repl_frame *f, repl_out *o, uint64_t net_id)
+static bool repl_add_spawn(repl_frame *f, repl_out *o, uint32_t set, uint32_t pending_pos)
 {
     net_driver *nd = f->nd;
-    net_channel *ch = net_channels_find(&f->c->channels, net_id);
+    net_channel_set *s = &f->c->channels.sets[set];
+    net_channel *ch = &s->v[s->pending[pending_pos]];
+    uint64_t net_id = ch->net_id;
     Reap__ActorState *st;
     const char *name;
     actor *a;
     size_t bytes;
 
-    if (ch == NULL || (a = gc_weak_get(f->heap, ch->actor)) == NULL)
+    if ((a = gc_weak_get(f->heap, ch->actor)) == NULL)
         return true; /* destroyed meanwhile: the outbox closes its channel next frame */
     name = gc_object_name(f->heap, a);
     if (name == NULL)
@@ -389,7 +391,7 @@ static bool repl_add_spawn(repl_frame *f, repl_out *o, uint64_t net_id)
     st->name = (char *)name; /* borrowed from the collector until the message is sent */
     o->state_bytes += bytes;
     o->allowance -= (double)bytes;
-    ch = net_channels_open(&f->c->channels, ch);
+    net_channels_open(&f->c->channels, ch);
     ch->sent_serial = a->move_serial;
     ch->since_frame = f->frame;
     nd->counters.spawns_sent++;
@@ -426,44 +428,56 @@ static uint8_t repl_bucket(uint32_t priority, uint32_t age)
     return score >= REPL_BUCKETS - 1 ? REPL_BUCKETS - 1 : (uint8_t)score;
 }
 
-/* Lists this frame's candidates: every pending spawn, every open mover that moved. */
+static net_candidate *repl_candidate(net_driver *nd, const net_channel *ch, uint32_t index,
+                                     uint32_t set, uint32_t frame)
+{
+    net_candidate *cd = &nd->cands[nd->cands_count++];
+    uint32_t age = frame - ch->since_frame;
+
+    cd->net_id = ch->net_id;
+    cd->index = index;
+    cd->set = (uint8_t)set;
+    cd->is_spawn = ch->state == NET_CHANNEL_PENDING;
+    cd->bytes = cd->is_spawn ? REPL_SPAWN_BYTES : REPL_MOVE_BYTES;
+    cd->bucket = repl_bucket(ch->priority, cd->is_spawn ? age + 1 : age);
+    return cd;
+}
+
+/* Lists this frame's candidates: every pending spawn (by its place in the pending list),
+ * every open mover that moved (by its place in the set). */
 static uint64_t repl_gather(repl_frame *f)
 {
     net_driver *nd = f->nd;
     net_connection *c = f->c;
+    const net_channel_set *movers = &c->channels.sets[NET_SET_MOVER];
     uint64_t bytes = 0;
 
     nd->cands_count = 0;
+    if (!VEC_RESERVE(nd->cands, nd->cands_cap, net_channels_pending(&c->channels) +
+                                                     movers->count))
+        return 0;
     for (int s = 0; s < NET_SET_LIVE; s++) {
         const net_channel_set *set = &c->channels.sets[s];
-        uint32_t end = s == NET_SET_MOVER ? set->count : set->pending;
+        for (uint32_t k = 0; k < set->pending_count; k++)
+            bytes += repl_candidate(nd, &set->v[set->pending[k]], k, (uint32_t)s, f->frame)->bytes;
+    }
+    for (uint32_t i = 0; i < movers->count; i++) {
+        const net_channel *ch = &movers->v[i];
+        const actor *a;
 
-        if (!VEC_RESERVE(nd->cands, nd->cands_cap, nd->cands_count + end))
-            return bytes;
-        for (uint32_t i = 0; i < end; i++) {
-            const net_channel *ch = &set->v[i];
-            uint32_t age = f->frame - ch->since_frame;
-            net_candidate *cd;
-
-            if (ch->state == NET_CHANNEL_OPEN) {
-                const actor *a = gc_weak_get(f->heap, ch->actor);
-                if (a == NULL || a->move_serial == ch->sent_serial)
-                    continue;
-            }
-            cd = &nd->cands[nd->cands_count++];
-            cd->net_id = ch->net_id;
-            cd->index = i;
-            cd->is_spawn = ch->state == NET_CHANNEL_PENDING;
-            cd->bytes = cd->is_spawn ? REPL_SPAWN_BYTES : REPL_MOVE_BYTES;
-            cd->bucket = repl_bucket(ch->priority, cd->is_spawn ? age + 1 : age);
-            bytes += cd->bytes;
-        }
+        if (ch->state != NET_CHANNEL_OPEN)
+            continue;
+        a = gc_weak_get(f->heap, ch->actor);
+        if (a == NULL || a->move_serial == ch->sent_serial)
+            continue;
+        bytes += repl_candidate(nd, ch, i, NET_SET_MOVER, f->frame)->bytes;
     }
     return bytes;
 }
 
-/* The lowest priority bucket that still fits the budget, taking higher ones first. */
-static uint32_t repl_threshold(const net_driver *nd, double allowance)
+/* The lowest priority bucket that still fits the budget, taking higher ones first, and what
+ * the buckets above it take. */
+static uint32_t repl_threshold(const net_driver *nd, double allowance, double *out_above)
 {
     uint64_t by_bucket[REPL_BUCKETS];
     double left = allowance;
@@ -472,36 +486,44 @@ static uint32_t repl_threshold(const net_driver *nd, double allowance)
     for (uint32_t i = 0; i < nd->cands_count; i++)
         by_bucket[nd->cands[i].bucket] += nd->cands[i].bytes;
     for (uint32_t b = REPL_BUCKETS; b-- > 0;) {
-        if ((double)by_bucket[b] >= left)
+        if ((double)by_bucket[b] >= left) {
+            *out_above = allowance - left;
             return b;
+        }
         left -= (double)by_bucket[b];
     }
+    *out_above = allowance - left;
     return 0;
 }
 
+/* One pass, backwards: opening a channel moves the last entry of its pending list into its
+ * place, which (going down) is never a candidate still to come, and moves nothing in the sets,
+ * so every candidate's position stays valid without a lookup. Candidates above the threshold
+ * bucket are all taken; the threshold bucket gets what the budget has left after them. */
 static void repl_fill(repl_frame *f, repl_out *o)
 {
     net_driver *nd = f->nd;
     uint64_t wanted = repl_gather(f);
     bool everything = (double)wanted <= o->allowance;
-    uint32_t threshold = everything ? 0 : repl_threshold(nd, o->allowance);
+    double above = 0;
+    uint32_t threshold = everything ? 0 : repl_threshold(nd, o->allowance, &above);
+    double at_threshold = o->allowance - above;
     bool window_full = false;
 
-    /* Everything fits, or: above the threshold first, then the threshold bucket while the
-     * budget lasts. */
-    for (int pass = everything ? 2 : 0; pass < 3; pass++) {
-        for (uint32_t i = 0; i < nd->cands_count && o->allowance > 0; i++) {
-            const net_candidate *cd = &nd->cands[i];
+    for (uint32_t i = nd->cands_count; i-- > 0 && o->allowance > 0;) {
+        const net_candidate *cd = &nd->cands[i];
+        double before = o->allowance;
 
-            if ((pass == 0 && cd->bucket <= threshold) || (pass == 1 && cd->bucket != threshold))
-                continue;
-            if (!cd->is_spawn)
-                repl_add_move(f, o, cd->index);
-            else if (!window_full && !repl_add_spawn(f, o, cd->net_id))
-                window_full = true;
-        }
-        if (pass == 1)
-            break;
+        if (!everything && cd->bucket < threshold)
+            continue;
+        if (!everything && cd->bucket == threshold && at_threshold <= 0)
+            continue;
+        if (!cd->is_spawn)
+            repl_add_move(f, o, cd->index);
+        else if (!window_full && !repl_add_spawn(f, o, cd->set, cd->index))
+            window_full = true;
+        if (!everything && cd->bucket == threshold)
+            at_threshold -= before - o->allowance;
     }
     repl_flush_spawns(f, o);
     repl_flush_moves(f, o);
