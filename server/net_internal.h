@@ -46,7 +46,7 @@ enum {
     NET_PACKET_TARGET = 1100,     /* replication messages stay under one datagram (MTU 1400) */
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
     NET_HANDSHAKE_SLOTS = 64,     /* extra ENet peers for handshakes in flight */
-    NET_HANDSHAKES_PER_ADDRESS = 8,
+    NET_HANDSHAKES_PER_ADDRESS = 32,
     NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
     NET_MSG_ITEMS = 64,           /* actor states or moves in one replication message */
 };
