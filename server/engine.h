@@ -88,6 +88,10 @@ typedef struct engine {
     stats_histogram phase_seconds[ENGINE_PHASE_COUNT];
     stats_histogram gc_mark_seconds;
     stats_histogram gc_frame_work_seconds;
+    stats_histogram gc_frame_budget_seconds; /* pacing: the budget of frames with GC work */
+    stats_histogram gc_collection_seconds;   /* interval collections: start to end (purged) */
+    uint64_t seen_finished;       /* e->gc.finished already observed */
+    engine_gc_slack gc_slack;     /* recent frames' net + world + repl, for pacing */
     uint64_t seen_collections;    /* gc_stats.collections already logged */
     uint64_t slow_frames;
     uint64_t gc_assumption_violations; /* gc.VerifyAssumptions findings, summed */
