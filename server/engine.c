@@ -11,6 +11,7 @@
 #include "admin.h"
 #include "agones.h"
 #include "console.h"
+#include "dashboard.h"
 #include "log.h"
 #include "net_driver.h"
 #include "service.h"
@@ -299,6 +300,7 @@ void engine_frame(engine *e)
         stats_histogram_observe(&e->phase_seconds[p],
                                 (double)(t_phase[p + 1] - t_phase[p]) / 1e9);
     engine_gc_slack_observe(&e->gc_slack, (double)(t_repl - t_start) / 1e9);
+    dashboard_frame(e->dashboard, t_phase);
     slow_ms = cvar_get(&e->cvars, CVAR_ENGINE_SLOW_FRAME_MS);
     if (slow_ms > 0 && frame_ms > slow_ms) {
         e->slow_frames++;
@@ -422,6 +424,8 @@ static void engine_stop_cb(uv_timer_t *timer)
     e->console = NULL;
     admin_close(e->admin);
     e->admin = NULL;
+    dashboard_close(e->dashboard);
+    e->dashboard = NULL;
     net_driver_close(e->net);
     e->net = NULL;
     engine_close_handles(e);
@@ -651,6 +655,8 @@ int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
         goto fail;
     if (admin_create(e, opts->admin_bind, opts->admin_port, &e->admin, err, err_size) != 0)
         goto fail;
+    if (dashboard_create(e, &e->dashboard, err, err_size) != 0)
+        goto fail;
     if (engine_start_handles(e, err, err_size) != 0)
         goto fail;
     if (isatty(STDIN_FILENO) && console_create(e, STDIN_FILENO, &e->console) != 0)
@@ -675,7 +681,7 @@ int engine_run(engine *e)
              e->world_count, e->opts.tick_hz, gc_object_count(e->heap),
              gc_permanent_count(e->heap));
     log_info("listening on udp %s:%u", e->opts.bind, net_driver_port(e->net));
-    log_info("admin on http://%s:%u (GET /metrics, GET /healthz, POST /console%s)",
+    log_info("admin on http://%s:%u (GET / dashboard, GET /metrics, GET /healthz, POST /console%s)",
              e->opts.admin_bind, admin_port(e->admin),
              e->opts.admin_token[0] != '\0' ? " with the admin token" : "");
     /* The game port is bound and the first frame is scheduled: ready for players. */
@@ -690,11 +696,13 @@ void engine_close(engine *e)
 {
     /* Handles still open mean start-up failed half-way; close them and let libuv finish. */
     if (e->handles_open || e->net != NULL || e->admin != NULL || e->console != NULL ||
-        e->agones != NULL || e->service != NULL) {
+        e->agones != NULL || e->service != NULL || e->dashboard != NULL) {
         agones_close(e->agones);
         service_close(e->service);
         console_close(e->console);
         admin_close(e->admin);
+        dashboard_close(e->dashboard);
+        e->dashboard = NULL;
         net_driver_close(e->net);
         e->agones = NULL;
         e->service = NULL;

@@ -48,6 +48,7 @@ typedef struct admin_server admin_server;
 typedef struct console console;
 typedef struct agones agones;
 typedef struct service service;
+typedef struct dashboard dashboard;
 
 typedef struct engine {
     engine_options opts;
@@ -74,6 +75,7 @@ typedef struct engine {
     console *console;             /* stdin console, when stdin is a terminal */
     agones *agones;               /* the Agones SDK sidecar, when asked for; else NULL */
     service *service;             /* systemd notify/watchdog, under Type=notify; else NULL */
+    dashboard *dashboard;         /* the admin page's once-a-second samples */
     tick_rate_monitor tick_rate;  /* warns when --tick-hz is not achieved */
 
     engine_gc_schedule gc;
