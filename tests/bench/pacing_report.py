@@ -116,7 +116,7 @@ def mode_figures(out, mode):
     }
 
 
-def svg(results, path):
+def svg(results, props, path):
     w, h, ml, mr, mt, mb = 900, 360, 56, 150, 20, 36
     tmax = max(max(r["series"]["t"]) for r in results.values())
     ymax = max(max(v for v in r["series"]["tick_max_ms"] if v is not None)
@@ -128,7 +128,8 @@ def svg(results, path):
              f'font-family="sans-serif" font-size="11">',
              f'<rect width="{w}" height="{h}" fill="white"/>',
              f'<text x="{ml}" y="14" font-size="13">Longest frame per second (ms), '
-             f'1M-object world under churn: UE modes vs frame-slack pacing</text>']
+             f'{props:,} persistent objects under churn: UE modes vs frame-slack '
+             f'pacing</text>']
     for i in range(6):
         v = ymax * i / 5
         parts.append(f'<line x1="{ml}" x2="{w - mr}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
@@ -147,7 +148,7 @@ def svg(results, path):
                        zip(r["series"]["t"], r["series"]["tick_max_ms"]) if v is not None)
         parts.append(f'<polyline points="{pts}" fill="none" stroke="{COLORS[mode]}" '
                      f'stroke-width="1.4"/>')
-        ly = mt + 30 + 18 * i
+        ly = mt + 90 + 18 * i
         parts.append(f'<line x1="{w - mr + 4}" x2="{w - mr + 20}" y1="{ly}" y2="{ly}" '
                      f'stroke="{COLORS[mode]}" stroke-width="3"/><text x="{w - mr + 24}" '
                      f'y="{ly + 4}">{mode}</text>')
@@ -163,7 +164,7 @@ def main():
     report = {"props": int(props), "bots": int(bots), "duration_s": int(duration),
               "interval_s": int(interval), "budget_ms": BUDGET_MS, "modes": results}
     json.dump(report, open(f"{out}/pacing.json", "w"), indent=1)
-    svg(results, f"{out}/pacing.svg")
+    svg(results, int(props), f"{out}/pacing.svg")
     keys = [k for k in results["pacing"] if k != "series"]
     print(f"{'':36}" + "".join(f"{m:>16}" for m in MODES))
     for k in keys:
