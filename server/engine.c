@@ -681,7 +681,8 @@ int engine_run(engine *e)
              e->world_count, e->opts.tick_hz, gc_object_count(e->heap),
              gc_permanent_count(e->heap));
     log_info("listening on udp %s:%u", e->opts.bind, net_driver_port(e->net));
-    log_info("admin on http://%s:%u (GET / dashboard, GET /metrics, GET /healthz, POST /console%s)",
+    log_info("admin on http://%s:%u (GET / dashboard, GET /metrics, GET /healthz, "
+             "POST /console%s)",
              e->opts.admin_bind, admin_port(e->admin),
              e->opts.admin_token[0] != '\0' ? " with the admin token" : "");
     /* The game port is bound and the first frame is scheduled: ready for players. */
