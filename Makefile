@@ -4,6 +4,7 @@
 #   make run        install missing packages, build, start the server on deploy/reap.ini
 #   make test       install missing packages, build, run every unit and integration test
 #   make bench      build and run the benchmarks (figures printed and written to build/bench/)
+#   make pacing-bench  UE's collector modes against frame-slack pacing on a 1M-object world
 #   make asan|tsan  the test suites under AddressSanitizer+UBSan / ThreadSanitizer
 #   make fuzz       mutation fuzzers of the wire decoder under ASan+UBSan (FUZZ_ROUNDS=...)
 #   make install    PREFIX=/usr/local DESTDIR=  (binaries, config, systemd unit, man pages;
@@ -53,7 +54,7 @@ ALL_TARGETS :=
 TEST_BINS :=
 BENCH_BINS :=
 
-.PHONY: all run test check bench asan tsan install install-data clean deps fuzz
+.PHONY: all run test check bench asan tsan install install-data clean deps fuzz pacing-bench
 all: build-all
 
 include gc/module.mk
@@ -103,6 +104,10 @@ bench:
 fuzz:
 	deploy/install-deps.sh
 	$(MAKE) VARIANT=asan fuzz-run
+
+# The big-world benchmark of UE's collector modes against frame-slack pacing (a few minutes).
+pacing-bench: build-all
+	tests/bench/pacing_bench.sh
 
 bench-run: $(BENCH_BINS)
 	@mkdir -p build/bench

@@ -366,3 +366,35 @@ uint32_t actor_owned_count(const player_controller *pc)
 {
     return pc->owned.count;
 }
+
+/* A big persistent world (world.PersistentProps): holder props placed in the persistent level,
+ * each holding up to WORLD_PERSISTENT_GROUP parts that nobody destroys. No clusters, so every
+ * object is marked on its own and a full mark costs what a world of that size costs. Not
+ * replicated and not in the grid: they weigh on the collector only. */
+gc_result world_spawn_persistent_props(world *w, uint32_t count)
+{
+    gc_heap *heap = w->env->heap;
+    level *lvl = w->persistent_level;
+    prop *holder = NULL;
+
+    for (uint32_t i = 0; i < count; i++) {
+        actor *a;
+        gc_result r;
+
+        if (i % WORLD_PERSISTENT_GROUP == 0) {
+            r = actor_create(w, lvl, w->env->classes.prop, ACTOR_KIND_PROP, lvl, NULL, true, &a);
+            if (r != GC_OK)
+                return r;
+            holder = (prop *)a;
+        }
+        r = actor_create(w, lvl, w->env->classes.prop_part, ACTOR_KIND_PROP_PART, holder, NULL,
+                         false, &a);
+        if (r != GC_OK)
+            return r;
+        r = gc_ref_array_push(&holder->parts, a);
+        if (r != GC_OK)
+            return r;
+        gc_write_barrier(heap, a);
+    }
+    return GC_OK;
+}

@@ -21,6 +21,7 @@
 #include <uv.h>
 
 #include "console.h"
+#include "dashboard.h"
 #include "engine.h"
 #include "log.h"
 
@@ -189,8 +190,25 @@ static enum MHD_Result admin_handler_cb(void *cls, struct MHD_Connection *conn, 
             return admin_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET /healthz\n");
         return admin_text(conn, MHD_HTTP_OK, a->engine->stopping ? "stopping\n" : "ok\n");
     }
+    if (strcmp(url, "/") == 0) {
+        if (!is_get)
+            return admin_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET /\n");
+        return admin_respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", dashboard_page_html,
+                             dashboard_page_html_len);
+    }
+    if (strcmp(url, "/stats.json") == 0) {
+        if (!is_get)
+            return admin_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET /stats.json\n");
+        if (a->engine->dashboard == NULL)
+            return admin_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "no samples yet\n");
+        strbuf_reset(&a->page);
+        dashboard_render_json(a->engine->dashboard, &a->page);
+        return admin_respond(conn, MHD_HTTP_OK, "application/json", strbuf_cstr(&a->page),
+                             a->page.len);
+    }
     return admin_text(conn, MHD_HTTP_NOT_FOUND,
-                      "not found: try GET /metrics, GET /healthz or POST /console\n");
+                      "not found: try GET / (dashboard), GET /stats.json, GET /metrics, "
+                      "GET /healthz or POST /console\n");
 }
 
 static void admin_completed_cb(void *cls, struct MHD_Connection *conn, void **req_cls,

@@ -1,6 +1,8 @@
 /*
  * admin.h - the admin HTTP endpoint (libmicrohttpd) on the engine's loop.
  *
+ *   GET  /          the live GC dashboard, a read-only page (dashboard.h)
+ *   GET  /stats.json the dashboard's last ten minutes, once-a-second samples
  *   GET  /metrics   Prometheus text format (admin_metrics.c)
  *   GET  /healthz   "ok"
  *   POST /console   body: one console command; reply: its text output. With an admin token

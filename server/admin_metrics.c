@@ -101,6 +101,21 @@ void admin_metrics_render(engine *e, strbuf *out)
                           "Reachability analysis time per collection.", out);
     stats_histogram_write(&e->gc_frame_work_seconds, "reap_gc_frame_work_seconds",
                           "Collector work per frame that did any (mark, purge slice).", out);
+    stats_histogram_write(&e->gc_frame_budget_seconds, "reap_gc_frame_budget_seconds",
+                          "Collector budget pacing gave each frame with collector work "
+                          "(gc.FrameSlackPacing).", out);
+    stats_histogram_write(&e->gc_collection_seconds, "reap_gc_collection_span_seconds",
+                          "Interval collections: seconds from start to the end of their purge.",
+                          out);
+    metric_u64(out, "reap_gc_collection_last_frames", "gauge",
+               "Frames the last interval collection spanned, start to end of purge.",
+               e->gc.last_frames);
+    metric_f64(out, "reap_gc_collection_last_late_seconds", "gauge",
+               "How late the last interval collection ended against UE's schedule (negative: "
+               "before the moment UE would have collected).", e->gc.last_late_seconds);
+    metric_u64(out, "reap_gc_early_starts_total", "counter",
+               "Collections pacing started before the interval, in a frame's slack.",
+               e->gc.early_starts);
 
     metric_u64(out, "reap_players_connected", "gauge", "Players that joined a world.",
                net_driver_player_count(e->net));

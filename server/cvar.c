@@ -66,6 +66,11 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         0, 0, 1, "report who still referenced objects marked as garbage" },
     [CVAR_GC_VERIFY_ASSUMPTIONS] = { "gc.VerifyAssumptions", CVAR_BOOL, 0, 0, 1,
         "check the collector's invariants during each collection (slow)" },
+    [CVAR_GC_FRAME_SLACK_PACING] = { "gc.FrameSlackPacing", CVAR_BOOL, 0, 0, 1,
+        "reap's own: run the collector in each frame's predicted idle time (0 = UE's fixed "
+        "limits)" },
+    [CVAR_GC_FRAME_SLACK_MARGIN] = { "gc.FrameSlackMargin", CVAR_FLOAT, 0.004, 0, 1,
+        "seconds pacing keeps free at the end of each frame" },
     [CVAR_NET_MAX_MESSAGE_BYTES] = { "net.MaxMessageBytes", CVAR_INT, 4096, 64, 262144,
         "largest packet a client may send; larger ones are refused and counted" },
     [CVAR_NET_MAX_ACTORS_PER_PLAYER] = { "net.MaxActorsPerPlayer", CVAR_INT, 100, 0, 100000,
@@ -97,6 +102,9 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         "requests a player may make at once before net.RequestRatePerSecond applies" },
     [CVAR_WORLD_EXTENT] = { "world.Extent", CVAR_FLOAT, 200000, 100, 20000000,
         "side of the square area (centred on 0,0) where pawns spawn and move, in units" },
+    [CVAR_WORLD_PERSISTENT_PROPS] = { "world.PersistentProps", CVAR_INT, 0, 0, 4000000,
+        "collected objects the first world holds for its whole life (a big persistent world; "
+        "read at start)" },
     [CVAR_ENGINE_SLOW_FRAME_MS] = { "engine.SlowFrameMs", CVAR_FLOAT, 100, 0, 60000,
         "frames longer than this many milliseconds are logged (0 = never)" },
 };

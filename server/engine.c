@@ -11,6 +11,7 @@
 #include "admin.h"
 #include "agones.h"
 #include "console.h"
+#include "dashboard.h"
 #include "log.h"
 #include "net_driver.h"
 #include "service.h"
@@ -41,9 +42,13 @@ static void engine_settings_from_cvars(const cvar_registry *cv, gc_settings *s)
     s->history_size = (uint32_t)cvar_get_int(cv, CVAR_GC_HISTORY_SIZE);
     s->garbage_reference_tracking = cvar_get_bool(cv, CVAR_GC_GARBAGE_REFERENCE_TRACKING);
     s->verify_assumptions = cvar_get_bool(cv, CVAR_GC_VERIFY_ASSUMPTIONS);
+    /* Pacing marks in each frame's slack: marking must be allowed to stop. */
+    if (cvar_get_bool(cv, CVAR_GC_FRAME_SLACK_PACING))
+        s->allow_incremental_reachability = true;
 }
 
-static void engine_gc_config_from_cvars(const cvar_registry *cv, engine_gc_config *c)
+static void engine_gc_config_from_cvars(const cvar_registry *cv, uint32_t tick_hz,
+                                        engine_gc_config *c)
 {
     c->time_between_purging = cvar_get(cv, CVAR_GC_TIME_BETWEEN_PURGING);
     c->idle_server_multiplier = cvar_get(cv, CVAR_GC_IDLE_SERVER_MULTIPLIER);
@@ -52,6 +57,10 @@ static void engine_gc_config_from_cvars(const cvar_registry *cv, engine_gc_confi
     c->incremental_time_per_frame = cvar_get(cv, CVAR_GC_INCREMENTAL_TIME_PER_FRAME);
     c->collect_every_frame = cvar_get_int(cv, CVAR_GC_COLLECT_EVERY_FRAME);
     c->continuous_incremental = cvar_get_bool(cv, CVAR_GC_CONTINUOUS_INCREMENTAL);
+    c->frame_slack_pacing = cvar_get_bool(cv, CVAR_GC_FRAME_SLACK_PACING);
+    c->frame_slack_margin = cvar_get(cv, CVAR_GC_FRAME_SLACK_MARGIN);
+    c->frame_period = tick_hz > 0 ? 1.0 / tick_hz : 0;
+    c->reachability_time_limit = cvar_get(cv, CVAR_GC_INCREMENTAL_REACHABILITY_TIME_LIMIT);
 }
 
 const char *const engine_phase_names[ENGINE_PHASE_COUNT] = { "net", "world", "repl", "gc" };
@@ -71,7 +80,7 @@ void engine_apply_cvars(engine *e)
     r = gc_heap_configure(e->heap, &s);
     if (r != GC_OK)
         log_warn("gc: settings refused: %s", gc_result_str(r));
-    engine_gc_config_from_cvars(&e->cvars, &e->gc_config);
+    engine_gc_config_from_cvars(&e->cvars, e->opts.tick_hz, &e->gc_config);
     e->applied_cvar_generation = e->cvars.generation;
 }
 
@@ -120,6 +129,23 @@ static void engine_ops_cleanup_actors(void *ctx)
 
     for (uint32_t i = 0; i < e->world_count; i++)
         world_cleanup_actors(e->worlds[i]);
+}
+
+/* Pacing: the next mark slices may use `seconds` (the heap's settings are copied, changed and
+ * given back; nothing is allocated). */
+static void engine_ops_set_time_limit(void *ctx, double seconds)
+{
+    engine *e = ctx;
+    gc_settings s = *gc_heap_settings(e->heap);
+    gc_result r;
+
+    if (s.allow_incremental_reachability && s.incremental_reachability_time_limit == seconds)
+        return;
+    s.allow_incremental_reachability = true;
+    s.incremental_reachability_time_limit = seconds;
+    r = gc_heap_configure(e->heap, &s);
+    if (r != GC_OK)
+        log_warn("gc: pacing's time limit %g s refused: %s", seconds, gc_result_str(r));
 }
 
 bool engine_players_connected(const engine *e)
@@ -199,6 +225,7 @@ static void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
         .is_reachability_pending = engine_ops_is_reachability_pending,
         .is_purge_pending = engine_ops_is_purge_pending,
         .cleanup_actors = engine_ops_cleanup_actors,
+        .set_time_limit = engine_ops_set_time_limit,
     };
     engine_gc_frame fr;
     bool had_work = gc_is_incremental_purge_pending(e->heap) ||
@@ -215,11 +242,26 @@ static void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
     fr.has_game_world = e->world_count > 0;
     fr.players_connected = engine_players_connected(e);
     fr.free_memory_mb = engine_free_memory(e, now_ns);
+    /* e->last_frame_ns is this frame's start. */
+    fr.work_seconds = (double)(now_ns - e->last_frame_ns) / 1e9;
+    fr.predicted_work_seconds = engine_gc_slack_predict(&e->gc_slack);
 
     action = engine_conditional_collect_garbage(&e->gc, &e->gc_config, &fr, &ops);
     if (action == ENGINE_GC_COLLECT || action == ENGINE_GC_FORCED_FULL_PURGE ||
-        action == ENGINE_GC_REACHABILITY_STEP || (action == ENGINE_GC_PURGE_STEP && had_work))
+        action == ENGINE_GC_REACHABILITY_STEP || action == ENGINE_GC_EARLY_COLLECT ||
+        (action == ENGINE_GC_PURGE_STEP && had_work)) {
         stats_histogram_observe(&e->gc_frame_work_seconds, (double)(uv_hrtime() - t0) / 1e9);
+        if (e->gc.budget > 0)
+            stats_histogram_observe(&e->gc_frame_budget_seconds, e->gc.budget);
+    }
+    if (e->gc.finished != e->seen_finished) {
+        e->seen_finished = e->gc.finished;
+        stats_histogram_observe(&e->gc_collection_seconds, e->gc.last_seconds);
+        log_info("gc: interval collection ended: %llu frame(s), %.3f s, %+.3f s against UE's "
+                 "schedule%s",
+                 (unsigned long long)e->gc.last_frames, e->gc.last_seconds,
+                 e->gc.last_late_seconds, e->gc_config.frame_slack_pacing ? " (paced)" : "");
+    }
     engine_note_collections(e);
 }
 
@@ -257,6 +299,8 @@ void engine_frame(engine *e)
     for (int p = 0; p < ENGINE_PHASE_COUNT; p++)
         stats_histogram_observe(&e->phase_seconds[p],
                                 (double)(t_phase[p + 1] - t_phase[p]) / 1e9);
+    engine_gc_slack_observe(&e->gc_slack, (double)(t_repl - t_start) / 1e9);
+    dashboard_frame(e->dashboard, t_phase);
     slow_ms = cvar_get(&e->cvars, CVAR_ENGINE_SLOW_FRAME_MS);
     if (slow_ms > 0 && frame_ms > slow_ms) {
         e->slow_frames++;
@@ -380,6 +424,8 @@ static void engine_stop_cb(uv_timer_t *timer)
     e->console = NULL;
     admin_close(e->admin);
     e->admin = NULL;
+    dashboard_close(e->dashboard);
+    e->dashboard = NULL;
     net_driver_close(e->net);
     e->net = NULL;
     engine_close_handles(e);
@@ -515,6 +561,17 @@ static int engine_create_worlds(engine *e, char *err, size_t err_size)
         }
         e->world_count++;
     }
+    if (cvar_get_int(&e->cvars, CVAR_WORLD_PERSISTENT_PROPS) > 0) {
+        uint32_t n = (uint32_t)cvar_get_int(&e->cvars, CVAR_WORLD_PERSISTENT_PROPS);
+        gc_result r = world_spawn_persistent_props(e->worlds[0], n);
+
+        if (r != GC_OK) {
+            snprintf(err, err_size, "cannot spawn %u persistent props (world.PersistentProps): "
+                     "%s", n, gc_result_str(r));
+            return -1;
+        }
+        log_info("%s: %u persistent props", e->worlds[0]->name, n);
+    }
     return 0;
 }
 
@@ -583,6 +640,9 @@ int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
         stats_histogram_init(&e->phase_seconds[p]);
     stats_histogram_init(&e->gc_mark_seconds);
     stats_histogram_init(&e->gc_frame_work_seconds);
+    stats_histogram_init(&e->gc_frame_budget_seconds);
+    stats_histogram_init(&e->gc_collection_seconds);
+    engine_gc_slack_init(&e->gc_slack);
     tick_rate_init(&e->tick_rate, opts->tick_hz);
 
     if (engine_create_heap(e, err, err_size) != 0)
@@ -594,6 +654,8 @@ int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
                           err_size) != 0)
         goto fail;
     if (admin_create(e, opts->admin_bind, opts->admin_port, &e->admin, err, err_size) != 0)
+        goto fail;
+    if (dashboard_create(e, &e->dashboard, err, err_size) != 0)
         goto fail;
     if (engine_start_handles(e, err, err_size) != 0)
         goto fail;
@@ -619,7 +681,8 @@ int engine_run(engine *e)
              e->world_count, e->opts.tick_hz, gc_object_count(e->heap),
              gc_permanent_count(e->heap));
     log_info("listening on udp %s:%u", e->opts.bind, net_driver_port(e->net));
-    log_info("admin on http://%s:%u (GET /metrics, GET /healthz, POST /console%s)",
+    log_info("admin on http://%s:%u (GET / dashboard, GET /metrics, GET /healthz, "
+             "POST /console%s)",
              e->opts.admin_bind, admin_port(e->admin),
              e->opts.admin_token[0] != '\0' ? " with the admin token" : "");
     /* The game port is bound and the first frame is scheduled: ready for players. */
@@ -634,11 +697,13 @@ void engine_close(engine *e)
 {
     /* Handles still open mean start-up failed half-way; close them and let libuv finish. */
     if (e->handles_open || e->net != NULL || e->admin != NULL || e->console != NULL ||
-        e->agones != NULL || e->service != NULL) {
+        e->agones != NULL || e->service != NULL || e->dashboard != NULL) {
         agones_close(e->agones);
         service_close(e->service);
         console_close(e->console);
         admin_close(e->admin);
+        dashboard_close(e->dashboard);
+        e->dashboard = NULL;
         net_driver_close(e->net);
         e->agones = NULL;
         e->service = NULL;

@@ -48,6 +48,7 @@ typedef struct admin_server admin_server;
 typedef struct console console;
 typedef struct agones agones;
 typedef struct service service;
+typedef struct dashboard dashboard;
 
 typedef struct engine {
     engine_options opts;
@@ -74,6 +75,7 @@ typedef struct engine {
     console *console;             /* stdin console, when stdin is a terminal */
     agones *agones;               /* the Agones SDK sidecar, when asked for; else NULL */
     service *service;             /* systemd notify/watchdog, under Type=notify; else NULL */
+    dashboard *dashboard;         /* the admin page's once-a-second samples */
     tick_rate_monitor tick_rate;  /* warns when --tick-hz is not achieved */
 
     engine_gc_schedule gc;
@@ -88,6 +90,10 @@ typedef struct engine {
     stats_histogram phase_seconds[ENGINE_PHASE_COUNT];
     stats_histogram gc_mark_seconds;
     stats_histogram gc_frame_work_seconds;
+    stats_histogram gc_frame_budget_seconds; /* pacing: the budget of frames with GC work */
+    stats_histogram gc_collection_seconds;   /* interval collections: start to end (purged) */
+    uint64_t seen_finished;       /* e->gc.finished already observed */
+    engine_gc_slack gc_slack;     /* recent frames' net + world + repl, for pacing */
     uint64_t seen_collections;    /* gc_stats.collections already logged */
     uint64_t slow_frames;
     uint64_t gc_assumption_violations; /* gc.VerifyAssumptions findings, summed */

@@ -15,6 +15,7 @@ const char *engine_gc_action_name(engine_gc_action action)
     case ENGINE_GC_REACHABILITY_STEP: return "reachability-step";
     case ENGINE_GC_COLLECT: return "collect";
     case ENGINE_GC_PURGE_STEP: return "purge-step";
+    case ENGINE_GC_EARLY_COLLECT: return "early-collect";
     }
     return "?";
 }
@@ -29,6 +30,112 @@ void engine_gc_schedule_init(engine_gc_schedule *s)
     s->should_delay = false;
     s->collections = 0;
     s->refused = 0;
+    s->budget = 0;
+    s->early_starts = 0;
+    s->tracking = false;
+    s->track_frames = 0;
+    s->track_elapsed = 0;
+    s->track_due = 0;
+    s->finished = 0;
+    s->last_frames = 0;
+    s->last_seconds = 0;
+    s->last_late_seconds = 0;
+}
+
+/* ---- pacing: the frame's slack -------------------------------------------------------- */
+
+void engine_gc_slack_init(engine_gc_slack *w)
+{
+    for (uint32_t i = 0; i < ENGINE_GC_SLACK_FRAMES; i++)
+        w->work[i] = 0;
+    w->next = 0;
+    w->count = 0;
+}
+
+void engine_gc_slack_observe(engine_gc_slack *w, double work_seconds)
+{
+    w->work[w->next] = work_seconds;
+    w->next = (w->next + 1) % ENGINE_GC_SLACK_FRAMES;
+    if (w->count < ENGINE_GC_SLACK_FRAMES)
+        w->count++;
+}
+
+double engine_gc_slack_predict(const engine_gc_slack *w)
+{
+    double worst = 0;
+
+    for (uint32_t i = 0; i < w->count; i++)
+        if (w->work[i] > worst)
+            worst = w->work[i];
+    return worst;
+}
+
+/* The frame's slack for the collector, before any floor; may be negative. */
+static double engine_gc_slack_seconds(const engine_gc_config *cfg, const engine_gc_frame *fr)
+{
+    double work = fr->work_seconds > fr->predicted_work_seconds ? fr->work_seconds
+                                                                : fr->predicted_work_seconds;
+
+    return cfg->frame_period - work - cfg->frame_slack_margin;
+}
+
+double engine_gc_frame_budget(const engine_gc_config *cfg, const engine_gc_frame *fr,
+                              double floor)
+{
+    double slack;
+
+    if (!cfg->frame_slack_pacing)
+        return floor;
+    slack = engine_gc_slack_seconds(cfg, fr);
+    return slack > floor ? slack : floor;
+}
+
+/* Before a mark slice: with pacing, the slice may use the frame's budget. */
+static void engine_gc_pace_mark(engine_gc_schedule *s, const engine_gc_config *cfg,
+                                const engine_gc_frame *fr, const engine_gc_ops *ops)
+{
+    if (!cfg->frame_slack_pacing || ops->set_time_limit == NULL)
+        return;
+    s->budget = engine_gc_frame_budget(cfg, fr, cfg->reachability_time_limit);
+    ops->set_time_limit(ops->ctx, s->budget);
+}
+
+static void engine_gc_reachability_step(engine_gc_schedule *s, const engine_gc_config *cfg,
+                                        const engine_gc_frame *fr, const engine_gc_ops *ops)
+{
+    engine_gc_pace_mark(s, cfg, fr, ops);
+    ops->reachability_step(ops->ctx);
+}
+
+/* Rule 5: with pacing, start the interval's collection early while the frame has room. */
+static bool engine_gc_should_start_early(const engine_gc_schedule *s,
+                                         const engine_gc_config *cfg,
+                                         const engine_gc_frame *fr, const engine_gc_ops *ops)
+{
+    double lead = 2 * s->last_seconds;
+
+    if (!cfg->frame_slack_pacing || s->interval <= 0 || ops->is_purge_pending(ops->ctx))
+        return false;
+    if (engine_gc_slack_seconds(cfg, fr) < 2 * cfg->reachability_time_limit)
+        return false;
+    if (lead < ENGINE_GC_EARLY_LEAD_MIN)
+        lead = ENGINE_GC_EARLY_LEAD_MIN;
+    if (lead > s->interval / 2)
+        lead = s->interval / 2;
+    return s->time_since_last_purge >= s->interval - lead;
+}
+
+/* A tracked collection ends when nothing is pending: marked, gathered and purged. */
+static void engine_gc_track_end(engine_gc_schedule *s, const engine_gc_ops *ops)
+{
+    if (!s->tracking || ops->is_reachability_pending(ops->ctx) ||
+        ops->is_purge_pending(ops->ctx))
+        return;
+    s->tracking = false;
+    s->finished++;
+    s->last_frames = s->track_frames;
+    s->last_seconds = s->track_elapsed;
+    s->last_late_seconds = s->track_elapsed - s->track_due;
 }
 
 double engine_gc_interval(const engine_gc_config *cfg, const engine_gc_frame *fr)
@@ -82,16 +189,22 @@ static void engine_gc_forced_full_purge(engine_gc_schedule *s, const engine_gc_o
 
 /* UE PerformGarbageCollectionAndCleanupActors: while a game world exists, leave the purge to
  * later frames so that a collection costs one frame only its mark. */
-static void engine_gc_collect_and_cleanup(engine_gc_schedule *s, const engine_gc_frame *fr,
-                                          const engine_gc_ops *ops)
+static bool engine_gc_collect_and_cleanup(engine_gc_schedule *s, const engine_gc_config *cfg,
+                                          const engine_gc_frame *fr, const engine_gc_ops *ops)
 {
+    engine_gc_pace_mark(s, cfg, fr, ops);
     if (!ops->try_collect(ops->ctx, !fr->has_game_world)) {
         s->refused++;
-        return;
+        return false;
     }
+    s->tracking = true;
+    s->track_frames = 1;
+    s->track_elapsed = 0;
+    s->track_due = s->interval - s->time_since_last_purge;
     engine_gc_after_collect(s, ops);
     s->last_gc_frame = fr->frame;
     s->ran_once = true;
+    return true;
 }
 
 static engine_gc_action engine_gc_tick_timer(engine_gc_schedule *s, const engine_gc_config *cfg,
@@ -103,15 +216,23 @@ static engine_gc_action engine_gc_tick_timer(engine_gc_schedule *s, const engine
         return ENGINE_GC_DELAYED;
     }
     if (ops->is_reachability_pending(ops->ctx)) {
-        ops->reachability_step(ops->ctx);
+        engine_gc_reachability_step(s, cfg, fr, ops);
         return ENGINE_GC_REACHABILITY_STEP;
     }
     if (!ops->is_purge_pending(ops->ctx) && s->time_since_last_purge > s->interval &&
         s->interval > 0) {
-        engine_gc_collect_and_cleanup(s, fr, ops);
+        engine_gc_collect_and_cleanup(s, cfg, fr, ops);
         return ENGINE_GC_COLLECT;
     }
-    ops->incremental_purge(ops->ctx, cfg->incremental_time_per_frame);
+    if (engine_gc_should_start_early(s, cfg, fr, ops)) {
+        if (engine_gc_collect_and_cleanup(s, cfg, fr, ops))
+            s->early_starts++;
+        return ENGINE_GC_EARLY_COLLECT;
+    }
+    if (cfg->frame_slack_pacing)
+        s->budget = engine_gc_frame_budget(cfg, fr, cfg->incremental_time_per_frame);
+    ops->incremental_purge(ops->ctx,
+                           engine_gc_frame_budget(cfg, fr, cfg->incremental_time_per_frame));
     return ENGINE_GC_PURGE_STEP;
 }
 
@@ -123,12 +244,18 @@ engine_gc_action engine_conditional_collect_garbage(engine_gc_schedule *s,
     engine_gc_action action = ENGINE_GC_NONE;
 
     s->interval = engine_gc_interval(cfg, fr);
+    s->budget = 0;
     if (s->ran_once && fr->frame == s->last_gc_frame) {
         if (ops->is_reachability_pending(ops->ctx)) {
-            ops->reachability_step(ops->ctx);
+            engine_gc_reachability_step(s, cfg, fr, ops);
+            engine_gc_track_end(s, ops);
             return ENGINE_GC_REACHABILITY_STEP;
         }
         return ENGINE_GC_SAME_FRAME;
+    }
+    if (s->tracking) {
+        s->track_frames++;
+        s->track_elapsed += fr->delta_seconds;
     }
 
     if (s->full_purge_triggered) {
@@ -145,6 +272,7 @@ engine_gc_action engine_conditional_collect_garbage(engine_gc_schedule *s,
                !ops->is_purge_pending(ops->ctx)) {
         engine_gc_force(s, cfg, fr, false);
     }
+    engine_gc_track_end(s, ops);
     s->last_gc_frame = fr->frame;
     s->ran_once = true;
     return action;

@@ -19,6 +19,19 @@
  *     followed by cleanup actors; else the incremental purge advances within its frame budget.
  *  4. gc.CollectGarbageEveryFrame = N forces a full purge on every Nth frame;
  *     gc.ContinuousIncrementalGC starts a new collection whenever nothing is pending.
+ *
+ * Frame-slack pacing (gc.FrameSlackPacing = 1, reap's own; 0 leaves every rule above exactly
+ * as UE has it). A frame's collector budget is its predicted slack: the frame period minus the
+ * larger of this frame's net/world/replication work so far and a short moving maximum of that
+ * work over the last frames, minus gc.FrameSlackMargin. It is never below UE's fixed limits
+ * (the incremental mark's and the purge's). Marking, gather and purge run in that budget
+ * (ops->set_time_limit before each mark slice, the purge's time limit). The rules above still
+ * decide the latest moment a collection starts; pacing may only start one earlier, when
+ * nothing is pending, the slack is large and the interval is near (rule 5).
+ *  5. Early start: with pacing, no purge or mark pending, and an unfloored budget of at least
+ *     twice UE's mark limit, a collection starts once the interval is less than the lead time
+ *     away (twice the last paced collection's duration, at least ENGINE_GC_EARLY_LEAD_MIN
+ *     seconds, at most half the interval).
  */
 #ifndef REAP_ENGINE_GC_H
 #define REAP_ENGINE_GC_H
@@ -39,6 +52,9 @@ typedef struct engine_gc_ops {
     bool (*is_purge_pending)(void *ctx);
     /* world_cleanup_actors on every world. */
     void (*cleanup_actors)(void *ctx);
+    /* Pacing only (may be NULL when gc.FrameSlackPacing is never on): the time limit of the
+     * next mark and gather slices, in seconds. */
+    void (*set_time_limit)(void *ctx, double seconds);
 } engine_gc_ops;
 
 /* The gc.* cvars the schedule reads, copied each frame. */
@@ -50,6 +66,11 @@ typedef struct engine_gc_config {
     double incremental_time_per_frame;       /* gc.IncrementalGCTimePerFrame */
     int64_t collect_every_frame;             /* gc.CollectGarbageEveryFrame */
     bool continuous_incremental;             /* gc.ContinuousIncrementalGC */
+    bool frame_slack_pacing;                 /* gc.FrameSlackPacing */
+    double frame_slack_margin;               /* gc.FrameSlackMargin, seconds */
+    double frame_period;                     /* 1 / --tick-hz, seconds */
+    double reachability_time_limit;          /* gc.IncrementalReachabilityTimeLimit: pacing's
+                                                floor for a mark slice */
 } engine_gc_config;
 
 /* What the worlds look like this frame. */
@@ -61,6 +82,8 @@ typedef struct engine_gc_frame {
     bool has_game_world;       /* a world that is not a transient/editor world exists */
     bool players_connected;    /* some world has a client connection */
     double free_memory_mb;     /* < 0: unknown (the low-memory rule is then ignored) */
+    double work_seconds;       /* pacing: this frame's net, world and replication work */
+    double predicted_work_seconds; /* pacing: engine_gc_slack_predict of recent frames */
 } engine_gc_frame;
 
 typedef enum engine_gc_action {
@@ -71,6 +94,7 @@ typedef enum engine_gc_action {
     ENGINE_GC_REACHABILITY_STEP,  /* continued a pending incremental mark */
     ENGINE_GC_COLLECT,            /* the interval passed: collected (or was refused) */
     ENGINE_GC_PURGE_STEP,         /* advanced the incremental purge */
+    ENGINE_GC_EARLY_COLLECT,      /* pacing started the interval's collection early (rule 5) */
 } engine_gc_action;
 
 const char *engine_gc_action_name(engine_gc_action action);
@@ -84,7 +108,45 @@ typedef struct engine_gc_schedule {
     bool should_delay;
     uint64_t collections;        /* collections this schedule started and the collector ran */
     uint64_t refused;            /* try_collect refusals */
+    /* Pacing's decisions. */
+    double budget;               /* the budget of the last call (seconds; 0 without pacing) */
+    uint64_t early_starts;       /* collections rule 5 started */
+    /* The collection in flight that the interval rule (or rule 5) started, until nothing is
+     * pending: how many frames it spans and how it stands against UE's schedule. */
+    bool tracking;
+    uint64_t track_frames;
+    double track_elapsed;        /* seconds since it started */
+    double track_due;            /* seconds from its start to the moment UE would have run it
+                                    (> 0 when it started early) */
+    /* The last tracked collection that finished (marked, gathered and purged). */
+    uint64_t finished;           /* tracked collections finished */
+    uint64_t last_frames;        /* frames it spanned, its first included */
+    double last_seconds;         /* seconds from its start to its end */
+    double last_late_seconds;    /* its end minus UE's moment (< 0: it ended before it) */
 } engine_gc_schedule;
+
+enum {
+    ENGINE_GC_SLACK_FRAMES = 8,  /* the moving estimate's window */
+};
+#define ENGINE_GC_EARLY_LEAD_MIN 1.0
+
+/* The recent frames' net + world + replication work, for the slack prediction. Plain data,
+ * zero-initialised or engine_gc_slack_init. */
+typedef struct engine_gc_slack {
+    double work[ENGINE_GC_SLACK_FRAMES];
+    uint32_t next;
+    uint32_t count;
+} engine_gc_slack;
+
+void engine_gc_slack_init(engine_gc_slack *w);
+void engine_gc_slack_observe(engine_gc_slack *w, double work_seconds);
+/* The largest work of the window's frames (0 before any): a frame rarely does much more work
+ * than the worst of the last few, and a prediction too low costs a frame over budget. */
+double engine_gc_slack_predict(const engine_gc_slack *w);
+
+/* The frame's collector budget with pacing, never below floor; floor without pacing. */
+double engine_gc_frame_budget(const engine_gc_config *cfg, const engine_gc_frame *fr,
+                              double floor);
 
 void engine_gc_schedule_init(engine_gc_schedule *s);
 

@@ -15,7 +15,19 @@ TEST_ARCHIVES := $(SERVER_LIB) $(TEST_ARCHIVES)
 TEST_EXT_LIBS += $(SERVER_LIBS)
 RUN_COMMAND = $(SERVER_BIN) --config deploy/reap.ini
 
+# The dashboard page is compiled into the server from server/dashboard/index.html.
+DASHBOARD_PAGE_C := $(BUILD)/gen/dashboard_page.c
+SERVER_OBJS += $(BUILD)/gen/dashboard_page.o
+
 $(SERVER_OBJS) $(SERVER_MAIN_OBJ): | $(PROTO_GEN_H)
+
+$(DASHBOARD_PAGE_C): server/dashboard/index.html server/dashboard/embed.sh
+	@mkdir -p $(dir $@)
+	sh server/dashboard/embed.sh server/dashboard/index.html dashboard_page_html > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/gen/dashboard_page.o: $(DASHBOARD_PAGE_C)
+	$(CC) $(CPPFLAGS_BASE) $(CFLAGS_BASE) $(CFLAGS) -c $< -o $@
 
 $(SERVER_LIB): $(SERVER_OBJS)
 	@mkdir -p $(dir $@)

@@ -29,6 +29,7 @@ enum {
     WORLD_FIRST_DYNAMIC_SLOT = 2,
     WORLD_PROP_PARTS = 5,        /* child actors per prop: enough members for a cluster at the
                                     default gc.MinGCClusterSize */
+    WORLD_PERSISTENT_GROUP = 1000, /* persistent props per holder (world.PersistentProps) */
     WORLD_NAME_MAX = 32,
     ACTOR_NAME_MAX = 48,
     PLAYER_NAME_MAX = 32,
@@ -237,6 +238,10 @@ void actor_steer_pawn(pawn *p, float vx, float vy);
 /* Finds an actor the controller owns by net id; NULL if none. */
 actor *actor_find_owned(player_controller *pc, uint64_t net_id);
 uint32_t actor_owned_count(const player_controller *pc);
+
+/* Spawns count persistent props in w (world.PersistentProps), once, before play begins. A
+ * failure leaves those spawned so far in place. */
+gc_result world_spawn_persistent_props(world *w, uint32_t count);
 
 /* For world_create: places the two permanent actors in slots 0-1 of a fresh level. */
 gc_result actor_spawn_level_fixtures(world *w, level *lvl);

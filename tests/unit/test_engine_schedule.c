@@ -26,6 +26,10 @@ typedef struct fake_gc {
     bool reach_pending;
     bool purge_pending;
     bool collect_leaves_purge_pending; /* a non-full collect leaves a purge pending */
+    int collect_mark_steps;   /* a non-full collect leaves this many mark steps pending */
+    int mark_steps_left;
+    int time_limit_calls;     /* set_time_limit calls (pacing) */
+    double last_time_limit;
 } fake_gc;
 
 static bool fake_try_collect(void *ctx, bool full_purge)
@@ -37,16 +41,34 @@ static bool fake_try_collect(void *ctx, bool full_purge)
         return false;
     }
     f->collects++;
-    if (full_purge)
+    if (full_purge) {
         f->full_purges++;
-    else if (f->collect_leaves_purge_pending)
+        return true;
+    }
+    if (f->collect_leaves_purge_pending)
         f->purge_pending = true;
+    if (f->collect_mark_steps > 0) {
+        f->mark_steps_left = f->collect_mark_steps;
+        f->reach_pending = true;
+    }
     return true;
 }
 
 static void fake_reachability_step(void *ctx)
 {
-    ((fake_gc *)ctx)->reach_steps++;
+    fake_gc *f = ctx;
+
+    f->reach_steps++;
+    if (f->mark_steps_left > 0 && --f->mark_steps_left == 0)
+        f->reach_pending = false;
+}
+
+static void fake_set_time_limit(void *ctx, double seconds)
+{
+    fake_gc *f = ctx;
+
+    f->time_limit_calls++;
+    f->last_time_limit = seconds;
 }
 
 static void fake_incremental_purge(void *ctx, double time_limit)
@@ -87,7 +109,7 @@ static int setup(void **state)
     memset(&fx, 0, sizeof fx);
     fx.ops = (engine_gc_ops){ &fx.gc, fake_try_collect, fake_reachability_step,
                               fake_incremental_purge, fake_is_reachability_pending,
-                              fake_is_purge_pending, fake_cleanup_actors };
+                              fake_is_purge_pending, fake_cleanup_actors, fake_set_time_limit };
     engine_gc_schedule_init(&fx.sched);
     /* UE's defaults. */
     fx.cfg.time_between_purging = 60;
@@ -95,6 +117,10 @@ static int setup(void **state)
     fx.cfg.low_memory_threshold_mb = 0;
     fx.cfg.low_memory_time_between_purging = 30;
     fx.cfg.incremental_time_per_frame = 0.002;
+    fx.cfg.frame_slack_pacing = false;
+    fx.cfg.frame_slack_margin = 0.004;
+    fx.cfg.frame_period = 0.032;
+    fx.cfg.reachability_time_limit = 0.005;
     fx.fr.dedicated_server = true;
     fx.fr.any_world_begun_play = true;
     fx.fr.has_game_world = true;
@@ -543,6 +569,260 @@ static void test_continuous_incremental_gc_waits_while_a_purge_is_pending(void *
     assert_int_equal(fx->gc.purge_steps, 9);
 }
 
+/* ---- frame-slack pacing ------------------------------------------------------------------ */
+
+/* A 32 ms frame whose net, world and replication took `work` seconds, with pacing on. */
+static void pace(fixture *fx, double work, double predicted)
+{
+    fx->cfg.frame_slack_pacing = true;
+    fx->fr.work_seconds = work;
+    fx->fr.predicted_work_seconds = predicted;
+}
+
+static void test_without_pacing_slices_keep_ues_fixed_limits_whatever_the_slack(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.work_seconds = 0.001;
+    fx->gc.purge_pending = true;
+    run_frames(fx, 1, 1.0);
+    fx->gc.purge_pending = false;
+    fx->gc.reach_pending = true;
+    run_frames(fx, 1, 1.0);
+
+    assert_true(fx->gc.last_purge_budget == 0.002);
+    assert_int_equal(fx->gc.time_limit_calls, 0);
+    assert_true(fx->sched.budget == 0);
+}
+
+static void test_without_pacing_nothing_starts_before_the_interval(void **state)
+{
+    fixture *fx = *state;
+
+    fx->fr.work_seconds = 0.001;
+
+    run_frames(fx, 60, 1.0);
+
+    assert_int_equal(fx->gc.collects, 0);
+    assert_int_equal(fx->sched.early_starts, 0);
+}
+
+static void test_pacing_gives_a_purge_the_frames_slack_minus_the_margin(void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.010, 0.008);
+    fx->gc.purge_pending = true;
+
+    run_frames(fx, 1, 1.0);
+
+    assert_float_equal(fx->gc.last_purge_budget, 0.032 - 0.010 - 0.004, 1e-12);
+    assert_float_equal(fx->sched.budget, 0.018, 1e-12);
+}
+
+static void test_pacing_plans_for_the_larger_of_this_frames_work_and_the_prediction(
+    void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.003, 0.012);
+    fx->gc.purge_pending = true;
+
+    run_frames(fx, 1, 1.0);
+
+    assert_float_equal(fx->gc.last_purge_budget, 0.032 - 0.012 - 0.004, 1e-12);
+}
+
+static void test_pacing_never_gives_a_purge_less_than_ues_fixed_limit(void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.031, 0.031);
+    fx->gc.purge_pending = true;
+
+    run_frames(fx, 1, 1.0);
+
+    assert_true(fx->gc.last_purge_budget == 0.002);
+}
+
+static void test_pacing_gives_a_mark_slice_the_slack_and_never_less_than_ues_mark_limit(
+    void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.006, 0);
+    fx->gc.reach_pending = true;
+    run_frames(fx, 1, 1.0);
+    assert_float_equal(fx->gc.last_time_limit, 0.032 - 0.006 - 0.004, 1e-12);
+
+    fx->fr.work_seconds = 0.030;
+    run_frames(fx, 1, 1.0);
+
+    assert_true(fx->gc.last_time_limit == 0.005);
+    assert_int_equal(fx->gc.reach_steps, 2);
+}
+
+static void test_pacing_sets_the_mark_limit_before_a_collection_starts(void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.030, 0.030);
+
+    run_frames(fx, 61, 1.0);
+
+    assert_int_equal(fx->gc.collects, 1);
+    assert_int_equal(fx->gc.time_limit_calls, 1);
+    assert_true(fx->gc.last_time_limit == 0.005);
+}
+
+static void test_pacing_starts_the_collection_early_when_the_slack_is_large(void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.004, 0.004);
+    engine_gc_action before = run_frames(fx, 58, 1.0);
+    assert_int_equal(fx->gc.collects, 0);
+
+    engine_gc_action a = run_frames(fx, 1, 1.0);
+
+    assert_int_equal(before, ENGINE_GC_PURGE_STEP);
+    assert_int_equal(a, ENGINE_GC_EARLY_COLLECT);
+    assert_int_equal(fx->gc.collects, 1);
+    assert_int_equal(fx->gc.cleanups, 1);
+    assert_int_equal(fx->sched.early_starts, 1);
+    assert_true(fx->sched.time_since_last_purge == 0);
+}
+
+static void test_pacing_never_starts_early_in_a_busy_frame_and_the_interval_still_rules(
+    void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.020, 0.020); /* slack 8 ms: less than twice the 5 ms mark limit */
+    run_frames(fx, 60, 1.0);
+    assert_int_equal(fx->gc.collects, 0);
+
+    engine_gc_action a = run_frames(fx, 1, 1.0);
+
+    assert_int_equal(a, ENGINE_GC_COLLECT);
+    assert_int_equal(fx->gc.collects, 1);
+    assert_int_equal(fx->sched.early_starts, 0);
+}
+
+static void test_pacing_never_starts_early_while_a_purge_is_pending(void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.001, 0.001);
+    fx->gc.purge_pending = true;
+
+    run_frames(fx, 200, 1.0);
+
+    assert_int_equal(fx->gc.collects, 0);
+}
+
+static void test_pacing_keeps_the_idle_multiplier_as_the_latest_moment(void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.030, 0.030);
+    fx->fr.players_connected = false;
+
+    run_frames(fx, 600, 1.0);
+    assert_int_equal(fx->gc.collects, 0);
+    run_frames(fx, 1, 1.0);
+
+    assert_int_equal(fx->gc.collects, 1);
+}
+
+static void test_a_collection_spanning_frames_reports_its_frames_and_lateness(void **state)
+{
+    fixture *fx = *state;
+
+    fx->gc.collect_mark_steps = 3;
+    run_frames(fx, 61, 1.0); /* starts 1 s after UE's moment (the interval is 60 s) */
+    assert_true(fx->sched.tracking);
+
+    run_frames(fx, 3, 1.0);
+
+    assert_false(fx->sched.tracking);
+    assert_int_equal(fx->sched.finished, 1);
+    assert_int_equal(fx->sched.last_frames, 4);
+    assert_float_equal(fx->sched.last_seconds, 3.0, 1e-12);
+    assert_float_equal(fx->sched.last_late_seconds, 4.0, 1e-12);
+}
+
+static void test_an_early_paced_collection_ends_before_ues_moment(void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.002, 0.002);
+    fx->gc.collect_mark_steps = 1;
+
+    run_frames(fx, 60, 1.0); /* starts at 59 s, ends at 60 s */
+
+    assert_int_equal(fx->sched.finished, 1);
+    assert_int_equal(fx->sched.last_frames, 2);
+    assert_float_equal(fx->sched.last_late_seconds, 0.0, 1e-12);
+    assert_true(fx->sched.last_late_seconds <= 0);
+}
+
+static void test_the_early_lead_grows_with_the_last_collections_length(void **state)
+{
+    fixture *fx = *state;
+
+    pace(fx, 0.002, 0.002);
+    fx->gc.collect_mark_steps = 5;
+    run_frames(fx, 59 + 5, 1.0); /* the first: early at 59 s, 5 s long */
+    assert_float_equal(fx->sched.last_seconds, 5.0, 1e-12);
+    int first = fx->gc.collects;
+
+    /* 51 s after it started: past 60 - 2 * 5 s, still short of 60 - ENGINE_GC_EARLY_LEAD_MIN. */
+    run_frames(fx, 46, 1.0);
+
+    assert_int_equal(first, 1);
+    assert_int_equal(fx->gc.collects, 2);
+    assert_int_equal(fx->sched.early_starts, 2);
+}
+
+/* ---- the slack prediction ---------------------------------------------------------------- */
+
+static void test_the_slack_prediction_is_zero_before_any_frame(void **state)
+{
+    engine_gc_slack w;
+    (void)state;
+
+    engine_gc_slack_init(&w);
+
+    assert_true(engine_gc_slack_predict(&w) == 0);
+}
+
+static void test_the_slack_prediction_is_the_worst_of_the_recent_frames(void **state)
+{
+    engine_gc_slack w;
+    (void)state;
+    engine_gc_slack_init(&w);
+
+    engine_gc_slack_observe(&w, 0.003);
+    engine_gc_slack_observe(&w, 0.009);
+    engine_gc_slack_observe(&w, 0.004);
+
+    assert_true(engine_gc_slack_predict(&w) == 0.009);
+}
+
+static void test_a_heavy_frame_leaves_the_prediction_after_the_window(void **state)
+{
+    engine_gc_slack w;
+    (void)state;
+    engine_gc_slack_init(&w);
+    engine_gc_slack_observe(&w, 0.020);
+
+    for (int i = 0; i < ENGINE_GC_SLACK_FRAMES; i++)
+        engine_gc_slack_observe(&w, 0.002);
+
+    assert_true(engine_gc_slack_predict(&w) == 0.002);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -580,6 +860,23 @@ int main(void)
         cmocka_unit_test_setup(test_collect_garbage_every_frame_forces_a_full_purge_every_nth_frame, setup),
         cmocka_unit_test_setup(test_continuous_incremental_gc_collects_whenever_nothing_is_pending, setup),
         cmocka_unit_test_setup(test_continuous_incremental_gc_waits_while_a_purge_is_pending, setup),
+        cmocka_unit_test_setup(test_without_pacing_slices_keep_ues_fixed_limits_whatever_the_slack, setup),
+        cmocka_unit_test_setup(test_without_pacing_nothing_starts_before_the_interval, setup),
+        cmocka_unit_test_setup(test_pacing_gives_a_purge_the_frames_slack_minus_the_margin, setup),
+        cmocka_unit_test_setup(test_pacing_plans_for_the_larger_of_this_frames_work_and_the_prediction, setup),
+        cmocka_unit_test_setup(test_pacing_never_gives_a_purge_less_than_ues_fixed_limit, setup),
+        cmocka_unit_test_setup(test_pacing_gives_a_mark_slice_the_slack_and_never_less_than_ues_mark_limit, setup),
+        cmocka_unit_test_setup(test_pacing_sets_the_mark_limit_before_a_collection_starts, setup),
+        cmocka_unit_test_setup(test_pacing_starts_the_collection_early_when_the_slack_is_large, setup),
+        cmocka_unit_test_setup(test_pacing_never_starts_early_in_a_busy_frame_and_the_interval_still_rules, setup),
+        cmocka_unit_test_setup(test_pacing_never_starts_early_while_a_purge_is_pending, setup),
+        cmocka_unit_test_setup(test_pacing_keeps_the_idle_multiplier_as_the_latest_moment, setup),
+        cmocka_unit_test_setup(test_a_collection_spanning_frames_reports_its_frames_and_lateness, setup),
+        cmocka_unit_test_setup(test_an_early_paced_collection_ends_before_ues_moment, setup),
+        cmocka_unit_test_setup(test_the_early_lead_grows_with_the_last_collections_length, setup),
+        cmocka_unit_test_setup(test_the_slack_prediction_is_zero_before_any_frame, setup),
+        cmocka_unit_test_setup(test_the_slack_prediction_is_the_worst_of_the_recent_frames, setup),
+        cmocka_unit_test_setup(test_a_heavy_frame_leaves_the_prediction_after_the_window, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -409,6 +409,53 @@ static void test_a_projectile_is_destroyed_when_its_lifetime_runs_out(void **sta
     assert_int_equal(actor_owned_count(pc), 0);
 }
 
+/* ---- a big persistent world (world.PersistentProps) ------------------------------------ */
+
+static void test_persistent_props_are_parts_grouped_under_placed_holders(void **state)
+{
+    fixture *fx = *state;
+    uint32_t n = 2 * WORLD_PERSISTENT_GROUP + 1;
+    uint32_t actors_before = world_actor_count(fx->w);
+
+    assert_int_equal(world_spawn_persistent_props(fx->w, n), GC_OK);
+
+    assert_int_equal(gc_object_count(fx->heap), fx->baseline + n + 3);
+    assert_int_equal(world_actor_count(fx->w), actors_before + 3);
+}
+
+static void test_persistent_props_survive_collections(void **state)
+{
+    fixture *fx = *state;
+    uint32_t n = WORLD_PERSISTENT_GROUP + 10;
+    assert_int_equal(world_spawn_persistent_props(fx->w, n), GC_OK);
+    uint32_t before = gc_object_count(fx->heap);
+
+    assert_int_equal(gc_collect(fx->heap, 0, true), GC_OK);
+    world_cleanup_actors(fx->w);
+    assert_int_equal(gc_collect(fx->heap, 0, true), GC_OK);
+
+    assert_int_equal(gc_object_count(fx->heap), before);
+}
+
+static void test_persistent_props_are_marked_one_by_one_not_as_clusters(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(world_spawn_persistent_props(fx->w, 100), GC_OK);
+
+    assert_int_equal(gc_collect(fx->heap, 0, true), GC_OK);
+
+    assert_int_equal(gc_cluster_count(fx->heap), 0);
+}
+
+static void test_no_persistent_props_spawns_nothing(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(world_spawn_persistent_props(fx->w, 0), GC_OK);
+
+    assert_int_equal(gc_object_count(fx->heap), fx->baseline);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -434,6 +481,10 @@ int main(void)
         T(test_a_clustered_prop_and_its_parts_go_when_the_prop_is_destroyed),
         T(test_a_projectile_holds_its_instigator_only_weakly),
         T(test_a_projectile_is_destroyed_when_its_lifetime_runs_out),
+        T(test_persistent_props_are_parts_grouped_under_placed_holders),
+        T(test_persistent_props_survive_collections),
+        T(test_persistent_props_are_marked_one_by_one_not_as_clusters),
+        T(test_no_persistent_props_spawns_nothing),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
