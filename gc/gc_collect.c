@@ -53,10 +53,14 @@ static double gather_deadline(const gc_heap *heap, double deadline)
     return own < deadline ? own : deadline;
 }
 
+/* The collection is over: memory it no longer needs goes back (empty slabs beyond a reserve,
+ * large lists of this collection). */
 static void purge_finished(gc_heap *heap)
 {
     heap->stats.objects_after = gc_object_count(heap);
     heap->phase = GC_PHASE_IDLE;
+    gc_slabs_release(heap);
+    gc_collection_lists_release(heap);
 }
 
 /* The whole collection, one phase per case: advances what is in flight until it reaches

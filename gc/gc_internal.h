@@ -126,6 +126,9 @@ gc_result gc_region_init(gc_heap *heap, size_t region_bytes);
 void gc_region_close(gc_heap *heap);
 gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size); /* zeroed; alloc_lock held */
 void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock held */
+/* Gives the memory of empty slabs back to the system, keeping some for reuse (see
+ * gc_alloc.c); returns how many slabs it released. Takes alloc_lock. */
+uint32_t gc_slabs_release(gc_heap *heap);
 
 #define GC_CHUNK_SHIFT 16
 #define GC_CHUNK_ITEMS (1u << GC_CHUNK_SHIFT)
@@ -395,7 +398,9 @@ struct gc_heap {
     _Atomic uint8_t *slab_marks;   /* per slab, per slot: a mark byte (GC_MB_*) */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
-    uint32_t slab_free;            /* empty slabs */
+    uint32_t slab_free;            /* empty slabs whose memory is still committed */
+    uint32_t slab_free_count;      /* length of slab_free */
+    uint32_t slab_released;        /* empty slabs given back to the system (MADV_DONTNEED) */
     uint32_t slab_bump;            /* slabs [0, slab_bump) of the region were used */
     uint32_t slab_count;           /* slabs holding objects */
     uint32_t large_count;          /* objects malloc'ed outside the region */
@@ -572,6 +577,11 @@ void gc_lock_release(gc_heap *heap);
 /* Flips the mark bit and marks the initial roots; GC_E_NOMEM (nothing changed) when the room
  * the collection's lists need cannot be reserved. */
 gc_result gc_mark_begin(gc_heap *heap);
+/* After a collection: frees those lists that are empty and hold room for more than
+ * GC_LIST_KEPT entries (the next mark reserves again; untouched room costs nothing, but the
+ * room a big purge touched would stay committed). */
+#define GC_LIST_KEPT (1u << 16)
+void gc_collection_lists_release(gc_heap *heap);
 bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
 void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
