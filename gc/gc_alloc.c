@@ -28,7 +28,7 @@
 #define FREE_END UINT32_MAX
 #define NO_SLAB UINT32_MAX
 #define HUGE_PAGE ((size_t)2 << 20)
-#define GC_SLABS_KEPT 32u  /* empty slabs (2 MiB) always kept committed for reuse */
+#define GC_SLABS_KEPT 8u   /* empty slabs (512 KiB) always kept committed for reuse */
 
 static size_t round_up(size_t n, size_t to)
 {

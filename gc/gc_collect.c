@@ -60,6 +60,7 @@ static void purge_finished(gc_heap *heap)
     heap->stats.objects_after = gc_object_count(heap);
     heap->phase = GC_PHASE_IDLE;
     gc_slabs_release(heap);
+    gc_array_release(heap);
     gc_collection_lists_release(heap);
 }
 

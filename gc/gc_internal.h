@@ -382,6 +382,8 @@ struct gc_heap {
 
     /* object array */
     gc_chunk **chunks;             /* max_chunks pointers, allocated on demand */
+    uint32_t *chunk_live;          /* per chunk: objects in it (alloc_lock) */
+    bool *chunk_released;          /* per chunk: its empty objects[] pages were given back */
     uint32_t max_chunks;
     uint32_t max_objects;
     _Atomic uint32_t high_water;   /* indices [0, high_water) have been handed out */
@@ -533,6 +535,11 @@ void gc_array_close(gc_heap *heap);
 gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h);
 void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size);
 void gc_array_free_locked(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock */
+/* Gives back the pages of the object slots of chunks that hold no object (they read as NULL
+ * when touched again); the free list, kept in the serials, stays. Returns the bytes given
+ * back. Takes alloc_lock. */
+size_t gc_array_release(gc_heap *heap);
+size_t gc_array_committed_bytes(const gc_heap *heap); /* alloc_lock held */
 
 /* objects (gc_object.c) */
 gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,

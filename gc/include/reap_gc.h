@@ -462,7 +462,8 @@ void gc_stats_get(const gc_heap *heap, gc_stats *out_stats);
 typedef struct gc_memory {
     size_t slab_bytes;      /* 64 KiB slabs that hold objects (headers, payloads, slack) */
     size_t large_bytes;     /* objects too big for a slab, headers included */
-    size_t array_bytes;     /* the object array's chunks (12 bytes per slot) */
+    size_t array_bytes;     /* the object array's chunks (12 bytes per slot; the slots of a
+                               chunk left empty by a collection are given back) */
     size_t slab_side_bytes; /* mark bytes and bookkeeping of the slabs in use */
     size_t total_bytes;     /* the four above */
     size_t free_slab_bytes; /* empty slabs kept committed for reuse (the rest go back to the
@@ -472,7 +473,7 @@ void gc_memory_get(const gc_heap *heap, gc_memory *out_memory);
 
 /* Bytes the collector holds committed right now: gc_memory's total_bytes plus the empty slabs
  * it keeps for reuse. After a collection, empty slabs beyond a reserve (a quarter of the slabs
- * in use, at least 2 MiB) are returned to the system (madvise MADV_DONTNEED), and large
+ * in use, at least 512 KiB) are returned to the system (madvise MADV_DONTNEED), and large
  * objects and the collector's own lists are free()d, so this falls when objects go. Memory
  * free()d to the C library is not counted here: whether it leaves the process is the
  * allocator's business (glibc: malloc_trim). 0 for a NULL heap. */

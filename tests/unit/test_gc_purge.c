@@ -453,14 +453,14 @@ static void make_plain(fixture *f, gc_class *cls, int n)
 }
 
 /* 50000 80-byte objects fill 62 slabs; once they are garbage, the collector keeps at most
- * 2 MiB (32 slabs) of empty slabs committed and gives the rest back, and a second round of
+ * 512 KiB (8 slabs) of empty slabs committed and gives the rest back, and a second round of
  * the same size reuses what it kept and released. */
 static void test_memory_of_collected_objects_goes_back_beyond_a_small_reserve(void **state)
 {
     fixture *f = *state;
     gc_class *cls = plain_class(f);
     size_t before = gc_heap_bytes(f->heap);
-    const size_t reserve = 32 * 65536;
+    const size_t reserve = 8 * 65536;
     for (int round = 0; round < 2; round++) {
         make_plain(f, cls, 50000);
         size_t peak = gc_heap_bytes(f->heap);
