@@ -228,22 +228,26 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
     }
 }
 
-uint32_t gc_slabs_release(gc_heap *heap)
+bool gc_slabs_release(gc_heap *heap, double deadline)
 {
-    uint32_t released = 0;
-    uv_mutex_lock(&heap->alloc_lock);
-    uint32_t keep = heap->slab_count / 4 > GC_SLABS_KEPT ? heap->slab_count / 4 : GC_SLABS_KEPT;
-    while (heap->slab_free_count > keep) {
-        uint32_t si = heap->slab_free;
-        heap->slab_free = heap->slab_meta[si].next;
-        heap->slab_free_count--;
-        madvise(heap->region + ((size_t)si << GC_SLAB_SHIFT), GC_SLAB_SIZE, MADV_DONTNEED);
-        heap->slab_meta[si].next = heap->slab_released;
-        heap->slab_released = si;
-        released++;
+    for (;;) {
+        uv_mutex_lock(&heap->alloc_lock);
+        uint32_t keep = heap->slab_count / 4 > GC_SLABS_KEPT ? heap->slab_count / 4 : GC_SLABS_KEPT;
+        for (int k = 0; k < 8 && heap->slab_free_count > keep; k++) {
+            uint32_t si = heap->slab_free;
+            heap->slab_free = heap->slab_meta[si].next;
+            heap->slab_free_count--;
+            madvise(heap->region + ((size_t)si << GC_SLAB_SHIFT), GC_SLAB_SIZE, MADV_DONTNEED);
+            heap->slab_meta[si].next = heap->slab_released;
+            heap->slab_released = si;
+        }
+        bool done = heap->slab_free_count <= keep;
+        uv_mutex_unlock(&heap->alloc_lock);
+        if (done)
+            return true;
+        if (gc_past(heap, deadline))
+            return false;
     }
-    uv_mutex_unlock(&heap->alloc_lock);
-    return released;
 }
 
 /* ---- the collector's own allocations ---------------------------------------------- */

@@ -128,7 +128,7 @@ gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size); /* zeroed; alloc_l
 void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock held */
 /* Gives the memory of empty slabs back to the system, keeping some for reuse (see
  * gc_alloc.c); returns how many slabs it released. Takes alloc_lock. */
-uint32_t gc_slabs_release(gc_heap *heap);
+bool gc_slabs_release(gc_heap *heap, double deadline); /* true when done */
 
 #define GC_CHUNK_SHIFT 16
 #define GC_CHUNK_ITEMS (1u << GC_CHUNK_SHIFT)
@@ -352,6 +352,7 @@ typedef enum gc_phase {
     GC_PHASE_BEGIN_DESTROY,  /* unhash + begin_destroy */
     GC_PHASE_FINISH_DESTROY, /* finish_destroy once ready; pending list */
     GC_PHASE_FREE,           /* destructors, memory, indices */
+    GC_PHASE_RELEASE,        /* memory no longer needed goes back to the system */
 } gc_phase;
 
 typedef struct gc_callback {
@@ -724,6 +725,9 @@ bool gc_gather_run(gc_heap *heap, double deadline);
 bool gc_purge_begin_destroy(gc_heap *heap, double deadline);
 bool gc_purge_finish_destroy(gc_heap *heap, double deadline);
 bool gc_purge_free(gc_heap *heap, double deadline);
+/* Gives back what the collection freed beyond the reserves: empty slabs, empty chunks'
+ * object slots, the collection's big lists. Sliced like the purge; true when done. */
+bool gc_release_run(gc_heap *heap, double deadline);
 
 /* callbacks (gc_heap.c) */
 void gc_fire(gc_heap *heap, gc_event ev);

@@ -15,6 +15,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+static void chunk_tables_free(gc_heap *heap)
+{
+    free(heap->chunks);
+    free(heap->chunk_live);
+    free(heap->chunk_released);
+    heap->chunks = NULL;
+    heap->chunk_live = NULL;
+    heap->chunk_released = NULL;
+}
+
 gc_result gc_array_init(gc_heap *heap, uint32_t max_objects)
 {
     heap->max_objects = max_objects;
@@ -23,12 +33,7 @@ gc_result gc_array_init(gc_heap *heap, uint32_t max_objects)
     heap->chunk_live = gc_calloc(heap->max_chunks, sizeof *heap->chunk_live);
     heap->chunk_released = gc_calloc(heap->max_chunks, sizeof *heap->chunk_released);
     if (!heap->chunks || !heap->chunk_live || !heap->chunk_released) {
-        free(heap->chunks);
-        free(heap->chunk_live);
-        free(heap->chunk_released);
-        heap->chunks = NULL;
-        heap->chunk_live = NULL;
-        heap->chunk_released = NULL;
+        chunk_tables_free(heap);
         return GC_E_NOMEM;
     }
     atomic_init(&heap->high_water, 0);
@@ -44,12 +49,7 @@ void gc_array_close(gc_heap *heap)
 {
     for (uint32_t c = 0; c < heap->max_chunks; c++)
         free(heap->chunks[c]);
-    free(heap->chunks);
-    free(heap->chunk_live);
-    free(heap->chunk_released);
-    heap->chunks = NULL;
-    heap->chunk_live = NULL;
-    heap->chunk_released = NULL;
+    chunk_tables_free(heap);
     uv_mutex_destroy(&heap->alloc_lock);
 }
 
