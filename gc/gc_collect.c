@@ -107,7 +107,7 @@ static bool gc_step(gc_heap *heap, double deadline, gc_phase stop)
             break;
         case GC_PHASE_RELEASE:
             done = gc_release_run(heap, deadline);
-            heap->stats.purge_seconds += gc_now(heap) - t0;
+            heap->stats.release_seconds += gc_now(heap) - t0;
             if (done)
                 purge_finished(heap);
             break;

@@ -451,8 +451,9 @@ typedef struct gc_stats {
     uint32_t pending_finish;      /* objects still waiting to be ready for finish_destroy */
     double mark_seconds;
     double gather_seconds;
-    double purge_seconds;
+    double purge_seconds;         /* begin_destroy, finish_destroy and free */
     double longest_slice_seconds;
+    double release_seconds;       /* giving emptied memory back to the system (madvise) */
 } gc_stats;
 
 void gc_stats_get(const gc_heap *heap, gc_stats *out_stats);

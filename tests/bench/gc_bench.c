@@ -105,6 +105,7 @@ typedef struct shape_figures {
     uint32_t marked;         /* gc_stats.marked of the last live collection */
     bench_runs garbage_wall; /* build, unroot, gc_collect(full) */
     bench_runs garbage_mark, garbage_gather, garbage_purge; /* its phases, from gc_stats */
+    bench_runs garbage_release; /* giving the emptied memory back (gc_stats.release_seconds) */
     uint32_t destroyed;      /* gc_stats.destroyed of the last one */
     incr_figures incr;       /* gather in the slice that ends marking (UE's default) */
     incr_figures incr_gather;/* allow_incremental_gather: gather sliced in the purge */
@@ -247,6 +248,7 @@ static void drop_graph(reap_bench *b, void *root, shape_figures *f)
         bench_runs_add(&f->garbage_mark, st.mark_seconds);
         bench_runs_add(&f->garbage_gather, st.gather_seconds);
         bench_runs_add(&f->garbage_purge, st.purge_seconds);
+        bench_runs_add(&f->garbage_release, st.release_seconds);
         f->destroyed = st.destroyed;
     }
     uint32_t left = gc_object_count(b->heap);
@@ -811,6 +813,7 @@ static bool write_full_json(const char *dir, const bench_all *all, const ratio_t
     bench_json_num(&j, "unsliced_purge_ns_per_object",
                    bench_runs_median(&all->shape[0].garbage_purge) * 1e9 / all->n);
     bench_json_num(&j, "floor_ns_per_object", all->purge.floor * 1e9 / all->n);
+    bench_json_ms(&j, "unsliced_release_ms", bench_runs_median(&all->shape[0].garbage_release));
     bench_json_ms(&j, "mark_and_gather_ms", all->purge.mark_gather);
     bench_json_num(&j, "slices", all->purge.supported ? all->purge.slices.count : NAN);
     bench_json_ms(&j, "sliced_total_ms", all->purge.slices.total);
@@ -942,9 +945,10 @@ static void print_full_table(const bench_all *all)
     const purge_figures *p = &all->purge;
     double unsliced = bench_runs_median(&all->shape[0].garbage_purge);
     printf("purge of %u garbage objects: unsliced %s ms = %.1f ns/object (floor loop that only "
-           "returns slots to free lists: %.1f ns/object); at 2 ms: %s slices, total %s ms, "
-           "longest %s ms, p99 %s ms\n", all->n,
+           "returns slots to free lists: %.1f ns/object), then %.1f ms giving memory back; at "
+           "2 ms: %s slices, total %s ms, longest %s ms, p99 %s ms\n", all->n,
            bench_fmt_ms(a, sizeof a, unsliced), unsliced * 1e9 / all->n, p->floor * 1e9 / all->n,
+           bench_runs_median(&all->shape[0].garbage_release) * 1e3,
            p->supported ? bench_fmt_num(b2, sizeof b2, p->slices.count, 0) : "n/a",
            bench_fmt_ms(c, sizeof c, p->slices.total), bench_fmt_ms(d, sizeof d, p->slices.longest),
            bench_fmt_ms(e, sizeof e, p->slices.p99));
