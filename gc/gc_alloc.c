@@ -228,18 +228,37 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
     }
 }
 
+static int slab_order(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Gives back empty slabs beyond the reserve, a batch per lock: the batch is sorted so that
+ * neighbouring slabs go back in one madvise call (whole huge pages are then dropped whole
+ * instead of being split). */
 bool gc_slabs_release(gc_heap *heap, double deadline)
 {
+    enum { BATCH = 32 };
+    uint32_t batch[BATCH];
     for (;;) {
         uv_mutex_lock(&heap->alloc_lock);
         uint32_t keep = heap->slab_count / 4 > GC_SLABS_KEPT ? heap->slab_count / 4 : GC_SLABS_KEPT;
-        for (int k = 0; k < 8 && heap->slab_free_count > keep; k++) {
+        uint32_t n = 0;
+        while (n < BATCH && heap->slab_free_count > keep) {
             uint32_t si = heap->slab_free;
             heap->slab_free = heap->slab_meta[si].next;
             heap->slab_free_count--;
-            madvise(heap->region + ((size_t)si << GC_SLAB_SHIFT), GC_SLAB_SIZE, MADV_DONTNEED);
             heap->slab_meta[si].next = heap->slab_released;
             heap->slab_released = si;
+            batch[n++] = si;
+        }
+        qsort(batch, n, sizeof batch[0], slab_order);
+        for (uint32_t i = 0, run; i < n; i += run) {
+            for (run = 1; i + run < n && batch[i + run] == batch[i] + run; run++)
+                ;
+            madvise(heap->region + ((size_t)batch[i] << GC_SLAB_SHIFT),
+                    (size_t)run << GC_SLAB_SHIFT, MADV_DONTNEED);
         }
         bool done = heap->slab_free_count <= keep;
         uv_mutex_unlock(&heap->alloc_lock);
