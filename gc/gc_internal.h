@@ -9,7 +9,7 @@
  * cluster membership live in side tables that only the objects using them pay for.
  *
  * The marking invariant. During reachability analysis an object is "marked" when its bit in
- * its slab's mark bitmap equals heap->mark_value. Starting a collection flips mark_value (UE's
+ * its slab's mark bytes equals heap->mark_value. Starting a collection flips mark_value (UE's
  * swap of the Reachable and MaybeUnreachable flags): every object that survived the last
  * collection is unmarked at once, without a pass over the array, and objects created from then
  * on are born marked. Parallel workers mark a plain object with a plain store of its mark byte,
@@ -47,8 +47,8 @@ void gc_assert_failed(const char *cond, const char *file, int line);
 #endif
 
 /* ---- object header and item ---------------------------------------------------------- */
-/* (The header layout above is per object; mark bits live beside the objects, in the bitmap of
- * the slab that holds them: see gc_alloc.c.) */
+/* (The header layout above is per object; mark bits live beside the objects, in the mark
+ * bytes of the slab that holds them: see gc_alloc.c.) */
 
 /* Flag bits of gc_header.flags (atomic: marking sets MARK from several threads). */
 enum {
