@@ -10,7 +10,11 @@
  * Larger objects are malloc'ed outside the region and keep their mark bit in their header.
  *
  * Slab bookkeeping (free slots, fill) lives in a side table too, touched only by allocation,
- * which runs under heap->alloc_lock. Empty slabs go on a free list for any size class.
+ * which runs under heap->alloc_lock. Empty slabs go on a free list for any size class. After
+ * each purge the memory of empty slabs beyond a reserve goes back to the system (MADV_DONTNEED:
+ * the address range stays ours, its pages are dropped and come back zeroed when touched). The
+ * reserve - a quarter of the slabs in use, at least GC_SLABS_KEPT - is the hysteresis that
+ * keeps a sawtooth of allocation and collection from trading pages with the kernel every time.
  *
  * Every other allocation of the collector (side tables, work lists) goes through gc_malloc
  * and its friends at the end of this file, the one place fault injection hooks into.
@@ -24,6 +28,7 @@
 #define FREE_END UINT32_MAX
 #define NO_SLAB UINT32_MAX
 #define HUGE_PAGE ((size_t)2 << 20)
+#define GC_SLABS_KEPT 8u   /* empty slabs (512 KiB) always kept committed for reuse */
 
 static size_t round_up(size_t n, size_t to)
 {
@@ -65,6 +70,8 @@ gc_result gc_region_init(gc_heap *heap, size_t region_bytes)
     }
     heap->slab_bump = 0;
     heap->slab_free = NO_SLAB;
+    heap->slab_free_count = 0;
+    heap->slab_released = NO_SLAB;
     for (uint32_t c = 0; c < GC_SLAB_CLASSES; c++)
         heap->slab_partial[c] = NO_SLAB;
     return GC_OK;
@@ -118,6 +125,10 @@ static uint32_t slab_new(gc_heap *heap, uint32_t cls)
     if (heap->slab_free != NO_SLAB) {
         si = heap->slab_free;
         heap->slab_free = heap->slab_meta[si].next;
+        heap->slab_free_count--;
+    } else if (heap->slab_released != NO_SLAB) {
+        si = heap->slab_released; /* its pages come back, zeroed, as they are touched */
+        heap->slab_released = heap->slab_meta[si].next;
     } else if (heap->slab_bump < heap->region_slabs) {
         si = heap->slab_bump++;
     } else {
@@ -198,6 +209,7 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
             m->going = 0;
             m->next = heap->slab_free;
             heap->slab_free = si;
+            heap->slab_free_count++;
             heap->slab_count--;
         }
         return;
@@ -211,7 +223,49 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
         partial_unlink(heap, m->size_class, si);
         m->next = heap->slab_free;
         heap->slab_free = si;
+        heap->slab_free_count++;
         heap->slab_count--;
+    }
+}
+
+static int slab_order(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Gives back empty slabs beyond the reserve, a batch per lock: the batch is sorted so that
+ * neighbouring slabs go back in one madvise call (whole huge pages are then dropped whole
+ * instead of being split). */
+bool gc_slabs_release(gc_heap *heap, double deadline)
+{
+    enum { BATCH = 32 };
+    uint32_t batch[BATCH];
+    for (;;) {
+        uv_mutex_lock(&heap->alloc_lock);
+        uint32_t keep = heap->slab_count / 4 > GC_SLABS_KEPT ? heap->slab_count / 4 : GC_SLABS_KEPT;
+        uint32_t n = 0;
+        while (n < BATCH && heap->slab_free_count > keep) {
+            uint32_t si = heap->slab_free;
+            heap->slab_free = heap->slab_meta[si].next;
+            heap->slab_free_count--;
+            heap->slab_meta[si].next = heap->slab_released;
+            heap->slab_released = si;
+            batch[n++] = si;
+        }
+        qsort(batch, n, sizeof batch[0], slab_order);
+        for (uint32_t i = 0, run; i < n; i += run) {
+            for (run = 1; i + run < n && batch[i + run] == batch[i] + run; run++)
+                ;
+            madvise(heap->region + ((size_t)batch[i] << GC_SLAB_SHIFT),
+                    (size_t)run << GC_SLAB_SHIFT, MADV_DONTNEED);
+        }
+        bool done = heap->slab_free_count <= keep;
+        uv_mutex_unlock(&heap->alloc_lock);
+        if (done)
+            return true;
+        if (gc_past(heap, deadline))
+            return false;
     }
 }
 

@@ -3,7 +3,7 @@
  *
  * A collection walks the phases of gc_phase in order:
  *
- *   IDLE -> MARK -> GATHER -> BEGIN_DESTROY -> FINISH_DESTROY -> FREE -> IDLE
+ *   IDLE -> MARK -> GATHER -> BEGIN_DESTROY -> FINISH_DESTROY -> FREE -> RELEASE -> IDLE
  *
  * gc_step is the one driver: it advances whatever is in flight until a deadline or a chosen
  * phase, one phase function per case. The public entry points only decide when to step, how
@@ -12,7 +12,8 @@
  *          finish a pending purge; started callbacks
  *   mark:  flag swap and initial roots; traverse (all at once, or a slice at a time)
  *   post:  gather (all at once, or left to the purge); unlock; post-mark callbacks
- *   purge: begin_destroy, finish_destroy, free (all at once on a full purge, else by budget)
+ *   purge: begin_destroy, finish_destroy, free, release of memory no longer needed (all at
+ *          once on a full purge, else by budget)
  */
 #include "gc_internal.h"
 
@@ -101,6 +102,12 @@ static bool gc_step(gc_heap *heap, double deadline, gc_phase stop)
         case GC_PHASE_FREE:
             done = gc_purge_free(heap, deadline);
             heap->stats.purge_seconds += gc_now(heap) - t0;
+            if (done)
+                heap->phase = GC_PHASE_RELEASE;
+            break;
+        case GC_PHASE_RELEASE:
+            done = gc_release_run(heap, deadline);
+            heap->stats.release_seconds += gc_now(heap) - t0;
             if (done)
                 purge_finished(heap);
             break;

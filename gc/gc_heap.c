@@ -381,13 +381,20 @@ void gc_memory_get(const gc_heap *heap, gc_memory *out)
     uv_mutex_lock(&h->alloc_lock);
     out->slab_bytes = (size_t)h->slab_count * GC_SLAB_SIZE;
     out->large_bytes = h->large_bytes;
-    size_t chunks = 0;
-    for (uint32_t c = 0; c < h->max_chunks; c++)
-        chunks += h->chunks[c] != NULL;
-    out->array_bytes = chunks * sizeof(gc_chunk);
+    out->array_bytes = gc_array_committed_bytes(h);
     out->slab_side_bytes = (size_t)h->slab_count *
                            (((size_t)1 << GC_SLAB_SLOT_SHIFT) + sizeof(gc_slab_meta) +
-                            sizeof(uint32_t));
+                            2 * sizeof(uint32_t));
+    out->free_slab_bytes = (size_t)h->slab_free_count * GC_SLAB_SIZE;
     uv_mutex_unlock(&h->alloc_lock);
     out->total_bytes = out->slab_bytes + out->large_bytes + out->array_bytes + out->slab_side_bytes;
+}
+
+size_t gc_heap_bytes(const gc_heap *heap)
+{
+    if (!heap)
+        return 0;
+    gc_memory m;
+    gc_memory_get(heap, &m);
+    return m.total_bytes + m.free_slab_bytes;
 }

@@ -9,7 +9,7 @@
  * cluster membership live in side tables that only the objects using them pay for.
  *
  * The marking invariant. During reachability analysis an object is "marked" when its bit in
- * its slab's mark bitmap equals heap->mark_value. Starting a collection flips mark_value (UE's
+ * its slab's mark bytes equals heap->mark_value. Starting a collection flips mark_value (UE's
  * swap of the Reachable and MaybeUnreachable flags): every object that survived the last
  * collection is unmarked at once, without a pass over the array, and objects created from then
  * on are born marked. Parallel workers mark a plain object with a plain store of its mark byte,
@@ -47,8 +47,8 @@ void gc_assert_failed(const char *cond, const char *file, int line);
 #endif
 
 /* ---- object header and item ---------------------------------------------------------- */
-/* (The header layout above is per object; mark bits live beside the objects, in the bitmap of
- * the slab that holds them: see gc_alloc.c.) */
+/* (The header layout above is per object; mark bits live beside the objects, in the mark
+ * bytes of the slab that holds them: see gc_alloc.c.) */
 
 /* Flag bits of gc_header.flags (atomic: marking sets MARK from several threads). */
 enum {
@@ -126,6 +126,9 @@ gc_result gc_region_init(gc_heap *heap, size_t region_bytes);
 void gc_region_close(gc_heap *heap);
 gc_header *gc_slab_alloc(gc_heap *heap, size_t payload_size); /* zeroed; alloc_lock held */
 void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock held */
+/* Gives the memory of empty slabs back to the system, keeping some for reuse (see
+ * gc_alloc.c); returns how many slabs it released. Takes alloc_lock. */
+bool gc_slabs_release(gc_heap *heap, double deadline); /* true when done */
 
 #define GC_CHUNK_SHIFT 16
 #define GC_CHUNK_ITEMS (1u << GC_CHUNK_SHIFT)
@@ -349,6 +352,7 @@ typedef enum gc_phase {
     GC_PHASE_BEGIN_DESTROY,  /* unhash + begin_destroy */
     GC_PHASE_FINISH_DESTROY, /* finish_destroy once ready; pending list */
     GC_PHASE_FREE,           /* destructors, memory, indices */
+    GC_PHASE_RELEASE,        /* memory no longer needed goes back to the system */
 } gc_phase;
 
 typedef struct gc_callback {
@@ -379,6 +383,8 @@ struct gc_heap {
 
     /* object array */
     gc_chunk **chunks;             /* max_chunks pointers, allocated on demand */
+    uint32_t *chunk_live;          /* per chunk: objects in it (alloc_lock) */
+    bool *chunk_released;          /* per chunk: its empty objects[] pages were given back */
     uint32_t max_chunks;
     uint32_t max_objects;
     _Atomic uint32_t high_water;   /* indices [0, high_water) have been handed out */
@@ -395,7 +401,9 @@ struct gc_heap {
     _Atomic uint8_t *slab_marks;   /* per slab, per slot: a mark byte (GC_MB_*) */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
-    uint32_t slab_free;            /* empty slabs */
+    uint32_t slab_free;            /* empty slabs whose memory is still committed */
+    uint32_t slab_free_count;      /* length of slab_free */
+    uint32_t slab_released;        /* empty slabs given back to the system (MADV_DONTNEED) */
     uint32_t slab_bump;            /* slabs [0, slab_bump) of the region were used */
     uint32_t slab_count;           /* slabs holding objects */
     uint32_t large_count;          /* objects malloc'ed outside the region */
@@ -528,6 +536,11 @@ void gc_array_close(gc_heap *heap);
 gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h);
 void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size);
 void gc_array_free_locked(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock */
+/* Gives back the pages of the object slots of chunks that hold no object (they read as NULL
+ * when touched again); the free list, kept in the serials, stays. Returns the bytes given
+ * back. Takes alloc_lock. */
+size_t gc_array_release(gc_heap *heap);
+size_t gc_array_committed_bytes(const gc_heap *heap); /* alloc_lock held */
 
 /* objects (gc_object.c) */
 gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,
@@ -572,6 +585,11 @@ void gc_lock_release(gc_heap *heap);
 /* Flips the mark bit and marks the initial roots; GC_E_NOMEM (nothing changed) when the room
  * the collection's lists need cannot be reserved. */
 gc_result gc_mark_begin(gc_heap *heap);
+/* After a collection: frees those lists that are empty and hold room for more than
+ * GC_LIST_KEPT entries (the next mark reserves again; untouched room costs nothing, but the
+ * room a big purge touched would stay committed). */
+#define GC_LIST_KEPT (1u << 16)
+void gc_collection_lists_release(gc_heap *heap);
 bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
 void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
@@ -707,6 +725,9 @@ bool gc_gather_run(gc_heap *heap, double deadline);
 bool gc_purge_begin_destroy(gc_heap *heap, double deadline);
 bool gc_purge_finish_destroy(gc_heap *heap, double deadline);
 bool gc_purge_free(gc_heap *heap, double deadline);
+/* Gives back what the collection freed beyond the reserves: empty slabs, empty chunks'
+ * object slots, the collection's big lists. Sliced like the purge; true when done. */
+bool gc_release_run(gc_heap *heap, double deadline);
 
 /* callbacks (gc_heap.c) */
 void gc_fire(gc_heap *heap, gc_event ev);

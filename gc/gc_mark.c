@@ -457,6 +457,17 @@ static gc_result reserve_for_collection(gc_heap *heap, size_t objects)
     return r;
 }
 
+void gc_collection_lists_release(gc_heap *heap)
+{
+    gc_ptr_vec *lists[] = { &heap->barrier_queue, &heap->barrier_clusters, &heap->unreachable,
+                            &heap->unreachable_plain, &heap->pending_finish };
+    uv_mutex_lock(&heap->barrier_lock);
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        if (lists[i]->count == 0 && lists[i]->capacity > GC_LIST_KEPT)
+            gc_ptr_vec_free(lists[i]);
+    uv_mutex_unlock(&heap->barrier_lock);
+}
+
 gc_result gc_mark_begin(gc_heap *heap)
 {
     heap->mark_value ^= 1; /* the flag swap: everything alive is now unmarked */

@@ -9,7 +9,8 @@
  *   finish_destroy  call finish_destroy on objects whose is_ready_for_finish_destroy says
  *                   yes; the others wait on heap->pending_finish and are asked again;
  *   free            only when every object has finished: destructors, memory, indices
- *                   (plain objects in batches, one lock each).
+ *                   (plain objects in batches, one lock each);
+ *   release         memory the purge emptied goes back to the system, beyond reserves.
  * Destructors run after all finish_destroy calls because one object's finish_destroy may
  * still use another unreachable object.
  */
@@ -179,5 +180,14 @@ bool gc_purge_free(gc_heap *heap, double deadline)
     hooked->count = 0;
     plain->count = 0;
     purge_step_done(heap);
+    return true;
+}
+
+bool gc_release_run(gc_heap *heap, double deadline)
+{
+    if (!gc_slabs_release(heap, deadline))
+        return false;
+    gc_array_release(heap);
+    gc_collection_lists_release(heap);
     return true;
 }

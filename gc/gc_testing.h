@@ -22,7 +22,8 @@ const char *gc_testing_check(gc_heap *heap);
 /* True while a collection is waiting for scope guards to leave. */
 bool gc_testing_gc_is_waiting(gc_heap *heap);
 
-/* The phase in flight: "idle", "mark", "gather", "begin_destroy", "finish_destroy", "free". */
+/* The phase in flight: "idle", "mark", "gather", "begin_destroy", "finish_destroy", "free",
+ * "release". */
 const char *gc_testing_phase(const gc_heap *heap);
 
 /* Free-list length and highest index handed out. */

@@ -451,8 +451,9 @@ typedef struct gc_stats {
     uint32_t pending_finish;      /* objects still waiting to be ready for finish_destroy */
     double mark_seconds;
     double gather_seconds;
-    double purge_seconds;
+    double purge_seconds;         /* begin_destroy, finish_destroy and free */
     double longest_slice_seconds;
+    double release_seconds;       /* giving emptied memory back to the system (madvise) */
 } gc_stats;
 
 void gc_stats_get(const gc_heap *heap, gc_stats *out_stats);
@@ -462,11 +463,22 @@ void gc_stats_get(const gc_heap *heap, gc_stats *out_stats);
 typedef struct gc_memory {
     size_t slab_bytes;      /* 64 KiB slabs that hold objects (headers, payloads, slack) */
     size_t large_bytes;     /* objects too big for a slab, headers included */
-    size_t array_bytes;     /* the object array's chunks (12 bytes per slot) */
-    size_t slab_side_bytes; /* mark bitmaps and bookkeeping of the slabs in use */
-    size_t total_bytes;
+    size_t array_bytes;     /* the object array's chunks (12 bytes per slot; the slots of a
+                               chunk left empty by a collection are given back) */
+    size_t slab_side_bytes; /* mark bytes and bookkeeping of the slabs in use */
+    size_t total_bytes;     /* the four above */
+    size_t free_slab_bytes; /* empty slabs kept committed for reuse (the rest go back to the
+                               system after each collection) */
 } gc_memory;
 void gc_memory_get(const gc_heap *heap, gc_memory *out_memory);
+
+/* Bytes the collector holds committed right now: gc_memory's total_bytes plus the empty slabs
+ * it keeps for reuse. After a collection, empty slabs beyond a reserve (a quarter of the slabs
+ * in use, at least 512 KiB) are returned to the system (madvise MADV_DONTNEED), and large
+ * objects and the collector's own lists are free()d, so this falls when objects go. Memory
+ * free()d to the C library is not counted here: whether it leaves the process is the
+ * allocator's business (glibc: malloc_trim). 0 for a NULL heap. */
+size_t gc_heap_bytes(const gc_heap *heap);
 
 /* Object counts right now. */
 uint32_t gc_object_count(const gc_heap *heap);          /* live objects, permanent included */

@@ -105,12 +105,14 @@ typedef struct shape_figures {
     uint32_t marked;         /* gc_stats.marked of the last live collection */
     bench_runs garbage_wall; /* build, unroot, gc_collect(full) */
     bench_runs garbage_mark, garbage_gather, garbage_purge; /* its phases, from gc_stats */
+    bench_runs garbage_release; /* giving the emptied memory back (gc_stats.release_seconds) */
     uint32_t destroyed;      /* gc_stats.destroyed of the last one */
     incr_figures incr;       /* gather in the slice that ends marking (UE's default) */
     incr_figures incr_gather;/* allow_incremental_gather: gather sliced in the purge */
 } shape_figures;
 
 typedef struct purge_figures {
+    double floor;            /* median seconds of purge_floor over the same N */
     bool supported;
     bench_slices slices;
     double mark_gather;      /* the gc_collect(heap, 0, false) that left the purge pending */
@@ -246,6 +248,7 @@ static void drop_graph(reap_bench *b, void *root, shape_figures *f)
         bench_runs_add(&f->garbage_mark, st.mark_seconds);
         bench_runs_add(&f->garbage_gather, st.gather_seconds);
         bench_runs_add(&f->garbage_purge, st.purge_seconds);
+        bench_runs_add(&f->garbage_release, st.release_seconds);
         f->destroyed = st.destroyed;
     }
     uint32_t left = gc_object_count(b->heap);
@@ -362,6 +365,43 @@ static void measure_incremental(reap_bench *b, incr_figures *f, bool sliced_gath
         return;
     }
     bench_slices_summarise(slices, n, &f->slices);
+}
+
+/* The floor of a purge: the least a sweep that hands every object's slot back must do. N
+ * objects of reap's size (16-byte header + payload) in 64 KiB slabs; each slot is pushed on
+ * its slab's free list through its first 4 bytes, in address order as a purge of a
+ * gathered list would. No hooks, no index, no lock. Median of BENCH_REPS. */
+static double purge_floor(uint32_t n)
+{
+    enum { OBJ = 16 + BENCH_GRAPH_PAYLOAD, PER_SLAB = 65536 / OBJ };
+    uint32_t slabs = (n + PER_SLAB - 1) / PER_SLAB;
+    char *mem = aligned_alloc(65536, (size_t)slabs * 65536);
+    uint32_t *heads = malloc(slabs * sizeof *heads);
+    if (!mem || !heads) {
+        free(mem);
+        free(heads);
+        return NAN;
+    }
+    memset(mem, 0, (size_t)slabs * 65536);
+    bench_runs runs = {.count = 0};
+    for (int r = 0; r < BENCH_REPS; r++) {
+        memset(heads, 0xff, slabs * sizeof *heads);
+        double t0 = bench_now();
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t s = i / PER_SLAB, slot = i % PER_SLAB;
+            memcpy(mem + (size_t)s * 65536 + (size_t)slot * OBJ, &heads[s], sizeof heads[s]);
+            heads[s] = slot;
+        }
+        bench_runs_add(&runs, bench_now() - t0);
+        uint32_t sum = 0; /* keep the stores observable */
+        for (uint32_t k = 0; k < slabs; k++)
+            sum += heads[k];
+        if (sum == 1)
+            printf(" ");
+    }
+    free(mem);
+    free(heads);
+    return bench_runs_median(&runs);
 }
 
 /* Build, unroot, mark and gather, then purge in 2 ms slices timed one by one. */
@@ -620,6 +660,9 @@ static void build_ratios(const bench_all *all, const char *peers, ratio_table *t
     ratio_add(t, "purge_longest_slice", "purge 1M garbage: longest slice at 2 ms",
               all->purge.slices.longest, NAN, all->purge.slices.longest * 1e3, "ms", "<= 2.2",
               -1, SLICE_TARGET * 1e3);
+    double purge = bench_runs_median(&all->shape[0].garbage_purge);
+    ratio_add(t, "purge_ns_per_object", "purge 1M garbage: ns/object (peer: floor loop)",
+              purge, all->purge.floor, purge * 1e9 / all->n, "ns/object", "<= 20", -1, 20);
     double plain = live_median(&all->actors.plain, true);
     double clustered = live_median(&all->actors.clustered, true);
     ratio_add(t, "actors_plain_vs_clusters", "actors: mark with clusters (peer: without)",
@@ -767,6 +810,10 @@ static bool write_full_json(const char *dir, const bench_all *all, const ratio_t
     bench_json_bool(&j, "supported", all->purge.supported);
     bench_json_ms(&j, "unsliced_purge_ms",
                   bench_runs_median(&all->shape[0].garbage_purge));
+    bench_json_num(&j, "unsliced_purge_ns_per_object",
+                   bench_runs_median(&all->shape[0].garbage_purge) * 1e9 / all->n);
+    bench_json_num(&j, "floor_ns_per_object", all->purge.floor * 1e9 / all->n);
+    bench_json_ms(&j, "unsliced_release_ms", bench_runs_median(&all->shape[0].garbage_release));
     bench_json_ms(&j, "mark_and_gather_ms", all->purge.mark_gather);
     bench_json_num(&j, "slices", all->purge.supported ? all->purge.slices.count : NAN);
     bench_json_ms(&j, "sliced_total_ms", all->purge.slices.total);
@@ -896,9 +943,12 @@ static void print_full_table(const bench_all *all)
                                  &all->big.incr_gather};
     print_incr_rows("incremental 2 ms + sliced gather", ig);
     const purge_figures *p = &all->purge;
-    printf("purge of %u garbage objects: unsliced %s ms; at 2 ms: %s slices, total %s ms, "
-           "longest %s ms, p99 %s ms\n", all->n,
-           bench_fmt_ms(a, sizeof a, bench_runs_median(&all->shape[0].garbage_purge)),
+    double unsliced = bench_runs_median(&all->shape[0].garbage_purge);
+    printf("purge of %u garbage objects: unsliced %s ms = %.1f ns/object (floor loop that only "
+           "returns slots to free lists: %.1f ns/object), then %.1f ms giving memory back; at "
+           "2 ms: %s slices, total %s ms, longest %s ms, p99 %s ms\n", all->n,
+           bench_fmt_ms(a, sizeof a, unsliced), unsliced * 1e9 / all->n, p->floor * 1e9 / all->n,
+           bench_runs_median(&all->shape[0].garbage_release) * 1e3,
            p->supported ? bench_fmt_num(b2, sizeof b2, p->slices.count, 0) : "n/a",
            bench_fmt_ms(c, sizeof c, p->slices.total), bench_fmt_ms(d, sizeof d, p->slices.longest),
            bench_fmt_ms(e, sizeof e, p->slices.p99));
@@ -1018,6 +1068,7 @@ int main(int argc, char **argv)
     {
         char a[32], c[32], d[32];
         measure_purge(&b, &graphs[BENCH_SHAPE_ROOT_ARRAY], &all.purge);
+        all.purge.floor = purge_floor(b.n);
         if (all.purge.supported)
             bench_progress("purge of %u garbage objects at 2 ms: %u slices, total %s ms, "
                            "longest %s ms, p99 %s ms", b.n, all.purge.slices.count,

@@ -3,6 +3,8 @@
 #   peers_bench  the hand-written floor, Boehm GC and Lua 5.4 on the standard graph -> peers.json
 #   gc_bench     reap's collector on the same graph -> gc_core.json, gc_full.json, and the
 #                reap/peer ratios from the peers.json the run before it wrote
+#   churn_bench  bots and props churned through the collector: RSS and gc_heap_bytes after
+#                warm-up, at the peak, after a collection and after malloc_trim -> churn.json
 #
 # The order of BENCH_BINS is the order `make bench-run` runs them: peers first.
 # Boehm and Lua are compiled in only when pkg-config finds them (deploy/install-deps.sh --bench
@@ -52,4 +54,10 @@ bench-peers: $(BENCH_PEERS_BIN)
 	@mkdir -p build/bench
 	$(BENCH_PEERS_BIN) build/bench
 
-BENCH_BINS += $(BENCH_PEERS_BIN) $(BENCH_GC_BIN)
+BENCH_CHURN_BIN := $(BENCH_OBJDIR)/churn_bench
+
+$(BENCH_CHURN_BIN): $(BENCH_OBJDIR)/churn_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB)
+	$(CC) $(LDFLAGS_BASE) $(BENCH_OBJDIR)/churn_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB) \
+		$(GC_LIBS) -lm -o $@
+
+BENCH_BINS += $(BENCH_PEERS_BIN) $(BENCH_GC_BIN) $(BENCH_CHURN_BIN)

@@ -444,9 +444,44 @@ static void test_objects_created_during_a_sliced_purge_live_on_and_slots_are_reu
     assert_int_equal(slab_bytes(f), before);
 }
 
+static void make_plain(fixture *f, gc_class *cls, int n)
+{
+    for (int i = 0; i < n; i++) {
+        void *o;
+        assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, &o), GC_OK);
+    }
+}
+
+/* 50000 80-byte objects fill 62 slabs; once they are garbage, the collector keeps at most
+ * 512 KiB (8 slabs) of empty slabs committed and gives the rest back, and a second round of
+ * the same size reuses what it kept and released. */
+static void test_memory_of_collected_objects_goes_back_beyond_a_small_reserve(void **state)
+{
+    fixture *f = *state;
+    gc_class *cls = plain_class(f);
+    size_t before = gc_heap_bytes(f->heap);
+    const size_t reserve = 8 * 65536;
+    for (int round = 0; round < 2; round++) {
+        make_plain(f, cls, 50000);
+        size_t peak = gc_heap_bytes(f->heap);
+        assert_true(peak >= before + 50000 * 80);
+
+        fix_collect(f);
+
+        size_t after = gc_heap_bytes(f->heap);
+        assert_true(after <= before + reserve + 65536);
+        assert_true(after < peak);
+        gc_memory m;
+        gc_memory_get(f->heap, &m);
+        assert_true(m.free_slab_bytes <= reserve);
+    }
+    assert_int_equal(gc_heap_bytes(NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_memory_of_collected_objects_goes_back_beyond_a_small_reserve, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_slabs_whose_objects_are_all_garbage_go_back_whole, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_objects_created_during_a_sliced_purge_live_on_and_slots_are_reused, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_every_object_begins_destroy_before_any_finishes_and_frees_last, fix_setup, fix_teardown),
