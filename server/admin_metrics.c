@@ -72,6 +72,9 @@ void admin_metrics_render(engine *e, strbuf *out)
                gc_permanent_count(e->heap));
     metric_u64(out, "reap_gc_clusters", "gauge", "Live object clusters.",
                gc_cluster_count(e->heap));
+    metric_u64(out, "reap_gc_heap_bytes", "gauge",
+               "Memory the collector holds from the system for objects (slabs, large blocks).",
+               gc_heap_bytes(e->heap));
     metric_header(out, "reap_gc_collections_total", "counter",
                   "Completed reachability analyses, by kind (full purge or incremental purge).");
     strbuf_printf(out, "reap_gc_collections_total{kind=\"full\"} %llu\n",

@@ -3,6 +3,7 @@
  */
 #include "engine.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,29 @@ static void engine_note_collections(engine *e)
                  : "");
 }
 
+/* After a purge that freed much, malloc gives its free pages back to the system, so a churn's
+ * peak does not stay resident (the collector returns its own slabs itself). */
+static void engine_trim_memory(engine *e)
+{
+    enum { TRIM_OBJECTS = 10000 };
+    const size_t trim_bytes = 8u << 20;
+    size_t heap_bytes;
+    gc_stats st;
+
+    if (gc_is_incremental_purge_pending(e->heap))
+        return;
+    heap_bytes = gc_heap_bytes(e->heap);
+    if (heap_bytes > e->trim_peak_heap_bytes)
+        e->trim_peak_heap_bytes = heap_bytes;
+    gc_stats_get(e->heap, &st);
+    if (st.objects_destroyed - e->trim_destroyed < TRIM_OBJECTS &&
+        e->trim_peak_heap_bytes - heap_bytes < trim_bytes)
+        return;
+    malloc_trim(0);
+    e->trim_destroyed = st.objects_destroyed;
+    e->trim_peak_heap_bytes = heap_bytes;
+}
+
 static void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
 {
     engine_gc_ops ops = {
@@ -263,6 +287,7 @@ static void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
                  e->gc.last_late_seconds, e->gc_config.frame_slack_pacing ? " (paced)" : "");
     }
     engine_note_collections(e);
+    engine_trim_memory(e);
 }
 
 /* ---- the frame ------------------------------------------------------------------------ */
@@ -361,6 +386,7 @@ void engine_collect_garbage_now(engine *e, strbuf *out)
     strbuf_printf(out, "collected: %u -> %u objects in %.3f ms\n", before,
                   gc_object_count(e->heap), (double)(uv_hrtime() - t0) / 1e6);
     engine_note_collections(e);
+    engine_trim_memory(e);
 }
 
 world *engine_find_world(engine *e, const char *name)
