@@ -233,12 +233,16 @@ static void churn_bot_on_check(churn *c, churn_bot *b, const Reap__ReplicationCh
         return;
     churn_record(c, CHURN_LAT_CHECK, now - b->check_at);
     c->totals->checks++;
-    if (!churn_check_matches(&b->mirror, r))
-        churn_count_error(c, CHURN_ERR_MISMATCH, "%s: its mirror holds %u actors (digest "
-                          "%016llx) but the server sent %u (digest %016llx; relevant %u, "
-                          "pending %u)", b->name, b->mirror.count,
-                          (unsigned long long)b->mirror.digest, r->open_actors,
-                          (unsigned long long)r->open_digest, r->relevant_actors, r->pending);
+    if (!churn_check_matches(&b->mirror, r)) {
+        churn_count_error(c, CHURN_ERR_MISMATCH, "%s: replication mismatch", b->name);
+        if (c->first_mismatch[0] == '\0')
+            snprintf(c->first_mismatch, sizeof c->first_mismatch, "%s (player %u): its mirror "
+                     "holds %u actors (digest %016llx) but the server sent %u (digest %016llx; "
+                     "relevant %u, digest %016llx, pending %u)", b->name, b->player_id,
+                     b->mirror.count, (unsigned long long)b->mirror.digest, r->open_actors,
+                     (unsigned long long)r->open_digest, r->relevant_actors,
+                     (unsigned long long)r->relevant_digest, r->pending);
+    }
     churn_bot_leave(c, b, now);
 }
 
@@ -353,7 +357,7 @@ void churn_bot_step(churn *c, churn_bot *b, double now)
             churn_bot_abort(c, b, now);
         } else if (c->leave_all) {
             if (b->joined)
-                churn_bot_leave(c, b, now);
+                churn_bot_check(c, b, now); /* every visit that joined is checked */
             else
                 churn_bot_abort(c, b, now);
         } else if (b->joined) {
