@@ -462,18 +462,22 @@ static void churn_on_message(churn *c, churn_bot *b, const Reap__Envelope *env, 
         c->totals->joins++;
         churn_bot_spawn(c, b, now);
         break;
-    case REAP__ENVELOPE__BODY_SPAWN_ACK:
-        c->second.spawned += env->spawn_ack->count;
-        if (b->state != CHURN_BOT_SPAWNING) {
-            c->totals->projectiles += env->spawn_ack->count;
+    case REAP__ENVELOPE__BODY_SPAWN_ACK: {
+        /* Acks come in request order: the visit's props first, then projectiles. */
+        uint32_t want = churn_bot_stage(c, b)->spawn, n = env->spawn_ack->count;
+        uint32_t props = b->acked >= want ? 0 : want - b->acked < n ? want - b->acked : n;
+
+        c->second.spawned += n;
+        c->totals->projectiles += n - props;
+        if (props == 0)
             break;
-        }
-        c->totals->spawned += env->spawn_ack->count;
-        b->acked += env->spawn_ack->count;
-        if (b->acked >= churn_bot_stage(c, b)->spawn)
+        c->totals->spawned += props;
+        b->acked += props;
+        if (b->acked >= want)
             churn_record(c, CHURN_LAT_SPAWN_ACK, now - b->spawn_at);
         churn_bot_check_spawned(c, b, now);
         break;
+    }
     case REAP__ENVELOPE__BODY_ACTOR_SPAWN:
         churn_bot_on_spawns(c, b, env->actor_spawn, now);
         break;
