@@ -6,7 +6,8 @@
 #   make bench      build and run the benchmarks (figures printed and written to build/bench/)
 #   make asan|tsan  the test suites under AddressSanitizer+UBSan / ThreadSanitizer
 #   make fuzz       mutation fuzzers of the wire decoder under ASan+UBSan (FUZZ_ROUNDS=...)
-#   make install    PREFIX=/usr/local DESTDIR=  (binaries, config, systemd unit)
+#   make install    PREFIX=/usr/local DESTDIR=  (binaries, config, systemd unit, man pages;
+#                   also BINDIR, SYSCONFDIR, UNITDIR, MANDIR)
 #   make deps       install the Debian packages the build and tests need
 #
 # Variants build into their own folders so objects never mix: build/, build/asan/, build/tsan/.
@@ -29,14 +30,21 @@ endif
 CC ?= cc
 PREFIX ?= /usr/local
 DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+# /usr keeps its configuration in /etc (the FHS); any other prefix in PREFIX/etc.
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
 WERROR ?= -Werror
 PKG_CONFIG ?= pkg-config
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(WERROR)
-CPPFLAGS_BASE = -D_DEFAULT_SOURCE -DREAP_VERSION='"$(VERSION)"' -Igc/include
+# CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS are the packager's (dpkg-buildflags: fortify, relro,
+# BIND_NOW); they are added to ours, never replace them.
+CPPFLAGS_BASE = -D_DEFAULT_SOURCE -DREAP_VERSION='"$(VERSION)"' -Igc/include $(CPPFLAGS)
 CFLAGS_BASE = -std=c11 $(OPT) $(WARNINGS) $(SANFLAGS) -MMD -MP -pthread
-LDFLAGS_BASE = $(SANFLAGS) -pthread
+LDFLAGS_BASE = $(SANFLAGS) -pthread $(LDFLAGS)
 
 pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pc_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
@@ -45,7 +53,7 @@ ALL_TARGETS :=
 TEST_BINS :=
 BENCH_BINS :=
 
-.PHONY: all run test check bench asan tsan install clean deps fuzz
+.PHONY: all run test check bench asan tsan install install-data clean deps fuzz
 all: build-all
 
 include gc/module.mk
@@ -53,6 +61,11 @@ include gc/module.mk
 -include server/module.mk
 -include client/module.mk
 include tests/module.mk
+
+# LDLIBS goes last on every link line: each program links the protocol or the collector's
+# libraries last.
+PROTO_LIBS += $(LDLIBS)
+GC_LIBS += $(LDLIBS)
 
 build-all: $(ALL_TARGETS)
 
@@ -95,12 +108,19 @@ bench-run: $(BENCH_BINS)
 	@mkdir -p build/bench
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b build/bench || exit 1; done
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc/reap
-	install -m 755 $(INSTALL_BINS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 deploy/reap.ini $(DESTDIR)$(PREFIX)/etc/reap/reap.ini
-	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
-	install -m 644 deploy/reap-server.service $(DESTDIR)$(PREFIX)/lib/systemd/system/
+install: all install-data
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(INSTALL_BINS) $(DESTDIR)$(BINDIR)/
+
+# Everything but the binaries (the deploy test installs these into a scratch DESTDIR).
+install-data:
+	install -d $(DESTDIR)$(SYSCONFDIR)/reap $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 deploy/reap.ini $(DESTDIR)$(SYSCONFDIR)/reap/reap.ini
+	@# The unit names the paths of this install, whatever PREFIX was.
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		deploy/reap-server.service.in > $(DESTDIR)$(UNITDIR)/reap-server.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/reap-server.service
+	install -m 644 deploy/man/reap-server.1 deploy/man/reap-client.1 $(DESTDIR)$(MANDIR)/man1/
 
 clean:
 	rm -rf build

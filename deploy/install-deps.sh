@@ -8,8 +8,10 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libuv1-dev libenet-dev libprotobuf-c-dev protobuf-c-compiler \
-libinih-dev libmicrohttpd-dev"
-TEST_PKGS="libcmocka-dev prometheus"
+libinih-dev libmicrohttpd-dev libcurl4-openssl-dev libsystemd-dev"
+# prometheus: promtool lints /metrics; yamllint, python3-yaml, python3-jsonschema: the Agones
+# manifests are checked offline; systemd: systemd-analyze verifies the installed unit.
+TEST_PKGS="libcmocka-dev prometheus yamllint python3 python3-yaml python3-jsonschema systemd"
 BENCH_PKGS="libgc-dev liblua5.4-dev"
 
 pkgs="$BUILD_PKGS $TEST_PKGS"

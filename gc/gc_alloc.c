@@ -4,13 +4,16 @@
  * Objects up to GC_SLAB_MAX_OBJECT bytes live in 64 KiB slabs, one size class per 16 bytes,
  * carved from one reserved, huge-page-backed region of address space. An object's slab is its
  * offset in the region shifted right, and its slot one multiplication away; so marking reads
- * and sets a bit in one compact bitmap array (mark and "special" words side by side) instead
- * of touching the object, and that array, the per-slab divisors and the objects all stay kind
+ * and sets a mark byte (mark and "special" bits) in one compact array instead of touching the
+ * object, and that array, the per-slab divisors and the objects all stay kind
  * to the TLB. A "special" object (garbage, permanent, clustered) sends marking to its header.
  * Larger objects are malloc'ed outside the region and keep their mark bit in their header.
  *
  * Slab bookkeeping (free slots, fill) lives in a side table too, touched only by allocation,
  * which runs under heap->alloc_lock. Empty slabs go on a free list for any size class.
+ *
+ * Every other allocation of the collector (side tables, work lists) goes through gc_malloc
+ * and its friends at the end of this file, the one place fault injection hooks into.
  */
 #include "gc_internal.h"
 
@@ -53,10 +56,10 @@ gc_result gc_region_init(gc_heap *heap, size_t region_bytes)
     heap->region_bytes = region_bytes;
     heap->region_slabs = (uint32_t)(region_bytes >> GC_SLAB_SHIFT);
     heap->slab_inv = reserve((size_t)heap->region_slabs * sizeof *heap->slab_inv);
-    heap->slab_bits = reserve((size_t)heap->region_slabs * GC_SLAB_BITMAP_WORDS * 2 *
-                              sizeof *heap->slab_bits);
+    heap->slab_marks = reserve((size_t)heap->region_slabs << GC_SLAB_SLOT_SHIFT);
     heap->slab_meta = reserve((size_t)heap->region_slabs * sizeof *heap->slab_meta);
-    if (!heap->slab_inv || !heap->slab_bits || !heap->slab_meta) {
+    heap->slab_dying = reserve((size_t)heap->region_slabs * sizeof *heap->slab_dying);
+    if (!heap->slab_inv || !heap->slab_marks || !heap->slab_meta || !heap->slab_dying) {
         gc_region_close(heap);
         return GC_E_NOMEM;
     }
@@ -73,15 +76,17 @@ void gc_region_close(gc_heap *heap)
         munmap(heap->region, heap->region_bytes);
     if (heap->slab_inv)
         munmap(heap->slab_inv, (size_t)heap->region_slabs * sizeof *heap->slab_inv);
-    if (heap->slab_bits)
-        munmap((void *)heap->slab_bits,
-               (size_t)heap->region_slabs * GC_SLAB_BITMAP_WORDS * 2 * sizeof *heap->slab_bits);
+    if (heap->slab_marks)
+        munmap((void *)heap->slab_marks, (size_t)heap->region_slabs << GC_SLAB_SLOT_SHIFT);
     if (heap->slab_meta)
         munmap(heap->slab_meta, (size_t)heap->region_slabs * sizeof *heap->slab_meta);
+    if (heap->slab_dying)
+        munmap(heap->slab_dying, (size_t)heap->region_slabs * sizeof *heap->slab_dying);
     heap->region = NULL;
     heap->slab_inv = NULL;
-    heap->slab_bits = NULL;
+    heap->slab_marks = NULL;
     heap->slab_meta = NULL;
+    heap->slab_dying = NULL;
 }
 
 static void partial_link(gc_heap *heap, uint32_t cls, uint32_t si)
@@ -126,8 +131,7 @@ static uint32_t slab_new(gc_heap *heap, uint32_t cls)
     m->size_class = cls;
     m->free_head = FREE_END;
     heap->slab_inv[si] = (uint32_t)(((1ull << 32) + size - 1) / size);
-    memset((void *)&heap->slab_bits[(size_t)si * GC_SLAB_BITMAP_WORDS * 2], 0,
-           GC_SLAB_BITMAP_WORDS * 2 * sizeof *heap->slab_bits);
+    memset((void *)&heap->slab_marks[(size_t)si << GC_SLAB_SLOT_SHIFT], 0, m->capacity);
     heap->slab_count++;
     partial_link(heap, cls, si);
     return si;
@@ -179,6 +183,25 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
     }
     uint32_t si = gc_slab_index(heap, h);
     gc_slab_meta *m = &heap->slab_meta[si];
+    uint32_t *dying = &heap->slab_dying[si];
+    if ((gc_flags(h) & GC_F_UNREACHABLE) && *dying > 0)
+        (*dying)--; /* h was gathered (only the collector thread counts these) */
+    if (!m->going && *dying + 1 == m->live) {
+        /* Everything left in the slab is garbage being purged: it goes back whole. Off the
+         * partial list, so nothing is allocated in it meanwhile; slots are not relinked. */
+        if (m->live < m->capacity)
+            partial_unlink(heap, m->size_class, si);
+        m->going = 1;
+    }
+    if (m->going) {
+        if (--m->live == 0) {
+            m->going = 0;
+            m->next = heap->slab_free;
+            heap->slab_free = si;
+            heap->slab_count--;
+        }
+        return;
+    }
     uint32_t slot = gc_slab_slot(heap, si, h);
     if (m->live == m->capacity)
         partial_link(heap, m->size_class, si);
@@ -190,4 +213,41 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
         heap->slab_free = si;
         heap->slab_count--;
     }
+}
+
+/* ---- the collector's own allocations ---------------------------------------------- */
+
+_Atomic long gc_alloc_failure_countdown = -1;
+
+/* True when fault injection says this allocation fails. */
+static bool alloc_fails(void)
+{
+    if (atomic_load_explicit(&gc_alloc_failure_countdown, memory_order_relaxed) < 0)
+        return false;
+    return atomic_fetch_sub(&gc_alloc_failure_countdown, 1) == 0;
+}
+
+void *gc_malloc(size_t n)
+{
+    return alloc_fails() ? NULL : malloc(n);
+}
+
+void *gc_calloc(size_t count, size_t n)
+{
+    return alloc_fails() ? NULL : calloc(count, n);
+}
+
+void *gc_realloc(void *p, size_t n)
+{
+    return alloc_fails() ? NULL : realloc(p, n);
+}
+
+char *gc_strdup(const char *s)
+{
+    return alloc_fails() ? NULL : strdup(s);
+}
+
+int gc_posix_memalign(void **out, size_t align, size_t n)
+{
+    return alloc_fails() ? -1 : posix_memalign(out, align, n);
 }

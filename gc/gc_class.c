@@ -105,12 +105,10 @@ typedef struct schema_builder {
 static gc_result builder_push(schema_builder *b, gc_schema_op op)
 {
     if (b->count == b->capacity) {
-        uint32_t cap = b->capacity ? b->capacity * 2 : 8;
-        gc_schema_op *ops = gc_realloc(b->ops, cap * sizeof *ops);
+        gc_schema_op *ops = gc_grow(b->ops, sizeof *ops, &b->capacity, 8);
         if (!ops)
             return GC_E_NOMEM;
         b->ops = ops;
-        b->capacity = cap;
     }
     b->ops[b->count++] = op;
     return GC_OK;
@@ -119,12 +117,10 @@ static gc_result builder_push(schema_builder *b, gc_schema_op op)
 static gc_result builder_keep_inner(schema_builder *b, gc_schema_op *inner)
 {
     if (b->inner_count == b->inner_capacity) {
-        uint32_t cap = b->inner_capacity ? b->inner_capacity * 2 : 4;
-        gc_schema_op **v = gc_realloc(b->inners, cap * sizeof *v);
+        gc_schema_op **v = gc_grow(b->inners, sizeof *v, &b->inner_capacity, 4);
         if (!v)
             return GC_E_NOMEM;
         b->inners = v;
-        b->inner_capacity = cap;
     }
     b->inners[b->inner_count++] = inner;
     return GC_OK;

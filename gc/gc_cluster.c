@@ -26,18 +26,18 @@ static gc_cluster *cluster_at(gc_heap *heap, uint32_t id)
 static gc_result cluster_alloc(gc_heap *heap, uint32_t *out_id)
 {
     if (heap->cluster_free == NO_CLUSTER) {
-        uint32_t cap = heap->cluster_capacity ? heap->cluster_capacity * 2 : 64;
-        gc_cluster *v = gc_realloc(heap->clusters, cap * sizeof *v);
+        uint32_t old = heap->cluster_capacity;
+        gc_cluster *v = gc_grow(heap->clusters, sizeof *v, &heap->cluster_capacity, 64);
         if (!v)
             return GC_E_NOMEM;
-        for (uint32_t i = heap->cluster_capacity; i < cap; i++) {
+        uint32_t cap = heap->cluster_capacity;
+        for (uint32_t i = old; i < cap; i++) {
             memset(&v[i], 0, sizeof v[i]);
             v[i].root_index = GC_INDEX_NONE;
             v[i].next_free = i + 1 < cap ? i + 1 : heap->cluster_free;
         }
-        heap->cluster_free = heap->cluster_capacity;
+        heap->cluster_free = old;
         heap->clusters = v;
-        heap->cluster_capacity = cap;
     }
     uint32_t id = heap->cluster_free;
     gc_cluster *c = cluster_at(heap, id);
@@ -72,8 +72,7 @@ static void release_object(gc_heap *heap, gc_header *h, uint32_t flag)
     if (heap->phase == GC_PHASE_MARK && flag == GC_F_IN_CLUSTER &&
         gc_is_marked(heap, heap->mark_value, h)) {
         uv_mutex_lock(&heap->barrier_lock);
-        if (gc_ptr_vec_push(&heap->barrier_queue, h) != GC_OK)
-            abort();
+        gc_ptr_vec_push_reserved(&heap->barrier_queue, h); /* see gc_mark_begin */
         uv_mutex_unlock(&heap->barrier_lock);
     }
 }
@@ -204,14 +203,12 @@ static void add_mutable(cluster_build *b, gc_cluster *c, gc_header *t)
     if (building ? gc_map_get(&b->mutable_set, key, NULL) : mutable_known(c, t))
         return;
     if (c->mutable_count == c->mutable_capacity) {
-        uint32_t cap = c->mutable_capacity ? c->mutable_capacity * 2 : 4;
-        gc_weak *v = gc_realloc(c->mutable_objs, cap * sizeof *v);
+        gc_weak *v = gc_grow(c->mutable_objs, sizeof *v, &c->mutable_capacity, 4);
         if (!v) {
             b->failed = true;
             return;
         }
         c->mutable_objs = v;
-        c->mutable_capacity = cap;
     }
     c->mutable_objs[c->mutable_count++] = gc_weak_make(b->heap, gc_payload(t));
     if (building && gc_map_put(&b->mutable_set, key, 1) != GC_OK)

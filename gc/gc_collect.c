@@ -5,9 +5,9 @@
  *
  *   IDLE -> MARK -> GATHER -> BEGIN_DESTROY -> FINISH_DESTROY -> FREE -> IDLE
  *
- * gc_step advances whatever is in flight until a deadline, one phase function per case, and
- * says whether it reached IDLE. The public entry points only decide when to step, with which
- * budget and under which lock:
+ * gc_step is the one driver: it advances whatever is in flight until a deadline or a chosen
+ * phase, one phase function per case. The public entry points only decide when to step, how
+ * far, with which budget and under which lock:
  *   pre:   finish a pending incremental mark as a full purge; pre callbacks (no lock); lock;
  *          finish a pending purge; started callbacks
  *   mark:  flag swap and initial roots; traverse (all at once, or a slice at a time)
@@ -24,6 +24,7 @@ static void mark_finished(gc_heap *heap)
     heap->mark_done_pending_gather = true;
     heap->gather_cursor = 0;
     heap->unreachable.count = 0;
+    heap->unreachable_plain.count = 0;
     gc_clusters_after_mark(heap); /* members stay marked: they survive this collection */
 }
 
@@ -32,10 +33,12 @@ static void purge_finished(gc_heap *heap);
 static void gather_finished(gc_heap *heap)
 {
     heap->mark_done_pending_gather = false;
-    heap->stats.unreachable = (uint32_t)heap->unreachable.count;
+    heap->stats.unreachable = (uint32_t)(heap->unreachable.count +
+                                         heap->unreachable_plain.count);
+    heap->stats.marked = heap->mark_candidates - heap->stats.unreachable;
     heap->purge_cursor = 0;
     heap->phase = GC_PHASE_BEGIN_DESTROY;
-    if (heap->unreachable.count == 0 && heap->pending_finish.count == 0)
+    if (heap->stats.unreachable == 0 && heap->pending_finish.count == 0)
         purge_finished(heap); /* nothing to destroy: no purge is pending */
 }
 
@@ -56,51 +59,54 @@ static void purge_finished(gc_heap *heap)
     heap->phase = GC_PHASE_IDLE;
 }
 
-/* Advances the collection in flight until it is idle (true) or the deadline passes. */
-static bool gc_step(gc_heap *heap, double deadline)
+/* The whole collection, one phase per case: advances what is in flight until it reaches
+ * phase `stop` (true), or the deadline passes first (false). With stop = GC_PHASE_IDLE it runs
+ * to the end; reachability stops at GATHER (gather left to the purge) or BEGIN_DESTROY. A
+ * collection with nothing to destroy ends at IDLE, which every stop counts as reached. */
+static bool gc_step(gc_heap *heap, double deadline, gc_phase stop)
 {
     for (;;) {
+        if (heap->phase == GC_PHASE_IDLE || (stop != GC_PHASE_IDLE && heap->phase >= stop))
+            return true;
         double t0 = gc_now(heap);
-        bool done;
+        bool done = false;
         switch (heap->phase) {
         case GC_PHASE_IDLE:
             return true;
         case GC_PHASE_MARK:
+            heap->stats.mark_slices++;
             done = gc_mark_run(heap, deadline);
             heap->stats.mark_seconds += gc_now(heap) - t0;
-            if (!done)
-                return false;
-            mark_finished(heap);
+            if (done)
+                mark_finished(heap);
             break;
         case GC_PHASE_GATHER:
             done = gc_gather_run(heap, gather_deadline(heap, deadline));
             heap->stats.gather_seconds += gc_now(heap) - t0;
-            if (!done)
-                return false;
-            gather_finished(heap);
+            if (done)
+                gather_finished(heap);
             break;
         case GC_PHASE_BEGIN_DESTROY:
             done = gc_purge_begin_destroy(heap, deadline);
             heap->stats.purge_seconds += gc_now(heap) - t0;
-            if (!done)
-                return false;
-            heap->phase = GC_PHASE_FINISH_DESTROY;
+            if (done)
+                heap->phase = GC_PHASE_FINISH_DESTROY;
             break;
         case GC_PHASE_FINISH_DESTROY:
             done = gc_purge_finish_destroy(heap, deadline);
             heap->stats.purge_seconds += gc_now(heap) - t0;
-            if (!done)
-                return false;
-            heap->phase = GC_PHASE_FREE;
+            if (done)
+                heap->phase = GC_PHASE_FREE;
             break;
         case GC_PHASE_FREE:
             done = gc_purge_free(heap, deadline);
             heap->stats.purge_seconds += gc_now(heap) - t0;
-            if (!done)
-                return false;
-            purge_finished(heap);
+            if (done)
+                purge_finished(heap);
             break;
         }
+        if (!done)
+            return false;
     }
 }
 
@@ -123,21 +129,8 @@ static void note_slice(gc_heap *heap, double started)
 static bool reachability_slice(gc_heap *heap, double deadline, bool gather_now)
 {
     double t0 = gc_now(heap);
-    if (heap->phase == GC_PHASE_MARK) {
-        bool marked = gc_mark_run(heap, deadline);
-        heap->stats.mark_seconds += gc_now(heap) - t0;
-        heap->stats.mark_slices++;
-        if (marked)
-            mark_finished(heap);
-    }
-    if (gather_now && heap->phase == GC_PHASE_GATHER) {
-        double g0 = gc_now(heap);
-        if (gc_gather_run(heap, deadline))
-            gather_finished(heap);
-        heap->stats.gather_seconds += gc_now(heap) - g0;
-    }
+    bool done = gc_step(heap, deadline, gather_now ? GC_PHASE_BEGIN_DESTROY : GC_PHASE_GATHER);
     note_slice(heap, t0);
-    bool done = heap->phase != GC_PHASE_MARK && !(gather_now && heap->phase == GC_PHASE_GATHER);
     heap->reachability_pending = !done;
     return done;
 }
@@ -167,7 +160,7 @@ static void finish_pending_as_full(gc_heap *heap)
     reachability_slice(heap, 0, true);
     gc_lock_release(heap);
     reachability_finished(heap);
-    gc_step(heap, 0);
+    gc_step(heap, 0, GC_PHASE_IDLE);
     gc_fire(heap, GC_EVENT_POST);
 }
 
@@ -199,7 +192,7 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
     finish_pending_as_full(heap);
     gc_fire(heap, GC_EVENT_PRE);
     gc_lock_acquire(heap, true);
-    if (heap->phase != GC_PHASE_IDLE && !gc_step(heap, 0)) {
+    if (heap->phase != GC_PHASE_IDLE && !gc_step(heap, 0, GC_PHASE_IDLE)) {
         gc_lock_release(heap); /* the last purge is stuck (see purge_stuck) */
         heap->in_collect = false;
         gc_fire(heap, GC_EVENT_POST);
@@ -208,6 +201,7 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
     gc_fire(heap, GC_EVENT_STARTED);
 
     /* mark */
+    gc_stats last = heap->stats;
     uint64_t collections = heap->stats.collections, full = heap->stats.collections_full;
     uint64_t destroyed = heap->stats.objects_destroyed, failures = heap->stats.try_collect_failures;
     heap->stats = (gc_stats){ 0 };
@@ -227,7 +221,15 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
             gc_verify_assumptions(heap, heap->diag_fn, heap->diag_userdata);
     heap->phase = GC_PHASE_MARK;
     heap->reachability_pending = true;
-    gc_mark_begin(heap);
+    if (gc_mark_begin(heap) != GC_OK) {
+        heap->phase = GC_PHASE_IDLE; /* no room for the collection's lists: nothing started */
+        heap->reachability_pending = false;
+        heap->stats = last;
+        gc_lock_release(heap);
+        heap->in_collect = false;
+        gc_fire(heap, GC_EVENT_POST);
+        return GC_E_NOMEM;
+    }
     heap->stats.mark_seconds += gc_now(heap) - t0;
     if (incremental)
         gc_barrier_set_active(heap, true);
@@ -243,7 +245,7 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
     /* post and purge */
     reachability_finished(heap);
     if (full_purge)
-        gc_step(heap, 0);
+        gc_step(heap, 0, GC_PHASE_IDLE);
     heap->in_collect = false;
     gc_fire(heap, GC_EVENT_POST);
     return GC_OK;
@@ -286,7 +288,7 @@ bool gc_incremental_purge(gc_heap *heap, double time_limit)
     if (heap->phase == GC_PHASE_IDLE)
         return true;
     double t0 = gc_now(heap);
-    bool done = gc_step(heap, deadline_after(heap, time_limit));
+    bool done = gc_step(heap, deadline_after(heap, time_limit), GC_PHASE_IDLE);
     note_slice(heap, t0);
     return done;
 }

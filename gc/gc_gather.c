@@ -3,12 +3,13 @@
  *
  * On entry marking is complete: every object that is neither marked nor permanent is garbage.
  * Each call walks the array from where the last one stopped, flags such objects UNREACHABLE
- * and appends them to heap->unreachable; it returns true once the whole array is walked.
+ * and appends them to heap->unreachable (those the begin/finish_destroy passes must visit) or
+ * heap->unreachable_plain (those that only need freeing), counting them per slab so that a
+ * slab holding nothing else goes back whole; it returns true once the whole array is walked.
  * Objects created since marking finished are born marked, so they are never gathered.
  */
 #include "gc_internal.h"
 
-#include <stdlib.h>
 
 bool gc_gather_run(gc_heap *heap, double deadline)
 {
@@ -23,8 +24,12 @@ bool gc_gather_run(gc_heap *heap, double deadline)
                 if (f & GC_F_CLUSTER_ROOT) /* an unreachable cluster: members are too */
                     gc_cluster_dissolve(heap, gc_cluster_id_of(heap, h));
                 gc_flags_set(h, GC_F_UNREACHABLE);
-                if (gc_ptr_vec_push(&heap->unreachable, h) != GC_OK)
-                    abort(); /* an unreachable object left out would leak, flagged dead */
+                gc_ptr_vec_push_reserved(gc_object_needs_destroy_passes(heap, h)
+                                             ? &heap->unreachable
+                                             : &heap->unreachable_plain,
+                                         h); /* room: see gc_mark_begin */
+                if (gc_in_region(heap, h))
+                    heap->slab_dying[gc_slab_index(heap, h)]++;
             }
         }
         if (deadline > 0 && --until_check == 0) {

@@ -150,13 +150,17 @@ static void destroy_objects(gc_heap *heap, bool classes)
 {
     heap->unreachable.count = 0;
     heap->pending_finish.count = 0; /* every object is in the new list */
+    size_t n = gc_object_count(heap);
+    if (gc_ptr_vec_reserve(&heap->unreachable, n) != GC_OK ||
+        gc_ptr_vec_reserve(&heap->pending_finish, n) != GC_OK ||
+        gc_ptr_vec_reserve(&heap->purge_classes, n) != GC_OK)
+        abort(); /* cannot leave objects behind half-destroyed (see reap_gc.h) */
     for (uint32_t i = 0; i < gc_high_water(heap); i++) {
         gc_header *h = gc_object_at(heap, i);
         if (!h || (bool)(gc_flags(h) & GC_F_IS_CLASS) != classes)
             continue;
         gc_flags_set(h, GC_F_UNREACHABLE);
-        if (gc_ptr_vec_push(&heap->unreachable, h) != GC_OK)
-            abort(); /* cannot leave objects behind half-destroyed */
+        gc_ptr_vec_push_reserved(&heap->unreachable, h);
     }
     heap->purge_cursor = 0;
     gc_purge_begin_destroy(heap, 0);
@@ -196,6 +200,7 @@ void gc_heap_destroy(gc_heap *heap)
     gc_map_free(&heap->pins);
     gc_map_free(&heap->cluster_of);
     gc_ptr_vec_free(&heap->unreachable);
+    gc_ptr_vec_free(&heap->unreachable_plain);
     gc_ptr_vec_free(&heap->pending_finish);
     gc_ptr_vec_free(&heap->purge_classes);
     gc_barrier_close(heap);
@@ -275,22 +280,43 @@ void gc_callback_remove(gc_heap *heap, gc_event ev, gc_event_fn fn, void *userda
     gc_ptr_vec *v = &heap->callbacks[ev];
     for (size_t i = 0; i < v->count; i++) {
         gc_callback *cb = v->data[i];
-        if (cb->fn == fn && cb->userdata == userdata) {
-            free(cb);
-            memmove(&v->data[i], &v->data[i + 1], (v->count - i - 1) * sizeof v->data[0]);
-            v->count--;
+        if (cb->fn != fn || cb->userdata != userdata)
+            continue;
+        if (heap->firing[ev]) {
+            cb->fn = NULL; /* gc_fire is walking the list: it drops the entry when done */
             return;
         }
+        free(cb);
+        memmove(&v->data[i], &v->data[i + 1], (v->count - i - 1) * sizeof v->data[0]);
+        v->count--;
+        return;
     }
 }
 
+/* Calls every callback of ev in the order they were added. A callback may remove itself or
+ * another one (removed ones are not called after their removal); one added meanwhile is first
+ * called by the next firing. */
 void gc_fire(gc_heap *heap, gc_event ev)
 {
     gc_ptr_vec *v = &heap->callbacks[ev];
+    size_t n = v->count;
+    heap->firing[ev]++;
+    for (size_t i = 0; i < n; i++) {
+        gc_callback *cb = v->data[i];
+        if (cb->fn)
+            cb->fn(heap, ev, cb->userdata);
+    }
+    if (--heap->firing[ev] > 0)
+        return;
+    size_t kept = 0;
     for (size_t i = 0; i < v->count; i++) {
         gc_callback *cb = v->data[i];
-        cb->fn(heap, ev, cb->userdata);
+        if (cb->fn)
+            v->data[kept++] = cb;
+        else
+            free(cb);
     }
+    v->count = kept;
 }
 
 void gc_stats_get(const gc_heap *heap, gc_stats *out_stats)
@@ -360,7 +386,7 @@ void gc_memory_get(const gc_heap *heap, gc_memory *out)
         chunks += h->chunks[c] != NULL;
     out->array_bytes = chunks * sizeof(gc_chunk);
     out->slab_side_bytes = (size_t)h->slab_count *
-                           (GC_SLAB_BITMAP_WORDS * 2 * sizeof(uint64_t) + sizeof(gc_slab_meta) +
+                           (((size_t)1 << GC_SLAB_SLOT_SHIFT) + sizeof(gc_slab_meta) +
                             sizeof(uint32_t));
     uv_mutex_unlock(&h->alloc_lock);
     out->total_bytes = out->slab_bytes + out->large_bytes + out->array_bytes + out->slab_side_bytes;

@@ -17,12 +17,10 @@
 void gc_edge_log_push(gc_edge_log *log, uint32_t to, uint32_t from, const char *member)
 {
     if (log->count == log->capacity) {
-        size_t cap = log->capacity ? log->capacity * 2 : 1024;
-        gc_edge *v = gc_realloc(log->data, cap * sizeof *v);
+        gc_edge *v = gc_grow(log->data, sizeof *v, &log->capacity, 1024);
         if (!v)
             return; /* diagnostics only: drop rather than fail the collection */
         log->data = v;
-        log->capacity = cap;
     }
     log->data[log->count++] = (gc_edge){ to, from, member };
 }

@@ -12,9 +12,11 @@
  * its slab's mark bitmap equals heap->mark_value. Starting a collection flips mark_value (UE's
  * swap of the Reachable and MaybeUnreachable flags): every object that survived the last
  * collection is unmarked at once, without a pass over the array, and objects created from then
- * on are born marked. Marking sets the bit with one atomic read-modify-write, so exactly one
- * marker wins an object and pushes it once. When the work lists are empty, every object reachable from the
- * initial roots is marked and has been scanned; the rest are garbage. Permanent objects are
+ * on are born marked. Parallel workers mark a plain object with a plain store of its mark byte,
+ * so two may both mark and scan it (harmless: scanning is idempotent); cluster roots, the
+ * barrier and diagnostics use an atomic read-modify-write so exactly one wins. When the work
+ * lists are empty, every object reachable from the initial roots is marked and has been
+ * scanned; the rest are garbage. Permanent objects are
  * never marked, scanned or freed.
  *
  * The barrier's duty. While an incremental mark is suspended the program runs and may store a
@@ -29,6 +31,20 @@
 
 #include <stdatomic.h>
 #include <uv.h>
+
+/* ---- checked invariants ------------------------------------------------------------- */
+
+/* GC_ASSERT(cond) checks an invariant the code relies on in the checked builds (gc/module.mk
+ * defines GC_CHECKS for the asan and tsan variants) and costs nothing in release builds.
+ * GC_CHECKED(expr) always evaluates expr and, in checked builds, asserts that it is true. */
+#ifdef GC_CHECKS
+void gc_assert_failed(const char *cond, const char *file, int line);
+#define GC_ASSERT(cond) ((cond) ? (void)0 : gc_assert_failed(#cond, __FILE__, __LINE__))
+#define GC_CHECKED(expr) GC_ASSERT(expr)
+#else
+#define GC_ASSERT(cond) ((void)0)
+#define GC_CHECKED(expr) ((void)(expr))
+#endif
 
 /* ---- object header and item ---------------------------------------------------------- */
 /* (The header layout above is per object; mark bits live beside the objects, in the bitmap of
@@ -84,7 +100,14 @@ typedef struct gc_chunk {
 #define GC_SLAB_MAX_OBJECT 2048   /* bytes, header included; larger: malloc, mark in header */
 #define GC_SLAB_CLASSES (GC_SLAB_MAX_OBJECT / 16 + 1)
 #define GC_SLAB_MIN_OBJECT 32
-#define GC_SLAB_BITMAP_WORDS (GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT / 64)
+#define GC_SLAB_SLOT_SHIFT 11     /* at most GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT slots a slab */
+_Static_assert(GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT == 1u << GC_SLAB_SLOT_SHIFT, "slots a slab");
+
+/* Each slot of a slab has a mark byte beside the slab (heap->slab_marks): the mark bit, and a
+ * "special" bit that sends marking to the header. A byte, not a bit: workers mark with a plain
+ * store, no read-modify-write, since a store cannot clobber a neighbour's mark (Boehm's mark
+ * bytes). Two workers that race for one object both scan it, which marking tolerates. */
+enum { GC_MB_MARK = 1u << 0, GC_MB_SPECIAL = 1u << 1 };
 
 /* Allocation bookkeeping of one slab (a side table: marking never reads it). */
 typedef struct gc_slab_meta {
@@ -95,6 +118,8 @@ typedef struct gc_slab_meta {
     uint32_t bump;                /* slots [0, bump) were handed out at some time */
     uint32_t free_head;           /* freed slots, linked through their first 4 bytes */
     uint32_t size_class;
+    uint32_t going;               /* all its live objects are being purged: off the partial
+                                     list, freed without relinking slots (gc_slab_free) */
 } gc_slab_meta;
 
 gc_result gc_region_init(gc_heap *heap, size_t region_bytes);
@@ -171,13 +196,22 @@ typedef struct gc_map {
 void gc_map_init(gc_map *m);
 void gc_map_free(gc_map *m);
 bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value);
+/* Inserts or updates; only an insert can fail (GC_E_NOMEM, the table unchanged). */
 gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value);
+/* Updates a present key; false (and nothing changed) when it is absent. Never allocates. */
+bool gc_map_update(gc_map *m, uint64_t key, uint32_t value);
 bool gc_map_remove(gc_map *m, uint64_t key);
 /* Iteration: for (i = 0; i < m->capacity; i++) if (gc_map_slot_used(m, i)) ... */
 static inline bool gc_map_slot_used(const gc_map *m, uint32_t i)
 {
     return m->keys[i] != 0 && m->keys[i] != UINT64_MAX;
 }
+
+/* The growth rule of every array of the collector: the capacity doubles (starting at
+ * `first`) and data is reallocated for it. Returns the (maybe moved) array with *capacity
+ * updated, or NULL (data and *capacity unchanged) when memory runs out or the capacity
+ * would pass UINT32_MAX. Call it when the array is full. */
+void *gc_grow(void *data, size_t elem_size, uint32_t *capacity, uint32_t first);
 
 /* A growable array of 32-bit values (object indices, cluster ids). */
 typedef struct gc_u32_vec {
@@ -194,10 +228,13 @@ void gc_u32_vec_free(gc_u32_vec *v);
 typedef struct gc_ptr_vec {
     void **data;
     size_t count;
-    size_t capacity;
+    uint32_t capacity;
 } gc_ptr_vec;
 
 gc_result gc_ptr_vec_push(gc_ptr_vec *v, void *p);
+/* Makes room for n entries in all, so that pushes up to n need no allocation. */
+gc_result gc_ptr_vec_reserve(gc_ptr_vec *v, size_t n);
+void gc_ptr_vec_push_reserved(gc_ptr_vec *v, void *p); /* room was reserved: cannot fail */
 void gc_ptr_vec_free(gc_ptr_vec *v);
 
 /* ---- marking work ----------------------------------------------------------------------*/
@@ -233,7 +270,6 @@ typedef struct gc_array_range {
 struct gc_collector {
     gc_heap *heap;
     uint32_t mark_value;        /* copy of heap->mark_value for the hot loop */
-    bool exclusive;             /* the only marker of this mark: plain stores suffice */
     bool no_prefetch;           /* settings.no_prefetch, for measuring what prefetching buys */
     gc_work_block *block;       /* being filled and drained (a stack); private */
     gc_work_block *full;        /* full blocks, stealable: guarded by full_lock */
@@ -255,7 +291,6 @@ struct gc_collector {
     const char *scanning_member;/* schema member being scanned, for diagnostics */
     struct gc_edge_log *edges;  /* first-reach edges (gc.HistorySize) */
     struct gc_edge_log *garbage_edges; /* nulled references to garbage */
-    uint64_t marked;            /* objects this worker marked */
     uint64_t stolen;            /* blocks it took from others */
     uint64_t scanned;
     uint32_t worker_index;
@@ -273,7 +308,8 @@ typedef struct gc_edge {
 
 typedef struct gc_edge_log {
     gc_edge *data;
-    size_t count, capacity;
+    size_t count;
+    uint32_t capacity;
 } gc_edge_log;
 
 void gc_edge_log_push(gc_edge_log *log, uint32_t to, uint32_t from, const char *member);
@@ -356,7 +392,7 @@ struct gc_heap {
     size_t region_bytes;
     uint32_t region_slabs;
     uint32_t *slab_inv;            /* per slab: ceil(2^32 / object size) */
-    _Atomic uint64_t *slab_bits;   /* per slab, per 64 slots: mark word, special word */
+    _Atomic uint8_t *slab_marks;   /* per slab, per slot: a mark byte (GC_MB_*) */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
     uint32_t slab_free;            /* empty slabs */
@@ -382,7 +418,8 @@ struct gc_heap {
                                       ref-counted or has internal root flags */
 
     gc_referencer *referencers;
-    gc_ptr_vec callbacks[GC_EVENT_COUNT_]; /* gc_callback* */
+    gc_ptr_vec callbacks[GC_EVENT_COUNT_]; /* gc_callback* (fn NULL: removed while firing) */
+    uint32_t firing[GC_EVENT_COUNT_];      /* gc_fire calls in progress per event */
 
     /* disregard pool */
     bool disregard_open;
@@ -399,6 +436,8 @@ struct gc_heap {
     /* collection state */
     gc_phase phase;
     uint32_t mark_value;           /* the mark bit value (0 or 1) that means "marked" */
+    uint32_t mark_candidates;      /* objects that could be marked when the mark began: each
+                                      ends marked or gathered (stats.marked = the rest) */
     uint32_t keep_flags;           /* of the collection in flight */
     bool full_purge;               /* of the collection in flight */
     bool mark_done_pending_gather; /* marking finished; unmarked means unreachable */
@@ -410,9 +449,13 @@ struct gc_heap {
     uint32_t mark_workers;         /* workers taking part in the mark in flight */
     _Atomic uint32_t idle_workers; /* workers looking for work to steal */
     struct gc_pool *pool;          /* marker threads (gc_parallel.c), NULL until needed */
-    gc_ptr_vec unreachable;        /* gc_header* gathered */
+    gc_ptr_vec unreachable;        /* gc_header* gathered that need begin/finish_destroy work
+                                      (hooks, a name, classes) */
+    gc_ptr_vec unreachable_plain;  /* gc_header* gathered that only need freeing */
+    uint32_t *slab_dying;          /* per slab: gathered objects not yet freed (collector
+                                      thread only) */
     size_t gather_cursor;          /* next object index to gather */
-    size_t purge_cursor;           /* into unreachable */
+    size_t purge_cursor;           /* into unreachable, then (free) into unreachable_plain */
     gc_ptr_vec pending_finish;     /* gc_header* not yet ready for finish_destroy */
     gc_ptr_vec purge_classes;      /* class objects freed after their instances */
     uint32_t delayed_slices;       /* slices skipped for gc.DelayReachabilityIterations */
@@ -484,13 +527,29 @@ void gc_array_close(gc_heap *heap);
 /* Allocates an object's memory (zeroed) and an index for it; its header's index is set. */
 gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h);
 void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size);
+void gc_array_free_locked(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock */
 
 /* objects (gc_object.c) */
 gc_result gc_object_alloc(gc_heap *heap, gc_class *cls, uint32_t outer_index,
                           const char *name, uint32_t create_flags, gc_header **out_h);
 void gc_object_unhash(gc_heap *heap, gc_header *h);
 void gc_object_free(gc_heap *heap, gc_header *h);
-bool gc_object_is_live_header(const gc_heap *heap, const gc_header *h);
+/* Whether a gathered object needs the begin/finish_destroy passes (hooks, a name, a class) or
+ * only freeing. */
+bool gc_object_needs_destroy_passes(const gc_heap *heap, const gc_header *h);
+/* Checks the common preconditions of operations on a live object. */
+gc_result gc_check_live(const gc_heap *heap, const void *obj);
+
+/* names (gc_name.c): takes name for the object at index under outer; a dying object holding
+ * it gives it up; GC_E_EXISTS if a live one holds it. */
+gc_result gc_name_claim(gc_heap *heap, uint32_t index, uint32_t outer_index, const char *name);
+
+/* pins (gc_pin.c) */
+/* Keeps the pin table entry of h in step with its root flag, ref count (changed by
+ * ref_delta) and internal root flags. Only adding an entry can fail (GC_E_NOMEM, nothing
+ * changed); updating or removing one cannot. */
+gc_result gc_pin_update(gc_heap *heap, gc_header *h, int32_t ref_delta);
+void gc_pin_forget(gc_heap *heap, gc_header *h);
 /* Calls fn for every object the pin table makes an initial root, with the reason ("root set",
  * "reference count", "internal root flag"); table_lock is held meanwhile. */
 void gc_pins_foreach(gc_heap *heap, void (*fn)(gc_header *h, const char *why, void *userdata),
@@ -510,7 +569,9 @@ bool gc_lock_is_free(gc_heap *heap);   /* no scope guard held right now */
 void gc_lock_release(gc_heap *heap);
 
 /* marking (gc_mark.c) */
-void gc_mark_begin(gc_heap *heap);
+/* Flips the mark bit and marks the initial roots; GC_E_NOMEM (nothing changed) when the room
+ * the collection's lists need cannot be reserved. */
+gc_result gc_mark_begin(gc_heap *heap);
 bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
 void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
@@ -519,6 +580,10 @@ void gc_visitor_init(gc_collector *w, gc_heap *heap,
                      void (*visit)(gc_collector *w, gc_header *target), void *userdata);
 void gc_worker_close(gc_collector *w);
 void gc_worker_push(gc_collector *w, gc_header *h);
+gc_work_block *gc_block_get(gc_collector *w);            /* an empty block (spare or new) */
+void gc_block_put(gc_collector *w, gc_work_block *b);    /* onto w's spares */
+void gc_worker_return_ahead(gc_collector *w);            /* prefetched objects back on w */
+void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start);
 bool gc_worker_drain(gc_collector *w, double deadline);
 /* Reports every reference of h (class, outer, schema) to w (visit mode or marking). */
 void gc_scan_object(gc_collector *w, gc_header *h);
@@ -528,9 +593,11 @@ bool gc_parallel_drain(gc_heap *heap, double deadline);
 void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
 bool gc_worker_is_empty(const gc_collector *w);
-bool gc_worker_steal(gc_collector *thief);
-void gc_worker_expose(gc_collector *w, gc_collector *to);
 void gc_worker_give(gc_collector *w, gc_work_block *b);  /* onto w's stealable list */
+gc_work_block *gc_worker_take_full(gc_collector *w);     /* one off w's list, or NULL */
+bool gc_worker_steal(gc_collector *thief);               /* one full block of another's */
+void gc_worker_share(gc_collector *w);                   /* half of w's block, for the idle */
+void gc_worker_expose(gc_collector *w, gc_collector *to);
 
 /* write barrier (gc_barrier.c) */
 void gc_barrier_init(gc_heap *heap);
@@ -556,25 +623,23 @@ static inline uint32_t gc_slab_slot(const gc_heap *heap, uint32_t si, const gc_h
     return (uint32_t)((off * heap->slab_inv[si]) >> 32);
 }
 
-/* The pair of bitmap words (mark, special) that hold h's bits, and h's bit in them; NULL for
- * an object outside the region (its mark bit is GC_F_LARGE_MARK in its header). */
-static inline _Atomic uint64_t *gc_bits_of(const gc_heap *heap, const gc_header *h,
-                                           uint64_t *out_bit)
+/* h's mark byte (GC_MB_* bits), or NULL for an object outside the region (its mark bit is
+ * GC_F_LARGE_MARK in its header). */
+static inline _Atomic uint8_t *gc_mark_byte_of(const gc_heap *heap, const gc_header *h)
 {
     if (!gc_in_region(heap, h))
         return NULL;
     uint32_t si = gc_slab_index(heap, h);
-    uint32_t slot = gc_slab_slot(heap, si, h);
-    *out_bit = 1ull << (slot & 63);
-    return &heap->slab_bits[((size_t)si * GC_SLAB_BITMAP_WORDS + (slot >> 6)) * 2];
+    return &heap->slab_marks[((size_t)si << GC_SLAB_SLOT_SHIFT) + gc_slab_slot(heap, si, h)];
 }
 
-/* Marks h (in the marking sense of the invariant above); true if this call marked it. */
+/* Marks h (in the marking sense of the invariant above) with one atomic read-modify-write;
+ * true if this call marked it. Where exactly one winner matters (cluster roots, the barrier,
+ * edge logs), this is the way to mark. */
 static inline bool gc_try_mark(const gc_heap *heap, uint32_t mark_value, gc_header *h)
 {
-    uint64_t bit = GC_F_LARGE_MARK;
-    _Atomic uint64_t *word = gc_bits_of(heap, h, &bit);
-    if (!word) {
+    _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
+    if (!mb) {
         if (mark_value)
             return !(atomic_fetch_or_explicit(&h->flags, GC_F_LARGE_MARK, memory_order_relaxed) &
                      GC_F_LARGE_MARK);
@@ -582,8 +647,8 @@ static inline bool gc_try_mark(const gc_heap *heap, uint32_t mark_value, gc_head
                                          memory_order_relaxed) & GC_F_LARGE_MARK;
     }
     if (mark_value)
-        return !(atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit);
-    return atomic_fetch_and_explicit(word, ~bit, memory_order_relaxed) & bit;
+        return !(atomic_fetch_or_explicit(mb, GC_MB_MARK, memory_order_relaxed) & GC_MB_MARK);
+    return atomic_fetch_and_explicit(mb, (uint8_t)~GC_MB_MARK, memory_order_relaxed) & GC_MB_MARK;
 }
 
 /* Objects are born marked. (A reused slot may still carry its last occupant's bit.) */
@@ -593,26 +658,24 @@ static inline void gc_mark_born(const gc_heap *heap, gc_header *h)
 }
 
 /* Keeps h's special bit equal to whether it has any GC_F_SPECIAL flag. Call after changing
- * one of those flags. */
+ * one of those flags (never while workers mark: they store whole mark bytes). */
 static inline void gc_special_sync(const gc_heap *heap, gc_header *h)
 {
-    uint64_t bit;
-    _Atomic uint64_t *word = gc_bits_of(heap, h, &bit);
-    if (!word)
+    _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
+    if (!mb)
         return; /* objects outside the region always take the header path */
     if (gc_flags(h) & GC_F_SPECIAL)
-        atomic_fetch_or_explicit(&word[1], bit, memory_order_relaxed);
+        atomic_fetch_or_explicit(mb, GC_MB_SPECIAL, memory_order_relaxed);
     else
-        atomic_fetch_and_explicit(&word[1], ~bit, memory_order_relaxed);
+        atomic_fetch_and_explicit(mb, (uint8_t)~GC_MB_SPECIAL, memory_order_relaxed);
 }
 
 static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const gc_header *h)
 {
-    uint64_t bit;
-    _Atomic uint64_t *word = gc_bits_of(heap, h, &bit);
-    bool set = word ? (atomic_load_explicit(word, memory_order_relaxed) & bit) != 0
-                    : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
-    return set == (mark_value != 0);
+    _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
+    uint32_t set = mb ? atomic_load_explicit(mb, memory_order_relaxed) & GC_MB_MARK
+                      : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
+    return set == mark_value;
 }
 
 /* diagnostics (gc_history.c, gc_verify.c) */

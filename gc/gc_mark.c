@@ -8,6 +8,8 @@
  * roots is marked) or the deadline passes (marking suspended with its work lists intact).
  *
  * This file is the single-threaded reference marker; every other marker must agree with it.
+ * A worker's full blocks go on its list in gc_parallel.c (one worker only takes them back);
+ * stealing, sharing and the marker threads live there too.
  */
 #include "gc_internal.h"
 
@@ -16,7 +18,7 @@
 
 /* ---- work lists ------------------------------------------------------------------------ */
 
-static gc_work_block *block_get(gc_collector *w)
+gc_work_block *gc_block_get(gc_collector *w)
 {
     gc_work_block *b = w->spare;
     if (b)
@@ -28,45 +30,10 @@ static gc_work_block *block_get(gc_collector *w)
     return b;
 }
 
-static void block_put(gc_collector *w, gc_work_block *b)
+void gc_block_put(gc_collector *w, gc_work_block *b)
 {
     b->next = w->spare;
     w->spare = b;
-}
-
-static void full_lock(gc_collector *w)
-{
-    while (atomic_flag_test_and_set_explicit(&w->full_lock, memory_order_acquire))
-        ;
-}
-
-static void full_unlock(gc_collector *w)
-{
-    atomic_flag_clear_explicit(&w->full_lock, memory_order_release);
-}
-
-void gc_worker_give(gc_collector *w, gc_work_block *b)
-{
-    full_lock(w);
-    b->next = w->full;
-    w->full = b;
-    atomic_fetch_add_explicit(&w->full_count, 1, memory_order_release);
-    full_unlock(w);
-}
-
-static gc_work_block *full_take(gc_collector *w)
-{
-    if (atomic_load_explicit(&w->full_count, memory_order_acquire) == 0)
-        return NULL;
-    full_lock(w);
-    gc_work_block *b = w->full;
-    if (b) {
-        w->full = b->next;
-        b->next = NULL;
-        atomic_fetch_sub_explicit(&w->full_count, 1, memory_order_relaxed);
-    }
-    full_unlock(w);
-    return b;
 }
 
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
@@ -111,10 +78,10 @@ void gc_worker_push(gc_collector *w, gc_header *h)
 {
     gc_work_block *b = w->block;
     if (!b) {
-        b = w->block = block_get(w);
+        b = w->block = gc_block_get(w);
     } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
         gc_worker_give(w, b);
-        b = w->block = block_get(w);
+        b = w->block = gc_block_get(w);
     }
     b->objs[b->count++] = h;
 }
@@ -123,11 +90,11 @@ static gc_header *worker_pop(gc_collector *w)
 {
     gc_work_block *b = w->block;
     while (!b || b->count == 0) {
-        gc_work_block *next = full_take(w);
+        gc_work_block *next = gc_worker_take_full(w);
         if (!next)
             return NULL;
         if (b)
-            block_put(w, b);
+            gc_block_put(w, b);
         b = w->block = next;
     }
     return b->objs[--b->count];
@@ -158,7 +125,7 @@ static gc_header *scan_next(gc_collector *w)
 }
 
 /* Puts prefetched objects back on the stack (before a slice ends or work is shared). */
-static void scan_ahead_return(gc_collector *w)
+void gc_worker_return_ahead(gc_collector *w)
 {
     while (w->ahead_count > 0) {
         w->ahead_count--;
@@ -167,103 +134,20 @@ static void scan_ahead_return(gc_collector *w)
     w->ahead_head = 0;
 }
 
-bool gc_worker_is_empty(const gc_collector *w)
-{
-    return w->range_count == 0 && w->ahead_count == 0 && (!w->block || w->block->count == 0) &&
-           atomic_load_explicit(&w->full_count, memory_order_acquire) == 0;
-}
-
-/* Takes one full block from another worker; returns true if it got one. */
-bool gc_worker_steal(gc_collector *thief)
-{
-    gc_heap *heap = thief->heap;
-    uint32_t n = heap->mark_workers;
-    for (uint32_t k = 1; k < n; k++) {
-        gc_collector *victim = heap->workers[(thief->worker_index + k) % n];
-        gc_work_block *b = full_take(victim);
-        if (b) {
-            if (thief->block && thief->block->count == 0)
-                block_put(thief, thief->block);
-            else if (thief->block)
-                gc_worker_give(thief, thief->block);
-            thief->block = b;
-            thief->stolen++;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Another worker is idle: hand it the older half of the current block. */
-static void share_half(gc_collector *w)
-{
-    gc_work_block *b = w->block;
-    if (!b || b->count < 16)
-        return;
-    gc_work_block *half = block_get(w);
-    uint32_t n = b->count / 2;
-    memcpy(half->objs, b->objs, n * sizeof b->objs[0]);
-    memmove(b->objs, b->objs + n, (b->count - n) * sizeof b->objs[0]);
-    half->count = n;
-    b->count -= n;
-    gc_worker_give(w, half);
-}
-
-static void range_push(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
+void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
 {
     if (w->range_count == w->range_capacity) {
-        uint32_t cap = w->range_capacity ? w->range_capacity * 2 : 16;
-        gc_array_range *v = gc_realloc(w->ranges, cap * sizeof *v);
+        gc_array_range *v = gc_grow(w->ranges, sizeof *v, &w->range_capacity, 16);
         if (!v)
-            abort();
+            abort(); /* marking cannot drop work (see reap_gc.h on aborts) */
         w->ranges = v;
-        w->range_capacity = cap;
     }
     w->ranges[w->range_count++] = (gc_array_range){ obj, offset, start };
-}
-
-/* Makes everything w holds stealable (its private block onto its full list) and hands its
- * array pieces to `to`; w is not running. */
-void gc_worker_expose(gc_collector *w, gc_collector *to)
-{
-    scan_ahead_return(w);
-    if (w->block && w->block->count > 0) {
-        gc_worker_give(w, w->block);
-        w->block = NULL;
-    }
-    while (w->range_count > 0) {
-        gc_array_range r = w->ranges[--w->range_count];
-        range_push(to, r.obj, r.offset, r.start);
-    }
 }
 
 /* ---- marking one reference ------------------------------------------------------------- */
 
 static void mark_cluster(gc_collector *w, gc_header *root);
-
-/* Marks the object whose mark bit is `bit` of *word; true if this call marked it. A lone
- * marker (w->exclusive) needs no atomic read-modify-write: nobody else writes the words. */
-static inline bool mark_bit(gc_collector *w, _Atomic uint64_t *word, uint64_t bit)
-{
-    uint64_t bits = atomic_load_explicit(word, memory_order_relaxed);
-    if (((bits & bit) != 0) == (w->mark_value != 0))
-        return false;
-    if (w->exclusive) {
-        atomic_store_explicit(word, w->mark_value ? bits | bit : bits & ~bit,
-                              memory_order_relaxed);
-        return true;
-    }
-    return w->mark_value ? !(atomic_fetch_or_explicit(word, bit, memory_order_relaxed) & bit)
-                         : (atomic_fetch_and_explicit(word, ~bit, memory_order_relaxed) & bit);
-}
-
-/* gc_try_mark for a worker. */
-static inline bool worker_try_mark(gc_collector *w, gc_header *h)
-{
-    uint64_t bit;
-    _Atomic uint64_t *word = gc_bits_of(w->heap, h, &bit);
-    return word ? mark_bit(w, word, bit) : gc_try_mark(w->heap, w->mark_value, h);
-}
 
 /* Marks h and queues it for scanning if this call marked it. A cluster member stands for its
  * whole cluster: marking it marks the root, and the root marks the cluster. */
@@ -280,8 +164,7 @@ static inline void mark_header(gc_collector *w, gc_header *h)
     }
     if ((f & GC_F_PERMANENT) || gc_is_marked(w->heap, w->mark_value, h))
         return;
-    if (worker_try_mark(w, h)) {
-        w->marked++;
+    if (gc_try_mark(w->heap, w->mark_value, h)) { /* exactly one winner: see gc_try_mark */
         if (w->edges)
             gc_edge_log_push(w->edges, h->index,
                              w->scanning ? w->scanning->index : GC_INDEX_NONE,
@@ -301,8 +184,7 @@ static void mark_cluster(gc_collector *w, gc_header *root)
     gc_cluster *c = &heap->clusters[gc_cluster_id_of(heap, root)];
     for (size_t i = 0; i < c->members.count; i++) {
         gc_header *m = c->members.data[i];
-        if (worker_try_mark(w, m)) { /* only this worker marks the members */
-            w->marked++;
+        if (gc_try_mark(heap, w->mark_value, m)) { /* only this worker marks the members */
             if (w->edges)
                 gc_edge_log_push(w->edges, m->index, root->index, "cluster");
         }
@@ -343,18 +225,20 @@ static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
             gc_edge_log_push(w->garbage_edges, h->index,
                              w->scanning ? w->scanning->index : GC_INDEX_NONE,
                              w->scanning_member);
-        *slot = NULL;
+        __atomic_store_n(slot, NULL, __ATOMIC_RELAXED); /* see mark_slot */
         return;
     }
     mark_header(w, h);
 }
 
-/* A killable reference. Most targets are plain objects: their mark bit is read and set in
- * the slab's bitmap without touching the object; only a newly marked one is prefetched, for
- * its scan. Special objects take the header path. */
+/* A killable reference. Most targets are plain objects: their mark byte is read and stored
+ * beside the slab without touching the object (a plain store: see GC_MB_MARK); only a newly
+ * marked one is prefetched, for its scan. Special objects take the header path. */
 static inline void mark_slot(gc_collector *w, void **slot)
 {
-    void *p = *slot;
+    /* Two workers may scan one object (see GC_MB_MARK), and one may null a reference to
+     * garbage that the other reads: the slot is read and nulled atomically (plain moves). */
+    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
     if (!p)
         return;
     gc_header *h = gc_hdr(p);
@@ -365,18 +249,18 @@ static inline void mark_slot(gc_collector *w, void **slot)
             check_slot(w, slot, h);
         return;
     }
-    uint64_t bit;
-    _Atomic uint64_t *word = gc_bits_of(w->heap, h, &bit);
-    if (!word || (atomic_load_explicit(&word[1], memory_order_relaxed) & bit)) {
+    _Atomic uint8_t *mb = gc_mark_byte_of(w->heap, h);
+    uint8_t v = mb ? atomic_load_explicit(mb, memory_order_relaxed) : GC_MB_SPECIAL;
+    if (v & GC_MB_SPECIAL) {
         check_slot(w, slot, h); /* special, or outside the region: the header decides */
         return;
     }
-    if (mark_bit(w, word, bit)) {
-        w->marked++;
-        if (!w->no_prefetch)
-            __builtin_prefetch(h, 0, 3);
-        gc_worker_push(w, h);
-    }
+    if ((v & GC_MB_MARK) == w->mark_value)
+        return;
+    atomic_store_explicit(mb, (uint8_t)(v ^ GC_MB_MARK), memory_order_relaxed);
+    if (!w->no_prefetch)
+        __builtin_prefetch(h, 0, 3);
+    gc_worker_push(w, h);
 }
 
 void gc_collector_add_ref(gc_collector *c, void **slot)
@@ -420,7 +304,7 @@ static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, ch
         case GC_OP_REF_ARRAY: {
             gc_ref_array *a = (gc_ref_array *)(base + op->offset);
             if (top_level && a->count > GC_ARRAY_PIECE && !w->visit) {
-                range_push(w, obj, op->offset, 0); /* scanned piece by piece */
+                gc_worker_push_range(w, obj, op->offset, 0); /* scanned piece by piece */
                 break;
             }
             scan_ref_range(w, a, 0, a->count);
@@ -468,7 +352,7 @@ static void scan_range_piece(gc_collector *w, gc_array_range r)
     gc_ref_array *a = (gc_ref_array *)((char *)gc_payload(r.obj) + r.offset);
     uint32_t end = r.start + GC_ARRAY_PIECE;
     if (end < a->count)
-        range_push(w, r.obj, r.offset, end);
+        gc_worker_push_range(w, r.obj, r.offset, end);
     else
         end = a->count;
     if (r.start < end)
@@ -493,11 +377,11 @@ bool gc_worker_drain(gc_collector *w, double deadline)
         }
         if (until_check == 0 || --until_check == 0) {
             if (deadline > 0 && gc_past(heap, deadline)) {
-                scan_ahead_return(w);
+                gc_worker_return_ahead(w);
                 return gc_worker_is_empty(w);
             }
             if (atomic_load_explicit(&heap->idle_workers, memory_order_relaxed) > 0)
-                share_half(w);
+                gc_worker_share(w);
             until_check = GC_TIME_CHECK_INTERVAL;
         }
     }
@@ -551,23 +435,50 @@ static uint32_t mark_initial_roots(gc_heap *heap, gc_collector *w)
     return roots;
 }
 
-void gc_mark_begin(gc_heap *heap)
+/* Room for everything the collection may queue or gather, so that the barrier, gathering
+ * and purging never allocate: each list holds at most one entry per object that was alive
+ * when the mark bit flipped (objects born after it are marked and never queued or
+ * gathered), and the class list one per class. */
+static gc_result reserve_for_collection(gc_heap *heap, size_t objects)
+{
+    uv_mutex_lock(&heap->barrier_lock);
+    gc_result r = gc_ptr_vec_reserve(&heap->barrier_queue, objects);
+    if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->barrier_clusters, objects);
+    uv_mutex_unlock(&heap->barrier_lock);
+    if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->unreachable, objects);
+    if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->unreachable_plain, objects);
+    if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->pending_finish, objects);
+    if (r == GC_OK)
+        r = gc_ptr_vec_reserve(&heap->purge_classes, heap->class_count);
+    return r;
+}
+
+gc_result gc_mark_begin(gc_heap *heap)
 {
     heap->mark_value ^= 1; /* the flag swap: everything alive is now unmarked */
+    uint32_t alive = gc_object_count(heap); /* read after the flip: a bound for the lists */
+    if (reserve_for_collection(heap, alive) != GC_OK) {
+        heap->mark_value ^= 1; /* nothing else has changed */
+        return GC_E_NOMEM;
+    }
+    heap->mark_candidates = alive - heap->permanent_count;
     heap->mark_workers = gc_parallel_worker_count(heap);
     for (uint32_t i = 0; i < heap->mark_workers; i++) {
         gc_collector *w = heap->workers[i];
         w->mark_value = heap->mark_value;
-        w->exclusive = heap->mark_workers == 1;
         w->last_class = NULL;
         w->no_prefetch = heap->settings.no_prefetch;
-        w->marked = 0;
         w->scanned = 0;
         w->stolen = 0;
     }
     heap->stats.mark_workers = heap->mark_workers;
     gc_history_mark_begin(heap);
     heap->stats.roots = mark_initial_roots(heap, &heap->main_worker);
+    return GC_OK;
 }
 
 bool gc_mark_run(gc_heap *heap, double deadline)
@@ -591,12 +502,9 @@ bool gc_mark_run(gc_heap *heap, double deadline)
 
 void gc_mark_end(gc_heap *heap)
 {
-    uint64_t marked = 0, stolen = 0;
-    for (uint32_t i = 0; i < heap->mark_workers; i++) {
-        marked += heap->workers[i]->marked;
+    uint64_t stolen = 0;
+    for (uint32_t i = 0; i < heap->mark_workers; i++)
         stolen += heap->workers[i]->stolen;
-    }
-    heap->stats.marked = (uint32_t)marked;
     heap->stats.blocks_stolen = (uint32_t)stolen;
     gc_history_mark_end(heap);
 }

@@ -76,6 +76,12 @@ gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h)
 void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size)
 {
     uv_mutex_lock(&heap->alloc_lock);
+    gc_array_free_locked(heap, h, payload_size);
+    uv_mutex_unlock(&heap->alloc_lock);
+}
+
+void gc_array_free_locked(gc_heap *heap, gc_header *h, size_t payload_size)
+{
     uint32_t index = h->index;
     atomic_store_explicit(gc_object_slot(heap, index), NULL, memory_order_release);
     atomic_store_explicit(gc_serial_slot(heap, index), heap->free_head, memory_order_relaxed);
@@ -83,5 +89,4 @@ void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size)
     heap->free_count++;
     atomic_fetch_sub_explicit(&heap->live_count, 1, memory_order_relaxed);
     gc_slab_free(heap, h, payload_size);
-    uv_mutex_unlock(&heap->alloc_lock);
 }

@@ -10,13 +10,119 @@
  * from the others. On exit either every list is empty (marking complete: true) or the
  * deadline passed and every worker kept what it had left (false).
  *
- * The single-threaded marker in gc_mark.c runs the very same drain loop; with one worker
- * nothing here is used.
+ * The single-threaded marker in gc_mark.c runs the very same drain loop; with one worker it
+ * only puts full blocks on its own list and takes them back.
  */
 #include "gc_internal.h"
 
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* ---- stealable work: full blocks, sharing, stealing ------------------------------------- */
+
+static void full_lock(gc_collector *w)
+{
+    while (atomic_flag_test_and_set_explicit(&w->full_lock, memory_order_acquire))
+        ;
+}
+
+static void full_unlock(gc_collector *w)
+{
+    atomic_flag_clear_explicit(&w->full_lock, memory_order_release);
+}
+
+static void wake_sleepers(struct gc_pool *pool);
+
+void gc_worker_give(gc_collector *w, gc_work_block *b)
+{
+    full_lock(w);
+    b->next = w->full;
+    w->full = b;
+    atomic_fetch_add(&w->full_count, 1); /* before the sleepers are read: see idle_sleep */
+    full_unlock(w);
+    if (w->heap->pool)
+        wake_sleepers(w->heap->pool);
+}
+
+gc_work_block *gc_worker_take_full(gc_collector *w)
+{
+    if (atomic_load_explicit(&w->full_count, memory_order_acquire) == 0)
+        return NULL;
+    full_lock(w);
+    gc_work_block *b = w->full;
+    if (b) {
+        w->full = b->next;
+        b->next = NULL;
+        atomic_fetch_sub_explicit(&w->full_count, 1, memory_order_relaxed);
+    }
+    full_unlock(w);
+    return b;
+}
+
+bool gc_worker_is_empty(const gc_collector *w)
+{
+    return w->range_count == 0 && w->ahead_count == 0 && (!w->block || w->block->count == 0) &&
+           atomic_load_explicit(&w->full_count, memory_order_acquire) == 0;
+}
+
+/* Takes one full block from another worker; returns true if it got one. */
+bool gc_worker_steal(gc_collector *thief)
+{
+    gc_heap *heap = thief->heap;
+    uint32_t n = heap->mark_workers;
+    for (uint32_t k = 1; k < n; k++) {
+        gc_collector *victim = heap->workers[(thief->worker_index + k) % n];
+        gc_work_block *b = gc_worker_take_full(victim);
+        if (b) {
+            if (thief->block && thief->block->count == 0)
+                gc_block_put(thief, thief->block);
+            else if (thief->block)
+                gc_worker_give(thief, thief->block);
+            thief->block = b;
+            thief->stolen++;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Another worker is idle: hand it the older half of the current block. */
+void gc_worker_share(gc_collector *w)
+{
+    gc_work_block *b = w->block;
+    if (!b || b->count < 16)
+        return;
+    gc_work_block *half = gc_block_get(w);
+    uint32_t n = b->count / 2;
+    memcpy(half->objs, b->objs, n * sizeof b->objs[0]);
+    memmove(b->objs, b->objs + n, (b->count - n) * sizeof b->objs[0]);
+    half->count = n;
+    b->count -= n;
+    gc_worker_give(w, half);
+}
+
+/* Makes everything w holds stealable (its private block onto its full list) and hands its
+ * array pieces to `to`; w is not running. */
+void gc_worker_expose(gc_collector *w, gc_collector *to)
+{
+    gc_worker_return_ahead(w);
+    if (w->block && w->block->count > 0) {
+        gc_worker_give(w, w->block);
+        w->block = NULL;
+    }
+    while (w->range_count > 0) {
+        gc_array_range r = w->ranges[--w->range_count];
+        gc_worker_push_range(to, r.obj, r.offset, r.start);
+    }
+}
+
+/* ---- the marker threads --------------------------------------------------------------- */
+
+/* A worker without work first tries to steal for a short while (yielding the CPU between
+ * tries), then sleeps until work is published, every worker is idle or time is up. On a busy
+ * machine a spinning thief would take CPU time from the very worker it waits for. */
+#define IDLE_SPINS 32
 
 typedef struct gc_pool {
     uv_thread_t threads[GC_MAX_WORKERS];
@@ -34,6 +140,9 @@ typedef struct gc_pool {
     double deadline;
     bool shutdown;
     _Atomic bool stop;         /* the deadline passed: every worker stops */
+    uv_mutex_t idle_mutex;
+    uv_cond_t idle_wake;       /* work was published, all are idle, or stop */
+    _Atomic uint32_t sleepers; /* workers waiting on idle_wake */
     gc_heap *heap;
 } gc_pool;
 
@@ -45,6 +154,43 @@ typedef struct pool_thread_arg {
 static bool all_idle(gc_heap *heap)
 {
     return atomic_load_explicit(&heap->idle_workers, memory_order_acquire) >= heap->mark_workers;
+}
+
+static void wake_sleepers(gc_pool *pool)
+{
+    if (atomic_load(&pool->sleepers) == 0)
+        return;
+    uv_mutex_lock(&pool->idle_mutex);
+    uv_cond_broadcast(&pool->idle_wake);
+    uv_mutex_unlock(&pool->idle_mutex);
+}
+
+static bool any_stealable(const gc_heap *heap)
+{
+    for (uint32_t i = 0; i < heap->mark_workers; i++)
+        if (atomic_load(&heap->workers[i]->full_count) > 0)
+            return true;
+    return false;
+}
+
+/* Waits until there is work to steal, every worker is idle, or the job stops. The sleeper
+ * counts itself before it looks for work and a publisher counts its block before it looks
+ * for sleepers (both sequentially consistent), so one of them sees the other: no wake-up is
+ * lost. */
+static void idle_sleep(gc_pool *pool, gc_heap *heap)
+{
+    uv_mutex_lock(&pool->idle_mutex);
+    atomic_fetch_add(&pool->sleepers, 1);
+    while (!atomic_load(&pool->stop) && !all_idle(heap) && !any_stealable(heap))
+        uv_cond_wait(&pool->idle_wake, &pool->idle_mutex);
+    atomic_fetch_sub(&pool->sleepers, 1);
+    uv_mutex_unlock(&pool->idle_mutex);
+}
+
+static void stop_job(gc_pool *pool)
+{
+    atomic_store(&pool->stop, true);
+    wake_sleepers(pool);
 }
 
 /* The caller withdraws the shares of pool threads that have not started yet: they count as
@@ -59,7 +205,9 @@ static void withdraw_unstarted(gc_pool *pool, gc_heap *heap)
     }
 }
 
-/* One worker's share of a job: drain, then steal until everyone is idle or time is up. */
+/* One worker's share of a job: drain, then steal until everyone is idle or time is up. The
+ * caller withdraws unstarted threads before it ever sleeps, so it never waits for a thread
+ * the scheduler has not run. */
 static void worker_run(gc_pool *pool, gc_collector *w)
 {
     gc_heap *heap = w->heap;
@@ -67,27 +215,31 @@ static void worker_run(gc_pool *pool, gc_collector *w)
     bool caller = w->worker_index == 0;
     for (;;) {
         if (!gc_worker_drain(w, deadline)) {
-            atomic_store(&pool->stop, true); /* out of time, work kept in w's lists */
+            stop_job(pool); /* out of time, work kept in w's lists */
             return;
         }
-        atomic_fetch_add_explicit(&heap->idle_workers, 1, memory_order_acq_rel);
-        uint32_t spins = 0;
-        for (;;) {
+        atomic_fetch_add(&heap->idle_workers, 1);
+        for (uint32_t spins = 0;; spins++) {
             if (atomic_load_explicit(&pool->stop, memory_order_acquire))
                 return;
             if (gc_worker_steal(w)) {
-                atomic_fetch_sub_explicit(&heap->idle_workers, 1, memory_order_acq_rel);
+                atomic_fetch_sub(&heap->idle_workers, 1);
                 break;
             }
             if (caller)
                 withdraw_unstarted(pool, heap);
-            if (all_idle(heap))
-                return; /* nobody holds work and nobody can make more */
-            if (deadline > 0 && (++spins & 63) == 0 && gc_past(heap, deadline)) {
-                atomic_store(&pool->stop, true);
+            if (all_idle(heap)) {
+                wake_sleepers(pool); /* nobody holds work and nobody can make more */
                 return;
             }
-            sched_yield();
+            if (deadline > 0 && (spins & 63) == 63 && gc_past(heap, deadline)) {
+                stop_job(pool);
+                return;
+            }
+            if (spins < IDLE_SPINS)
+                sched_yield();
+            else
+                idle_sleep(pool, heap);
         }
     }
 }
@@ -130,6 +282,9 @@ static gc_pool *pool_get(gc_heap *heap)
     uv_mutex_init(&pool->mutex);
     uv_cond_init(&pool->wake);
     uv_cond_init(&pool->finished);
+    uv_mutex_init(&pool->idle_mutex);
+    uv_cond_init(&pool->idle_wake);
+    atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->stop, false);
     pool->heap = heap;
     heap->pool = pool;
@@ -224,6 +379,8 @@ void gc_parallel_close(gc_heap *heap)
             uv_thread_join(&pool->threads[i]);
         uv_cond_destroy(&pool->wake);
         uv_cond_destroy(&pool->finished);
+        uv_cond_destroy(&pool->idle_wake);
+        uv_mutex_destroy(&pool->idle_mutex);
         uv_mutex_destroy(&pool->mutex);
         free(pool);
         heap->pool = NULL;

@@ -1,12 +1,15 @@
 /*
  * gc_purge.c - the destroy pipeline (UE IncrementalPurgeGarbage / IncrementalDestroyGarbage).
  *
- * On entry heap->unreachable holds every gathered object, flagged UNREACHABLE. Three steps
+ * On entry every gathered object is flagged UNREACHABLE and listed: in heap->unreachable if
+ * it has destroy hooks, a name or is a class, else in heap->unreachable_plain (most objects:
+ * the first two steps have nothing to do for them, so they never visit them). Three steps
  * follow, each resumable at heap->purge_cursor and each returning true when it finished:
  *   begin_destroy   take the object out of the name hash and call its begin_destroy hook;
  *   finish_destroy  call finish_destroy on objects whose is_ready_for_finish_destroy says
  *                   yes; the others wait on heap->pending_finish and are asked again;
- *   free            only when every object has finished: destructors, memory, indices.
+ *   free            only when every object has finished: destructors, memory, indices
+ *                   (plain objects in batches, one lock each).
  * Destructors run after all finish_destroy calls because one object's finish_destroy may
  * still use another unreachable object.
  */
@@ -73,8 +76,8 @@ bool gc_purge_finish_destroy(gc_heap *heap, double deadline)
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
     while (heap->purge_cursor < heap->unreachable.count) {
         gc_header *h = heap->unreachable.data[heap->purge_cursor++];
-        if (!try_finish(heap, h) && gc_ptr_vec_push(&heap->pending_finish, h) != GC_OK)
-            abort();
+        if (!try_finish(heap, h))
+            gc_ptr_vec_push_reserved(&heap->pending_finish, h); /* see gc_mark_begin */
         if (deadline > 0 && --until_check == 0) {
             if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
                 return false;
@@ -113,23 +116,54 @@ static void free_one(gc_heap *heap, gc_header *h)
     heap->stats.objects_destroyed++;
 }
 
+/* Frees objects that need nothing but their destructor and their memory: destructors run
+ * first (without the lock: one may create objects), then one lock hands back every index
+ * and slot of the batch. */
+static void free_plain(gc_heap *heap, gc_header **objs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const gc_class *cls = gc_class_of(heap, objs[i]);
+        if (cls->hooks.destructor)
+            cls->hooks.destructor(gc_payload(objs[i]));
+        if (gc_flags(objs[i]) & GC_F_PINNED)
+            gc_pin_forget(heap, objs[i]);
+    }
+    uv_mutex_lock(&heap->alloc_lock);
+    for (size_t i = 0; i < n; i++) {
+        if (gc_flags(objs[i]) & GC_F_PERMANENT)
+            heap->permanent_count--;
+        gc_array_free_locked(heap, objs[i], gc_class_of(heap, objs[i])->size);
+    }
+    uv_mutex_unlock(&heap->alloc_lock);
+    heap->stats.destroyed += (uint32_t)n;
+    heap->stats.objects_destroyed += n;
+}
+
 bool gc_purge_free(gc_heap *heap, double deadline)
 {
+    gc_ptr_vec *hooked = &heap->unreachable, *plain = &heap->unreachable_plain;
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
-    while (heap->purge_cursor < heap->unreachable.count) {
-        gc_header *h = heap->unreachable.data[heap->purge_cursor++];
+    while (heap->purge_cursor < hooked->count) {
+        gc_header *h = hooked->data[heap->purge_cursor++];
         /* A class outlives its instances: their destructors are found through it. */
-        if (gc_flags(h) & GC_F_IS_CLASS) {
-            if (gc_ptr_vec_push(&heap->purge_classes, h) != GC_OK)
-                abort();
-        } else {
+        if (gc_flags(h) & GC_F_IS_CLASS)
+            gc_ptr_vec_push_reserved(&heap->purge_classes, h); /* room: see gc_mark_begin */
+        else
             free_one(heap, h);
-        }
         if (deadline > 0 && --until_check == 0) {
-            if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
+            if (gc_past(heap, deadline))
                 return false;
             until_check = GC_TIME_CHECK_INTERVAL;
         }
+    }
+    for (size_t i = heap->purge_cursor - hooked->count; i < plain->count;) {
+        size_t n = plain->count - i < GC_TIME_CHECK_INTERVAL ? plain->count - i
+                                                              : GC_TIME_CHECK_INTERVAL;
+        free_plain(heap, (gc_header **)&plain->data[i], n);
+        i += n;
+        heap->purge_cursor += n;
+        if (i < plain->count && gc_past(heap, deadline))
+            return false;
     }
     gc_header *meta = NULL; /* the metaclass goes last: every class's hooks are in it */
     for (size_t i = 0; i < heap->purge_classes.count; i++) {
@@ -142,7 +176,8 @@ bool gc_purge_free(gc_heap *heap, double deadline)
     if (meta)
         free_one(heap, meta);
     heap->purge_classes.count = 0;
-    heap->unreachable.count = 0;
+    hooked->count = 0;
+    plain->count = 0;
     purge_step_done(heap);
     return true;
 }

@@ -50,13 +50,12 @@ const char *gc_testing_check(gc_heap *heap)
             return "an object is half-destroyed while the collector is idle";
         if ((f & GC_F_ROOT) && (f & GC_F_GARBAGE))
             return "an object is both rooted and garbage";
-        uint64_t bit;
-        _Atomic uint64_t *bits = gc_bits_of(heap, h, &bit);
-        if (bits) {
+        _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
+        if (mb) {
             uint32_t si = gc_slab_index(heap, h);
             uint32_t slot = gc_slab_slot(heap, si, h);
             const gc_slab_meta *m = &heap->slab_meta[si];
-            if (((atomic_load(&bits[1]) & bit) != 0) != ((f & GC_F_SPECIAL) != 0))
+            if (((atomic_load(mb) & GC_MB_SPECIAL) != 0) != ((f & GC_F_SPECIAL) != 0))
                 return "an object's special bit disagrees with its flags";
             if (heap->region + ((size_t)si << GC_SLAB_SHIFT) + (size_t)slot * m->object_size !=
                     (char *)h || slot >= m->capacity)

@@ -2,48 +2,23 @@
  * gc_util.c - small containers the collector's side tables are built from.
  *
  * gc_map is an open-addressing table from 64-bit keys to 32-bit values with linear probing
- * and tombstones; it grows at 50% load so probes stay short. gc_ptr_vec is a growable array.
- * Neither allocates on lookup; both report allocation failure instead of aborting.
+ * and tombstones; it grows at 50% load so probes stay short. gc_ptr_vec, gc_u32_vec and the
+ * public reference arrays are growable arrays, all grown by gc_grow. Nothing allocates on
+ * lookup; allocation failure is reported, never fatal.
  */
 #include "gc_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-_Atomic long gc_alloc_failure_countdown = -1;
-
-/* True when fault injection says this allocation fails. */
-static bool alloc_fails(void)
+#ifdef GC_CHECKS
+void gc_assert_failed(const char *cond, const char *file, int line)
 {
-    if (atomic_load_explicit(&gc_alloc_failure_countdown, memory_order_relaxed) < 0)
-        return false;
-    return atomic_fetch_sub(&gc_alloc_failure_countdown, 1) == 0;
+    fprintf(stderr, "%s:%d: collector invariant broken: %s\n", file, line, cond);
+    abort();
 }
-
-void *gc_malloc(size_t n)
-{
-    return alloc_fails() ? NULL : malloc(n);
-}
-
-void *gc_calloc(size_t count, size_t n)
-{
-    return alloc_fails() ? NULL : calloc(count, n);
-}
-
-void *gc_realloc(void *p, size_t n)
-{
-    return alloc_fails() ? NULL : realloc(p, n);
-}
-
-char *gc_strdup(const char *s)
-{
-    return alloc_fails() ? NULL : strdup(s);
-}
-
-int gc_posix_memalign(void **out, size_t align, size_t n)
-{
-    return alloc_fails() ? -1 : posix_memalign(out, align, n);
-}
+#endif
 
 #define MAP_TOMBSTONE UINT64_MAX
 
@@ -65,22 +40,6 @@ void gc_map_free(gc_map *m)
     free(m->keys);
     free(m->values);
     gc_map_init(m);
-}
-
-bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value)
-{
-    if (m->capacity == 0)
-        return false;
-    uint32_t mask = m->capacity - 1;
-    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key) {
-            if (out_value)
-                *out_value = m->values[i];
-            return true;
-        }
-        if (m->keys[i] == 0)
-            return false;
-    }
 }
 
 static gc_result map_resize(gc_map *m, uint32_t capacity)
@@ -111,8 +70,44 @@ static gc_result map_resize(gc_map *m, uint32_t capacity)
     return GC_OK;
 }
 
+/* The slot holding key, or UINT32_MAX. */
+static uint32_t map_find(const gc_map *m, uint64_t key)
+{
+    if (m->capacity == 0)
+        return UINT32_MAX;
+    uint32_t mask = m->capacity - 1;
+    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key)
+            return i;
+        if (m->keys[i] == 0)
+            return UINT32_MAX;
+    }
+}
+
+bool gc_map_update(gc_map *m, uint64_t key, uint32_t value)
+{
+    uint32_t i = map_find(m, key);
+    if (i == UINT32_MAX)
+        return false;
+    m->values[i] = value;
+    return true;
+}
+
+bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value)
+{
+    uint32_t i = map_find(m, key);
+    if (i == UINT32_MAX)
+        return false;
+    if (out_value)
+        *out_value = m->values[i];
+    return true;
+}
+
 gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value)
 {
+    /* An update never grows the table, so it cannot fail. */
+    if (gc_map_update(m, key, value))
+        return GC_OK;
     if ((m->count + m->tombstones + 1) * 2 > m->capacity) {
         uint32_t cap = m->capacity ? m->capacity : 16;
         while ((m->count + 1) * 2 > cap)
@@ -122,56 +117,76 @@ gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value)
             return r;
     }
     uint32_t mask = m->capacity - 1;
-    uint32_t tomb = UINT32_MAX;
-    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key) {
-            m->values[i] = value;
-            return GC_OK;
-        }
-        if (m->keys[i] == MAP_TOMBSTONE && tomb == UINT32_MAX)
-            tomb = i;
-        if (m->keys[i] == 0) {
-            if (tomb != UINT32_MAX) {
-                i = tomb;
-                m->tombstones--;
-            }
-            m->keys[i] = key;
-            m->values[i] = value;
-            m->count++;
-            return GC_OK;
-        }
-    }
+    uint32_t i = map_hash(key) & mask;
+    while (m->keys[i] != 0 && m->keys[i] != MAP_TOMBSTONE)
+        i = (i + 1) & mask;
+    if (m->keys[i] == MAP_TOMBSTONE)
+        m->tombstones--;
+    m->keys[i] = key;
+    m->values[i] = value;
+    m->count++;
+    return GC_OK;
 }
 
 bool gc_map_remove(gc_map *m, uint64_t key)
 {
-    if (m->capacity == 0)
+    uint32_t i = map_find(m, key);
+    if (i == UINT32_MAX)
         return false;
-    uint32_t mask = m->capacity - 1;
-    for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key) {
-            m->keys[i] = MAP_TOMBSTONE;
-            m->count--;
-            m->tombstones++;
-            return true;
-        }
-        if (m->keys[i] == 0)
-            return false;
-    }
+    m->keys[i] = MAP_TOMBSTONE;
+    m->count--;
+    m->tombstones++;
+    return true;
+}
+
+void *gc_grow(void *data, size_t elem_size, uint32_t *capacity, uint32_t first)
+{
+    uint32_t cap = *capacity ? *capacity * 2 : first;
+    if (cap <= *capacity)
+        return NULL; /* past UINT32_MAX elements */
+    void *grown = gc_realloc(data, (size_t)cap * elem_size);
+    if (grown)
+        *capacity = cap;
+    return grown;
 }
 
 gc_result gc_ptr_vec_push(gc_ptr_vec *v, void *p)
 {
     if (v->count == v->capacity) {
-        size_t cap = v->capacity ? v->capacity * 2 : 64;
-        void **data = gc_realloc(v->data, cap * sizeof *data);
+        void **data = gc_grow(v->data, sizeof *data, &v->capacity, 64);
         if (!data)
             return GC_E_NOMEM;
         v->data = data;
-        v->capacity = cap;
     }
     v->data[v->count++] = p;
     return GC_OK;
+}
+
+gc_result gc_ptr_vec_reserve(gc_ptr_vec *v, size_t n)
+{
+    if (n <= v->capacity)
+        return GC_OK;
+    if (n > UINT32_MAX)
+        return GC_E_NOMEM;
+    void **data;
+    if (v->count == 0) { /* nothing to copy: untouched pages of a fresh block cost nothing */
+        data = gc_malloc(n * sizeof *data);
+        if (data)
+            free(v->data);
+    } else {
+        data = gc_realloc(v->data, n * sizeof *data);
+    }
+    if (!data)
+        return GC_E_NOMEM;
+    v->data = data;
+    v->capacity = (uint32_t)n;
+    return GC_OK;
+}
+
+void gc_ptr_vec_push_reserved(gc_ptr_vec *v, void *p)
+{
+    GC_ASSERT(v->count < v->capacity);
+    v->data[v->count++] = p;
 }
 
 void gc_ptr_vec_free(gc_ptr_vec *v)
@@ -185,14 +200,12 @@ gc_result gc_ref_array_push(gc_ref_array *a, void *obj)
     if (!a)
         return GC_E_NULL;
     if (a->count == a->capacity) {
-        uint32_t cap = a->capacity ? a->capacity * 2 : 8;
-        if (cap < a->capacity)
+        if (a->capacity > UINT32_MAX / 2)
             return GC_E_LIMIT;
-        void **data = gc_realloc(a->data, (size_t)cap * sizeof *data);
+        void **data = gc_grow(a->data, sizeof *data, &a->capacity, 8);
         if (!data)
             return GC_E_NOMEM;
         a->data = data;
-        a->capacity = cap;
     }
     a->data[a->count++] = obj;
     return GC_OK;
@@ -213,14 +226,12 @@ gc_result gc_struct_array_push(gc_struct_array *a, size_t elem_size, void **out_
     if (elem_size == 0)
         return GC_E_INVALID;
     if (a->count == a->capacity) {
-        uint32_t cap = a->capacity ? a->capacity * 2 : 4;
-        if (cap < a->capacity)
+        if (a->capacity > UINT32_MAX / 2)
             return GC_E_LIMIT;
-        void *data = gc_realloc(a->data, (size_t)cap * elem_size);
+        void *data = gc_grow(a->data, elem_size, &a->capacity, 4);
         if (!data)
             return GC_E_NOMEM;
         a->data = data;
-        a->capacity = cap;
     }
     void *elem = (char *)a->data + (size_t)a->count * elem_size;
     memset(elem, 0, elem_size);
@@ -240,12 +251,10 @@ void gc_struct_array_free(gc_struct_array *a)
 gc_result gc_u32_vec_push(gc_u32_vec *v, uint32_t x)
 {
     if (v->count == v->capacity) {
-        uint32_t cap = v->capacity ? v->capacity * 2 : 8;
-        uint32_t *data = gc_realloc(v->data, (size_t)cap * sizeof *data);
+        uint32_t *data = gc_grow(v->data, sizeof *data, &v->capacity, 8);
         if (!data)
             return GC_E_NOMEM;
         v->data = data;
-        v->capacity = cap;
     }
     v->data[v->count++] = x;
     return GC_OK;

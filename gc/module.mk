@@ -5,6 +5,10 @@ GC_LIB := $(BUILD)/libreap_gc.a
 GC_TESTING_LIB := $(BUILD)/libreap_gc_testing.a
 GC_LIBS := $(call pc_libs,libuv) -lm
 CPPFLAGS_gc = $(call pc_cflags,libuv)
+# The sanitizer builds also check the collector's invariants (GC_ASSERT in gc_internal.h).
+ifneq ($(filter asan tsan,$(VARIANT)),)
+  CPPFLAGS_gc += -DGC_CHECKS
+endif
 
 ALL_TARGETS += $(GC_LIB)
 

@@ -1,5 +1,13 @@
 /*
  * admin.c - libmicrohttpd in external epoll mode, driven by the engine's libuv loop.
+ *
+ * Why admin_run may call MHD_run twice: at its connection limit libmicrohttpd takes the listen
+ * socket out of its epoll set, and puts it back only at the start of a later MHD_run. When the
+ * last connections close (or time out) inside a run, that run ends with the listen socket still
+ * out of the set and, with no connection left, MHD_get_timeout reports no deadline: nothing
+ * would ever wake the loop for MHD again, and new connections would wait in the backlog for
+ * good. So a run that closed connections is followed by one more, and the timer never sleeps
+ * longer than ADMIN_MAX_SLEEP_MS whatever MHD says.
  */
 #include "admin.h"
 
@@ -9,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <uv.h>
 
 #include "console.h"
@@ -18,7 +27,9 @@
 enum {
     ADMIN_MAX_BODY = 4096,      /* one console command */
     ADMIN_MAX_CONNECTIONS = 32,
+    ADMIN_MAX_PER_ADDRESS = 8,  /* one client address cannot take the whole endpoint */
     ADMIN_IDLE_TIMEOUT_S = 10,
+    ADMIN_MAX_SLEEP_MS = 1000,
 };
 
 struct admin_server {
@@ -30,6 +41,9 @@ struct admin_server {
     uint32_t port;
     strbuf page;                /* reused for every response */
     uint64_t requests;
+    uint64_t unauthorized;      /* /console requests refused for a missing or wrong token */
+    unsigned int connections;   /* open, as MHD's connection notifications count them */
+    const char *token;          /* borrowed from the engine's options; "" = none */
 };
 
 /* Per-request state while a POST body arrives. */
@@ -94,6 +108,52 @@ static enum MHD_Result admin_console(admin_server *a, struct MHD_Connection *con
                          "text/plain; charset=utf-8", strbuf_cstr(&a->page), a->page.len);
 }
 
+/* Compares in time that depends only on the lengths, never on where the first difference is. */
+static bool admin_token_equal(const char *given, const char *want)
+{
+    size_t glen = strlen(given), wlen = strlen(want);
+    unsigned char diff = (unsigned char)(glen != wlen);
+
+    for (size_t i = 0; i < wlen; i++)
+        diff |= (unsigned char)(want[i] ^ (i < glen ? given[i] : 0));
+    return diff == 0;
+}
+
+/* With a token configured, /console needs "Authorization: Bearer TOKEN". */
+static bool admin_authorized(const admin_server *a, struct MHD_Connection *conn)
+{
+    const char *auth;
+    const char *prefix = "Bearer ";
+
+    if (a->token == NULL || a->token[0] == '\0')
+        return true;
+    auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (auth == NULL || strncasecmp(auth, prefix, strlen(prefix)) != 0)
+        return false;
+    auth += strlen(prefix);
+    while (*auth == ' ')
+        auth++;
+    return admin_token_equal(auth, a->token);
+}
+
+static enum MHD_Result admin_unauthorized(admin_server *a, struct MHD_Connection *conn)
+{
+    static const char text[] =
+        "unauthorized: POST /console needs 'Authorization: Bearer TOKEN' (--admin-token)\n";
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+    enum MHD_Result r;
+
+    a->unauthorized++;
+    if (resp == NULL)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"reap\"");
+    r = MHD_queue_response(conn, MHD_HTTP_UNAUTHORIZED, resp);
+    MHD_destroy_response(resp);
+    return r;
+}
+
 static enum MHD_Result admin_handler_cb(void *cls, struct MHD_Connection *conn, const char *url,
                                         const char *method, const char *version,
                                         const char *upload_data, size_t *upload_size,
@@ -107,6 +167,8 @@ static enum MHD_Result admin_handler_cb(void *cls, struct MHD_Connection *conn, 
     if (strcmp(url, "/console") == 0) {
         if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
             return admin_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "POST a console command\n");
+        if (*req_cls == NULL && !admin_authorized(a, conn))
+            return admin_unauthorized(a, conn);
         return admin_console(a, conn, upload_data, upload_size, req_cls);
     }
     if (*upload_size > 0) {
@@ -141,18 +203,35 @@ static void admin_completed_cb(void *cls, struct MHD_Connection *conn, void **re
     *req_cls = NULL;
 }
 
+static void admin_connection_cb(void *cls, struct MHD_Connection *conn, void **socket_context,
+                                enum MHD_ConnectionNotificationCode toe)
+{
+    admin_server *a = cls;
+
+    (void)conn;
+    (void)socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+        a->connections++;
+    else if (a->connections > 0)
+        a->connections--;
+    log_debug("admin: %u connection(s) open", a->connections);
+}
+
 static void admin_timer_cb(uv_timer_t *timer);
 
-/* Runs MHD and re-arms the timer with MHD's next deadline. */
+/* Runs MHD (again if connections closed: see the top of the file) and re-arms the timer with
+ * MHD's next deadline, never later than ADMIN_MAX_SLEEP_MS. */
 static void admin_run(admin_server *a)
 {
-    MHD_UNSIGNED_LONG_LONG timeout_ms;
+    MHD_UNSIGNED_LONG_LONG timeout_ms = ADMIN_MAX_SLEEP_MS;
+    unsigned int before = a->connections;
 
     MHD_run(a->daemon);
-    if (MHD_get_timeout(a->daemon, &timeout_ms) == MHD_YES)
-        uv_timer_start(&a->timer, admin_timer_cb, (uint64_t)timeout_ms, 0);
-    else
-        uv_timer_stop(&a->timer);
+    if (a->connections < before)
+        MHD_run(a->daemon);
+    if (MHD_get_timeout(a->daemon, &timeout_ms) != MHD_YES || timeout_ms > ADMIN_MAX_SLEEP_MS)
+        timeout_ms = ADMIN_MAX_SLEEP_MS;
+    uv_timer_start(&a->timer, admin_timer_cb, (uint64_t)timeout_ms, 0);
 }
 
 static void admin_timer_cb(uv_timer_t *timer)
@@ -201,12 +280,15 @@ int admin_create(engine *e, const char *bind, uint32_t port, admin_server **out_
         return -1;
     }
     a->engine = e;
+    a->token = e->opts.admin_token;
     strbuf_init(&a->page);
     a->daemon = MHD_start_daemon(
         MHD_USE_EPOLL | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, admin_handler_cb, a,
         MHD_OPTION_EXTERNAL_LOGGER, admin_log_cb, a,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)ADMIN_MAX_CONNECTIONS,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)ADMIN_MAX_PER_ADDRESS,
+        MHD_OPTION_NOTIFY_CONNECTION, admin_connection_cb, a,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ADMIN_IDLE_TIMEOUT_S,
         MHD_OPTION_NOTIFY_COMPLETED, admin_completed_cb, a,
         MHD_OPTION_END);
@@ -248,6 +330,11 @@ int admin_create(engine *e, const char *bind, uint32_t port, admin_server **out_
 uint32_t admin_port(const admin_server *a)
 {
     return a->port;
+}
+
+uint64_t admin_unauthorized_count(const admin_server *a)
+{
+    return a->unauthorized;
 }
 
 static void admin_close_cb(uv_handle_t *handle)

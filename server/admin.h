@@ -3,7 +3,8 @@
  *
  *   GET  /metrics   Prometheus text format (admin_metrics.c)
  *   GET  /healthz   "ok"
- *   POST /console   body: one console command; reply: its text output
+ *   POST /console   body: one console command; reply: its text output. With an admin token
+ *                   (--admin-token) it needs "Authorization: Bearer TOKEN", else 401.
  *
  * libmicrohttpd runs in external epoll mode: its epoll descriptor is watched by a uv_poll
  * handle and MHD_run is called when it is readable and when MHD's own timeout expires, so
@@ -24,6 +25,8 @@ typedef struct admin_server admin_server;
 int admin_create(engine *e, const char *bind, uint32_t port, admin_server **out_admin,
                  char *err, size_t err_size);
 uint32_t admin_port(const admin_server *a);
+/* /console requests refused with 401 so far. */
+uint64_t admin_unauthorized_count(const admin_server *a);
 /* Stops the daemon; the memory goes once libuv has closed the handles. */
 void admin_close(admin_server *a);
 

@@ -8,6 +8,7 @@
 
 #include "engine.h"
 #include "net_driver.h"
+#include "sysmem.h"
 
 static void metric_header(strbuf *out, const char *name, const char *type, const char *help)
 {
@@ -29,6 +30,31 @@ static void metric_f64(strbuf *out, const char *name, const char *type, const ch
 }
 
 static void admin_metrics_render_frame(engine *e, strbuf *out);
+
+/* Series an operator of the process watches first (the process_* names are Prometheus'
+ * client conventions), and the admin endpoint's own. */
+static void admin_metrics_render_ops(engine *e, strbuf *out)
+{
+    sysmem_process proc;
+
+    metric_u64(out, "reap_frames_total", "counter", "Frames run since the server started.",
+               e->frame);
+    metric_u64(out, "reap_players_max", "gauge", "Connections accepted at once (--max-players).",
+               e->opts.max_players);
+    if (e->admin != NULL)
+        metric_u64(out, "reap_admin_unauthorized_total", "counter",
+                   "POST /console requests refused for a missing or wrong admin token.",
+                   admin_unauthorized_count(e->admin));
+    if (!sysmem_process_read(&proc))
+        return;
+    metric_u64(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+               proc.resident_bytes);
+    metric_f64(out, "process_cpu_seconds_total", "counter",
+               "Total user and system CPU time spent in seconds.", proc.cpu_seconds);
+    metric_header(out, "process_start_time_seconds", "gauge",
+                  "Start time of the process since unix epoch in seconds.");
+    strbuf_printf(out, "process_start_time_seconds %.2f\n", proc.start_time_seconds);
+}
 
 void admin_metrics_render(engine *e, strbuf *out)
 {
@@ -91,7 +117,9 @@ void admin_metrics_render(engine *e, strbuf *out)
                       world_actor_slots(e->worlds[i]));
 
     stats_histogram_write(&e->tick_seconds, "reap_tick_seconds", "Work time of one frame.", out);
-    metric_u64(out, "reap_frame", "gauge", "The current frame number.", e->frame);
+    metric_u64(out, "reap_frame", "gauge",
+               "Deprecated (removed in the next release): use reap_frames_total.", e->frame);
+    admin_metrics_render_ops(e, out);
     metric_u64(out, "reap_slow_frames_total", "counter",
                "Frames longer than engine.SlowFrameMs.", e->slow_frames);
     metric_u64(out, "reap_net_bad_messages_total", "counter",
@@ -133,6 +161,13 @@ static void admin_metrics_render_frame(engine *e, strbuf *out)
                "Message bytes queued to clients (before ENet's own headers).", nc->bytes_out);
     metric_u64(out, "reap_net_packets_sent_total", "counter", "Messages queued to clients.",
                nc->packets_out);
+    metric_u64(out, "reap_net_datagrams_sent_total", "counter",
+               "UDP datagrams sent (ENet's acknowledgements, pings and resends included).",
+               nc->datagrams_out);
+    metric_u64(out, "reap_net_datagrams_received_total", "counter", "UDP datagrams received.",
+               nc->datagrams_in);
+    metric_u64(out, "reap_net_wire_bytes_sent_total", "counter",
+               "UDP payload bytes sent, ENet's headers included.", nc->wire_bytes_out);
     metric_u64(out, "reap_net_saturated_total", "counter",
                "Connection-frames with more to send than net.MaxClientRate or ENet's window "
                "allowed (the rest waited).", nc->saturated);

@@ -27,6 +27,7 @@ typedef struct console_command {
     const char *usage;
     const char *help;
     console_fn fn;
+    int max_args;          /* more arguments than this are a usage error, never ignored */
 } console_command;
 
 static console_status console_help(engine *e, int argc, char **argv, strbuf *out);
@@ -192,7 +193,8 @@ static console_status console_set(engine *e, int argc, char **argv, strbuf *out)
     engine_apply_cvars(e);
     cvar_find(argv[0], &id);
     console_describe_cvar(e, id, false, out);
-    log_info("console: %s set to %s", cvar_def_get(id)->name, argv[1]);
+    log_fields(LOG_INFO, LOG_FIELDS({ "cvar", cvar_def_get(id)->name }, { "value", argv[1] }),
+               "console: %s set to %s", cvar_def_get(id)->name, argv[1]);
     return CONSOLE_OK;
 }
 
@@ -256,26 +258,27 @@ static console_status console_quit(engine *e, int argc, char **argv, strbuf *out
 }
 
 static const console_command console_commands[] = {
-    { "help", "help", "list the commands", console_help },
+    { "help", "help", "list the commands", console_help, 0 },
     { "obj gc", "obj gc", "full collection now, then cleanup actors in every world",
-      console_obj_gc },
+      console_obj_gc, 0 },
     { "obj list", "obj list [class=NAME]", "list live objects (of a class and its subclasses)",
-      console_obj_list },
+      console_obj_list, 1 },
     { "obj refs", "obj refs name=PATH", "the reference chain that keeps an object alive",
-      console_obj_refs },
+      console_obj_refs, 1 },
     { "gc stats", "gc stats", "collector statistics and the schedule's state",
-      console_gc_stats },
+      console_gc_stats, 0 },
     { "gc leaks", "gc leaks mark | gc leaks since=MARK",
       "objects created since a mark that are still alive, by class, with chains",
-      console_gc_leaks },
-    { "set", "set NAME VALUE", "set a console variable", console_set },
-    { "get", "get NAME", "show a console variable with its default, range and help",
-      console_get },
-    { "cvars", "cvars", "list every console variable", console_cvars },
-    { "players", "players", "list connections and players", console_players },
-    { "worlds", "worlds", "list worlds with their actor and slot counts", console_worlds },
+      console_gc_leaks, 1 },
+    { "set", "set NAME VALUE", "set a console variable (UE's form 'NAME VALUE' works too)",
+      console_set, 2 },
+    { "get", "get NAME", "show a console variable with its default, range and help (or 'NAME')",
+      console_get, 1 },
+    { "cvars", "cvars", "list every console variable", console_cvars, 0 },
+    { "players", "players", "list connections and players", console_players, 0 },
+    { "worlds", "worlds", "list worlds with their actor and slot counts", console_worlds, 0 },
     { "quit", "quit", "stop the server (goodbye to clients, full purge, exit 0)",
-      console_quit },
+      console_quit, 0 },
 };
 
 #define CONSOLE_COMMAND_COUNT (sizeof console_commands / sizeof console_commands[0])
@@ -304,8 +307,21 @@ static int console_split(char *line, char **argv, int max)
     return argc;
 }
 
+/* Runs c with its arguments, or explains its usage when there are too many. */
+static console_status console_run(const console_command *c, engine *e, int argc, char **argv,
+                                  strbuf *out)
+{
+    if (argc > c->max_args) {
+        strbuf_printf(out, "'%s' takes %s: usage: %s\n", c->name,
+                      c->max_args == 0 ? "no arguments" : "fewer arguments", c->usage);
+        return CONSOLE_E_USAGE;
+    }
+    return c->fn(e, argc, argv, out);
+}
+
 console_status console_execute(engine *e, const char *line, strbuf *out)
 {
+    cvar_id cvar;
     char buf[CONSOLE_LINE_MAX];
     char *argv[CONSOLE_MAX_ARGS];
     int argc;
@@ -330,11 +346,20 @@ console_status console_execute(engine *e, const char *line, strbuf *out)
 
         if (space == NULL) {
             if (strcmp(argv[0], c->name) == 0)
-                return c->fn(e, argc - 1, argv + 1, out);
+                return console_run(c, e, argc - 1, argv + 1, out);
         } else if (argc >= 2 && strncmp(argv[0], c->name, (size_t)(space - c->name)) == 0 &&
                    argv[0][space - c->name] == '\0' && strcmp(argv[1], space + 1) == 0) {
-            return c->fn(e, argc - 2, argv + 2, out);
+            return console_run(c, e, argc - 2, argv + 2, out);
         }
+    }
+    /* UE's console form: "gc.X VALUE" sets, "gc.X" prints. */
+    if (cvar_find(argv[0], &cvar)) {
+        if (argc == 1)
+            return console_get(e, 1, argv, out);
+        if (argc == 2)
+            return console_set(e, 2, argv, out);
+        strbuf_printf(out, "usage: %s [VALUE]\n", cvar_def_get(cvar)->name);
+        return CONSOLE_E_USAGE;
     }
     strbuf_printf(out, "unknown command '%s%s%s' (try 'help')\n", argv[0], argc > 1 ? " " : "",
                   argc > 1 ? argv[1] : "");

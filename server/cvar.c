@@ -11,6 +11,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "reap_gc.h"
+
+/* The collector refuses more marking workers than this (gc_heap_configure answers
+ * GC_E_INVALID); the cvar's range is the same number so that no accepted value is refused
+ * later. reap_gc.h should state it; until it does, the collector's number is repeated here and
+ * test_cvar checks the two agree. */
+#ifndef GC_MAX_WORKERS
+#define GC_MAX_WORKERS 64
+#endif
+
 /* The table is the single source of truth for names, defaults, ranges and help; deploy/reap.ini
  * lists the same entries. */
 static const cvar_def cvar_defs[CVAR_COUNT] = {
@@ -44,8 +54,8 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         "smallest number of objects worth a cluster" },
     [CVAR_GC_NUM_RETRIES_BEFORE_FORCING] = { "gc.NumRetriesBeforeForcingGC", CVAR_INT, 10, 0,
         1000000, "failed try-collects (GC lock busy) before a collection waits for the lock" },
-    [CVAR_GC_NUM_WORKER_THREADS] = { "gc.NumWorkerThreads", CVAR_INT, 0, 0, 256,
-        "parallel marking workers (0 = one per core)" },
+    [CVAR_GC_NUM_WORKER_THREADS] = { "gc.NumWorkerThreads", CVAR_INT, 0, 0,
+        GC_MAX_WORKERS, "parallel marking workers (0 = one per core)" },
     [CVAR_GC_COLLECT_EVERY_FRAME] = { "gc.CollectGarbageEveryFrame", CVAR_INT, 0, 0, 1000000,
         "force a full collection every N frames (0 = off)" },
     [CVAR_GC_CONTINUOUS_INCREMENTAL] = { "gc.ContinuousIncrementalGC", CVAR_INT, 0, 0, 1,
@@ -200,6 +210,10 @@ static bool cvar_parse_value(const cvar_def *def, const char *text, double *out_
     }
     if (*text == '\0')
         return false;
+    /* Decimal only: strtod would also take "0x10" (16), "inf" and "nan". */
+    for (const char *c = text; *c != '\0' && *c != ' ' && *c != '\t'; c++)
+        if (strchr("0123456789+-.eE", *c) == NULL)
+            return false;
     errno = 0;
     v = strtod(text, &end);
     while (*end == ' ' || *end == '\t')

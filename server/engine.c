@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "agones.h"
 #include "console.h"
 #include "log.h"
 #include "net_driver.h"
+#include "service.h"
 #include "sysmem.h"
 
 double engine_now(const engine *e)
@@ -125,18 +127,32 @@ bool engine_players_connected(const engine *e)
     return e->net != NULL && net_driver_connection_count(e->net) > 0;
 }
 
+/* Players are known to Agones by "<id>-<name>": ids are unique for the server's life, names
+ * are what an operator looks for. */
+static void engine_agones_player_key(uint32_t player_id, const char *name, char *buf,
+                                     size_t buf_size)
+{
+    snprintf(buf, buf_size, "%u-%s", player_id, name != NULL ? name : "");
+}
+
 void engine_player_joined(engine *e, uint32_t player_id, const char *name)
 {
-    (void)e;
-    (void)player_id;
-    (void)name;
+    char key[96];
+
+    if (e->agones == NULL)
+        return;
+    engine_agones_player_key(player_id, name, key, sizeof key);
+    agones_player_joined(e->agones, key);
 }
 
 void engine_player_left(engine *e, uint32_t player_id, const char *name)
 {
-    (void)e;
-    (void)player_id;
-    (void)name;
+    char key[96];
+
+    if (e->agones == NULL)
+        return;
+    engine_agones_player_key(player_id, name, key, sizeof key);
+    agones_player_left(e->agones, key);
 }
 
 static double engine_free_memory(engine *e, uint64_t now_ns)
@@ -251,12 +267,38 @@ void engine_frame(engine *e)
     }
 }
 
+/* Warns when the loop does not achieve --tick-hz for a few seconds in a row. */
+static void engine_watch_tick_rate(engine *e)
+{
+    switch (tick_rate_frame(&e->tick_rate, engine_now(e))) {
+    case TICK_RATE_SLOW: {
+        char achieved[32], target[16];
+
+        snprintf(achieved, sizeof achieved, "%.1f", e->tick_rate.achieved_hz);
+        snprintf(target, sizeof target, "%u", e->opts.tick_hz);
+        log_fields(LOG_WARN, LOG_FIELDS({ "achieved_hz", achieved }, { "tick_hz", target }),
+                   "frame rate: %s frames/s for %d s, under %.0f%% of --tick-hz %s; the machine "
+                   "cannot sustain this rate (lower --tick-hz, or the load)",
+                   achieved, TICK_RATE_SLOW_WINDOWS, TICK_RATE_FRACTION * 100, target);
+        break;
+    }
+    case TICK_RATE_RECOVERED:
+        log_info("frame rate: back to %.1f frames/s (--tick-hz %u)", e->tick_rate.achieved_hz,
+                 e->opts.tick_hz);
+        break;
+    case TICK_RATE_NOTHING:
+        break;
+    }
+}
+
 static void engine_frame_cb(uv_timer_t *timer)
 {
     engine *e = timer->data;
 
-    if (!e->stopping)
-        engine_frame(e);
+    if (e->stopping)
+        return;
+    engine_watch_tick_rate(e);
+    engine_frame(e);
 }
 
 void engine_collect_garbage_now(engine *e, strbuf *out)
@@ -297,6 +339,17 @@ static void engine_close_handle(uv_handle_t *h)
         uv_close(h, NULL);
 }
 
+static void engine_close_handles(engine *e)
+{
+    uv_signal_t *signals[] = { &e->sigint, &e->sigterm, &e->sighup, &e->sigusr1, &e->sigusr2 };
+
+    engine_close_handle((uv_handle_t *)&e->frame_timer);
+    engine_close_handle((uv_handle_t *)&e->stop_timer);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+        engine_close_handle((uv_handle_t *)signals[i]);
+    e->handles_open = false;
+}
+
 static void engine_stop_cb(uv_timer_t *timer)
 {
     engine *e = timer->data;
@@ -305,6 +358,7 @@ static void engine_stop_cb(uv_timer_t *timer)
 
     log_info("stopping (%s)", e->stop_reason);
     uv_timer_stop(&e->frame_timer);
+    service_stopping(e->service);
     if (e->net != NULL)
         net_driver_shutdown(e->net, "server shutting down", 1.0);
     before = gc_object_count(e->heap);
@@ -315,17 +369,20 @@ static void engine_stop_cb(uv_timer_t *timer)
     else
         log_warn("final full purge failed: %s", gc_result_str(r));
 
+    /* Agones: the goodbye is said, the players are gone: the sidecar may delete the pod. The
+     * request finishes while the loop closes the other handles. */
+    agones_shutdown(e->agones);
+    agones_close(e->agones);
+    e->agones = NULL;
+    service_close(e->service);
+    e->service = NULL;
     console_close(e->console);
     e->console = NULL;
     admin_close(e->admin);
     e->admin = NULL;
     net_driver_close(e->net);
     e->net = NULL;
-    engine_close_handle((uv_handle_t *)&e->frame_timer);
-    engine_close_handle((uv_handle_t *)&e->stop_timer);
-    engine_close_handle((uv_handle_t *)&e->sigint);
-    engine_close_handle((uv_handle_t *)&e->sigterm);
-    e->handles_open = false;
+    engine_close_handles(e);
 }
 
 void engine_request_stop(engine *e, const char *reason)
@@ -338,10 +395,66 @@ void engine_request_stop(engine *e, const char *reason)
     uv_timer_start(&e->stop_timer, engine_stop_cb, 0, 0);
 }
 
+/* SIGHUP, as daemons do: re-read the config file's cvars. A file that no longer loads changes
+ * nothing. */
+static void engine_reload_config(engine *e)
+{
+    cvar_registry next = e->cvars;
+    char err[512];
+    uint32_t changed = 0;
+
+    if (e->opts.config_path == NULL) {
+        log_info("SIGHUP: no --config file to re-read; nothing changed");
+        return;
+    }
+    if (engine_options_reload_cvars(&next, e->opts.config_path, err, sizeof err) != 0) {
+        log_error("SIGHUP: config not reloaded, the current values stay: %s", err);
+        return;
+    }
+    for (int i = 0; i < CVAR_COUNT; i++) {
+        char was[64], now[64];
+
+        if (next.values[i] == e->cvars.values[i])
+            continue;
+        changed++;
+        cvar_format_number(e->cvars.values[i], was, sizeof was);
+        cvar_format_number(next.values[i], now, sizeof now);
+        log_fields(LOG_INFO,
+                   LOG_FIELDS({ "cvar", cvar_def_get((cvar_id)i)->name }, { "value", now },
+                              { "was", was }),
+                   "SIGHUP: %s = %s (was %s)", cvar_def_get((cvar_id)i)->name, now, was);
+    }
+    e->cvars = next;
+    engine_apply_cvars(e);
+    log_info("SIGHUP: re-read %s: %u console variable(s) changed", e->opts.config_path,
+             changed);
+}
+
+static void engine_log_status(engine *e)
+{
+    log_info("status: frame %llu, %.1f frames/s, %u player(s), %u object(s), %g s to the next "
+             "collection",
+             (unsigned long long)e->frame, e->tick_rate.achieved_hz,
+             net_driver_player_count(e->net), gc_object_count(e->heap),
+             e->gc.interval - e->gc.time_since_last_purge);
+}
+
 static void engine_signal_cb(uv_signal_t *sig, int signum)
 {
     engine *e = sig->data;
 
+    if (signum == SIGHUP) {
+        engine_reload_config(e);
+        return;
+    }
+    if (signum == SIGUSR1) {
+        engine_log_status(e);
+        return;
+    }
+    if (signum == SIGUSR2) {
+        log_info("SIGUSR2: ignored");
+        return;
+    }
     if (e->stopping) {
         log_warn("%s again while stopping; stop is under way", signum == SIGINT ? "SIGINT" : "SIGTERM");
         return;
@@ -414,19 +527,44 @@ static int engine_start_handles(engine *e, char *err, size_t err_size)
         period = 1;
     uv_timer_init(e->loop, &e->frame_timer);
     uv_timer_init(e->loop, &e->stop_timer);
-    uv_signal_init(e->loop, &e->sigint);
-    uv_signal_init(e->loop, &e->sigterm);
-    e->frame_timer.data = e->stop_timer.data = e->sigint.data = e->sigterm.data = e;
+    e->frame_timer.data = e->stop_timer.data = e;
     e->handles_open = true;
-    r = uv_signal_start(&e->sigint, engine_signal_cb, SIGINT);
-    if (r == 0)
-        r = uv_signal_start(&e->sigterm, engine_signal_cb, SIGTERM);
+    {
+        uv_signal_t *handles[] = { &e->sigint, &e->sigterm, &e->sighup, &e->sigusr1,
+                                   &e->sigusr2 };
+        const int signums[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+
+        r = 0;
+        for (size_t i = 0; i < sizeof signums / sizeof *signums; i++) {
+            uv_signal_init(e->loop, handles[i]);
+            handles[i]->data = e;
+            if (r == 0)
+                r = uv_signal_start(handles[i], engine_signal_cb, signums[i]);
+        }
+    }
     if (r == 0)
         r = uv_timer_start(&e->frame_timer, engine_frame_cb, period, period);
     if (r != 0) {
         snprintf(err, err_size, "cannot start the loop handles: %s", uv_strerror(r));
         return -1;
     }
+    return 0;
+}
+
+/* Agones when --agones or AGONES_SDK_HTTP_PORT asks for it; labels say what this server is. */
+static int engine_start_agones(engine *e, char *err, size_t err_size)
+{
+    agones_config cfg;
+    char worlds[16];
+
+    if (!agones_config_from_env(e->opts.agones, e->opts.agones_alpha_players, &cfg, err,
+                                err_size))
+        return err[0] != '\0' ? -1 : 0;
+    if (agones_create(e->loop, &cfg, &e->agones, err, err_size) != 0)
+        return -1;
+    snprintf(worlds, sizeof worlds, "%u", e->world_count);
+    agones_set_label(e->agones, "reap-version", REAP_VERSION);
+    agones_set_label(e->agones, "reap-worlds", worlds);
     return 0;
 }
 
@@ -445,6 +583,7 @@ int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
         stats_histogram_init(&e->phase_seconds[p]);
     stats_histogram_init(&e->gc_mark_seconds);
     stats_histogram_init(&e->gc_frame_work_seconds);
+    tick_rate_init(&e->tick_rate, opts->tick_hz);
 
     if (engine_create_heap(e, err, err_size) != 0)
         goto fail;
@@ -460,6 +599,10 @@ int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
         goto fail;
     if (isatty(STDIN_FILENO) && console_create(e, STDIN_FILENO, &e->console) != 0)
         log_warn("console: cannot read commands from the terminal");
+    if (engine_start_agones(e, err, err_size) != 0)
+        goto fail;
+    if (service_create(e->loop, &e->frame, &e->service, err, err_size) != 0)
+        goto fail;
     return 0;
 fail:
     engine_close(e);
@@ -476,8 +619,12 @@ int engine_run(engine *e)
              e->world_count, e->opts.tick_hz, gc_object_count(e->heap),
              gc_permanent_count(e->heap));
     log_info("listening on udp %s:%u", e->opts.bind, net_driver_port(e->net));
-    log_info("admin on http://%s:%u (GET /metrics, GET /healthz, POST /console)",
-             e->opts.admin_bind, admin_port(e->admin));
+    log_info("admin on http://%s:%u (GET /metrics, GET /healthz, POST /console%s)",
+             e->opts.admin_bind, admin_port(e->admin),
+             e->opts.admin_token[0] != '\0' ? " with the admin token" : "");
+    /* The game port is bound and the first frame is scheduled: ready for players. */
+    service_ready(e->service);
+    agones_ready(e->agones);
     uv_run(e->loop, UV_RUN_DEFAULT);
     log_info("stopped");
     return 0;
@@ -486,20 +633,20 @@ int engine_run(engine *e)
 void engine_close(engine *e)
 {
     /* Handles still open mean start-up failed half-way; close them and let libuv finish. */
-    if (e->handles_open || e->net != NULL || e->admin != NULL || e->console != NULL) {
+    if (e->handles_open || e->net != NULL || e->admin != NULL || e->console != NULL ||
+        e->agones != NULL || e->service != NULL) {
+        agones_close(e->agones);
+        service_close(e->service);
         console_close(e->console);
         admin_close(e->admin);
         net_driver_close(e->net);
+        e->agones = NULL;
+        e->service = NULL;
         e->console = NULL;
         e->admin = NULL;
         e->net = NULL;
-        if (e->handles_open) {
-            engine_close_handle((uv_handle_t *)&e->frame_timer);
-            engine_close_handle((uv_handle_t *)&e->stop_timer);
-            engine_close_handle((uv_handle_t *)&e->sigint);
-            engine_close_handle((uv_handle_t *)&e->sigterm);
-            e->handles_open = false;
-        }
+        if (e->handles_open)
+            engine_close_handles(e);
         uv_run(e->loop, UV_RUN_DEFAULT);
     }
     if (e->heap != NULL)

@@ -29,6 +29,7 @@
 #include "reap_gc.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "tick_rate.h"
 #include "world.h"
 
 typedef struct net_driver net_driver;
@@ -45,6 +46,8 @@ typedef enum engine_phase {
 extern const char *const engine_phase_names[ENGINE_PHASE_COUNT];
 typedef struct admin_server admin_server;
 typedef struct console console;
+typedef struct agones agones;
+typedef struct service service;
 
 typedef struct engine {
     engine_options opts;
@@ -56,6 +59,9 @@ typedef struct engine {
     uv_timer_t stop_timer;
     uv_signal_t sigint;
     uv_signal_t sigterm;
+    uv_signal_t sighup;           /* re-read the config file's cvars */
+    uv_signal_t sigusr1;          /* a status line in the log */
+    uv_signal_t sigusr2;          /* ignored with a log line (its default would kill) */
     bool handles_open;
 
     gc_heap *heap;
@@ -66,6 +72,9 @@ typedef struct engine {
     net_driver *net;
     admin_server *admin;
     console *console;             /* stdin console, when stdin is a terminal */
+    agones *agones;               /* the Agones SDK sidecar, when asked for; else NULL */
+    service *service;             /* systemd notify/watchdog, under Type=notify; else NULL */
+    tick_rate_monitor tick_rate;  /* warns when --tick-hz is not achieved */
 
     engine_gc_schedule gc;
     engine_gc_config gc_config;   /* copied from cvars each frame */

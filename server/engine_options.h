@@ -31,6 +31,13 @@ enum {
     ENGINE_OPT_ADMIN_PORT = 1u << 5,
     ENGINE_OPT_ADMIN_BIND = 1u << 6,
     ENGINE_OPT_LOG_LEVEL = 1u << 7,
+    ENGINE_OPT_ADMIN_TOKEN = 1u << 8,
+    ENGINE_OPT_LOG_FORMAT = 1u << 9,
+};
+
+enum {
+    ENGINE_ADMIN_TOKEN_MAX = 256,  /* bytes of an admin token, at most */
+    ENGINE_ADMIN_TOKEN_MIN = 16,   /* shorter tokens are refused: guessable */
 };
 
 typedef struct engine_options {
@@ -43,6 +50,12 @@ typedef struct engine_options {
     char admin_bind[64];
     uint32_t admin_port;       /* 0 = any free port */
     log_level log_level;
+    log_format log_format;
+    char admin_token_path[256];  /* --admin-token FILE ([Server] AdminTokenFile); "" = none */
+    char admin_token[ENGINE_ADMIN_TOKEN_MAX + 1]; /* read by engine_options_load_admin_token */
+    bool agones;               /* --agones (also on when AGONES_SDK_HTTP_PORT is set) */
+    bool agones_alpha_players; /* --agones-player-tracking: the alpha player endpoints */
+    uint32_t config_warnings;  /* warnings the config file raised (UE keys reap ignores) */
     const char *cvars[ENGINE_OPTIONS_MAX_CVARS]; /* "NAME=VALUE", borrowed from argv */
     uint32_t cvar_count;
     uint32_t given;            /* ENGINE_OPT_* set on the command line */
@@ -67,6 +80,22 @@ engine_options_result engine_options_parse(engine_options *opts, int argc, char 
  * the line and the bad key or value. */
 int engine_options_load_config(engine_options *opts, cvar_registry *reg, const char *path,
                                char *err, size_t err_size);
+
+/* SIGHUP: re-reads path's cvars into reg. Values the file set before and no longer sets go back
+ * to their defaults; the command line and the console keep precedence; [Server] options are
+ * read for errors only (they need a restart). On failure reg is unchanged and err says why. */
+int engine_options_reload_cvars(cvar_registry *reg, const char *path, char *err,
+                                size_t err_size);
+
+/* Reads the admin token: from admin_token_path, else $REAP_ADMIN_TOKEN_FILE, else
+ * $REAP_ADMIN_TOKEN. Surrounding white space is dropped. No source: no token (returns 0). */
+int engine_options_load_admin_token(engine_options *opts, char *err, size_t err_size);
+
+/* Checks the options together: an admin endpoint bound off loopback needs a token. */
+int engine_options_check(const engine_options *opts, char *err, size_t err_size);
+
+/* True if addr (IPv4 text) is in 127.0.0.0/8. */
+bool engine_address_is_loopback(const char *addr);
 
 /* Applies the --cvar assignments (source COMMAND_LINE). */
 int engine_options_apply_cvars(const engine_options *opts, cvar_registry *reg, char *err,

@@ -34,6 +34,8 @@ int main(int argc, char **argv)
     case ENGINE_OPTIONS_OK:
         break;
     }
+    /* The command line's format already applies to what the config file warns about. */
+    log_set_format(opts.log_format);
     if (opts.config_path != NULL &&
         engine_options_load_config(&opts, &cvars, opts.config_path, err, sizeof err) != 0) {
         fprintf(stderr, "reap-server: %s\n", err);
@@ -43,7 +45,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "reap-server: %s\n", err);
         return 2;
     }
+    if (engine_options_load_admin_token(&opts, err, sizeof err) != 0 ||
+        engine_options_check(&opts, err, sizeof err) != 0) {
+        fprintf(stderr, "reap-server: %s\n", err);
+        return 2;
+    }
     log_set_level(opts.log_level);
+    log_set_format(opts.log_format);
+    if (!engine_address_is_loopback(opts.admin_bind))
+        log_warn("the admin endpoint listens on %s, off loopback: anyone who can reach it can "
+                 "read /metrics, and POST /console needs the admin token", opts.admin_bind);
     signal(SIGPIPE, SIG_IGN);
 
     if (engine_init(&e, uv_default_loop(), &opts, &cvars, err, sizeof err) != 0) {

@@ -1,5 +1,5 @@
 # server/: reap-server. Everything but main.c goes into an archive that tests link too.
-SERVER_PKGS := libuv libenet libprotobuf-c inih libmicrohttpd
+SERVER_PKGS := libuv libenet libprotobuf-c inih libmicrohttpd libcurl libsystemd
 SERVER_SRCS := $(filter-out server/main.c,$(wildcard server/*.c))
 SERVER_OBJS := $(SERVER_SRCS:%.c=$(BUILD)/%.o)
 SERVER_MAIN_OBJ := $(BUILD)/server/main.o

@@ -23,6 +23,20 @@ uint64_t net_channels_id_hash(uint64_t net_id)
     return z ^ (z >> 31);
 }
 
+static void filter_add(net_channels *t, uint64_t net_id)
+{
+    uint32_t bit = (uint32_t)(net_channels_id_hash(net_id) >> 54); /* 10 bits */
+
+    t->filter[bit >> 6] |= 1ull << (bit & 63);
+}
+
+static bool filter_may_have(const net_channels *t, uint64_t net_id)
+{
+    uint32_t bit = (uint32_t)(net_channels_id_hash(net_id) >> 54);
+
+    return (t->filter[bit >> 6] >> (bit & 63)) & 1;
+}
+
 static uint32_t slot_value(uint32_t set, uint32_t index)
 {
     return ((set << SET_SHIFT) | index) + 1;
@@ -137,6 +151,15 @@ void net_channels_clear(net_channels *t)
     if (t->slots != NULL)
         memset(t->slots, 0, (size_t)t->slot_count * sizeof *t->slots);
     t->used = 0;
+    memset(t->filter, 0, sizeof t->filter);
+}
+
+void net_channels_refilter(net_channels *t)
+{
+    memset(t->filter, 0, sizeof t->filter);
+    for (int k = 0; k < NET_SET_COUNT; k++)
+        for (uint32_t i = 0; i < t->sets[k].count; i++)
+            filter_add(t, t->sets[k].v[i].net_id);
 }
 
 uint32_t net_channels_count(const net_channels *t)
@@ -153,7 +176,7 @@ net_channel *net_channels_find(net_channels *t, uint64_t net_id)
 {
     uint32_t i;
 
-    if (t->used == 0)
+    if (t->used == 0 || !filter_may_have(t, net_id))
         return NULL;
     i = slot_find(t, net_id);
     return t->slots[i] != 0 ? slot_channel(t, t->slots[i]) : NULL;
@@ -182,6 +205,7 @@ net_channel *net_channels_add(net_channels *t, uint64_t net_id, gc_weak actor, u
     };
     t->slots[slot_find(t, net_id)] = slot_value(set, at);
     t->used++;
+    filter_add(t, net_id);
     /* Into the pending part: swap with the first open channel. */
     set_swap(t, set, at, s->pending);
     return &s->v[s->pending++];

@@ -25,7 +25,12 @@ typedef enum net_channel_state {
     NET_CHANNEL_OPEN = 1,
 } net_channel_state;
 
-enum { NET_SET_STATIC = 0, NET_SET_MOVER = 1, NET_SET_COUNT = 2 };
+enum {
+    NET_SET_STATIC = 0,
+    NET_SET_MOVER = 1,
+    NET_SET_COUNT = 2,
+    NET_FILTER_WORDS = 16,     /* a 1024-bit filter in front of the hash */
+};
 
 typedef struct net_channel {
     uint64_t net_id;
@@ -48,6 +53,10 @@ typedef struct net_channels {
     uint32_t *slots;           /* open addressing: 0 empty, else (set << 31 | index) + 1 */
     uint32_t slot_count;       /* a power of two, or 0 */
     uint32_t used;
+    /* A Bloom filter (one bit per id) over every channel added since the last refilter: a
+     * miss answers "no channel" from one cache line. The replication asks about every
+     * actor spawned or destroyed anywhere in the world, and most belong to others. */
+    uint64_t filter[NET_FILTER_WORDS];
 } net_channels;
 
 void net_channels_init(net_channels *t);
@@ -62,6 +71,8 @@ net_channel *net_channels_find(net_channels *t, uint64_t net_id);
 /* Adds a PENDING channel (net_id must not have one). NULL when out of memory. */
 net_channel *net_channels_add(net_channels *t, uint64_t net_id, gc_weak actor, uint8_t priority,
                               bool moves, uint32_t frame, uint32_t epoch);
+/* Rebuilds the filter from the channels there are now (removals leave their bits). */
+void net_channels_refilter(net_channels *t);
 /* PENDING -> OPEN; returns the channel's new address. */
 net_channel *net_channels_open(net_channels *t, net_channel *ch);
 void net_channels_remove(net_channels *t, net_channel *ch);

@@ -224,28 +224,44 @@ static void net_on_disconnect(net_driver *nd, ENetPeer *peer)
         nd->trim_after = engine_now(nd->engine) + 1.0;
 }
 
+/* Moves ENet's 32-bit traffic totals into the driver's 64-bit counters. */
+static void net_account_host(net_driver *nd)
+{
+    ENetHost *h = nd->host;
+
+    nd->counters.datagrams_out += h->totalSentPackets;
+    nd->counters.datagrams_in += h->totalReceivedPackets;
+    nd->counters.wire_bytes_out += h->totalSentData;
+    h->totalSentPackets = h->totalReceivedPackets = h->totalSentData = 0;
+    h->totalReceivedData = 0;
+}
+
+static void net_on_event(net_driver *nd, ENetEvent *ev)
+{
+    switch (ev->type) {
+    case ENET_EVENT_TYPE_CONNECT:
+        net_on_connect(nd, ev->peer);
+        break;
+    case ENET_EVENT_TYPE_RECEIVE:
+        net_on_receive(nd, ev->peer->data, ev->packet);
+        enet_packet_destroy(ev->packet);
+        break;
+    case ENET_EVENT_TYPE_DISCONNECT:
+        net_on_disconnect(nd, ev->peer);
+        break;
+    case ENET_EVENT_TYPE_NONE:
+        break;
+    }
+}
+
 /* Hands the queued events out; ENet does not touch the socket or other peers for this. */
 static void net_dispatch_events(net_driver *nd)
 {
     ENetEvent ev;
     int r;
 
-    while ((r = enet_host_check_events(nd->host, &ev)) > 0) {
-        switch (ev.type) {
-        case ENET_EVENT_TYPE_CONNECT:
-            net_on_connect(nd, ev.peer);
-            break;
-        case ENET_EVENT_TYPE_RECEIVE:
-            net_on_receive(nd, ev.peer->data, ev.packet);
-            enet_packet_destroy(ev.packet);
-            break;
-        case ENET_EVENT_TYPE_DISCONNECT:
-            net_on_disconnect(nd, ev.peer);
-            break;
-        case ENET_EVENT_TYPE_NONE:
-            break;
-        }
-    }
+    while ((r = enet_host_check_events(nd->host, &ev)) > 0)
+        net_on_event(nd, &ev);
     if (r < 0)
         log_warn("net: enet_host_check_events failed");
 }
@@ -253,18 +269,28 @@ static void net_dispatch_events(net_driver *nd)
 void net_driver_service(net_driver *nd)
 {
     double now = engine_now(nd->engine);
+    ENetEvent ev;
 
-    /* Each call reads up to 256 datagrams; a full batch means more may be waiting. The
-     * bound keeps a flood from stalling the loop (the poll handle fires again). */
+    /* A call reads up to 256 datagrams, queueing received messages, and returns early only
+     * for a connect or disconnect (with an event argument ENet completes a handshake at
+     * once, so a message in the same datagram as the handshake's last step is accepted; with
+     * NULL it would be refused and resent after a round-trip timeout). So the calls, each a
+     * send pass over every peer, number the connects and disconnects plus one, and the
+     * queued messages are handed out without touching the socket. The bound keeps a flood
+     * from stalling the loop (the poll handle fires again). */
     for (int round = 0; round < NET_SERVICE_ROUNDS; round++) {
-        enet_uint32 before = nd->host->totalReceivedPackets;
+        int r = enet_host_service(nd->host, &ev, 0);
+        enet_uint32 received = nd->host->totalReceivedPackets;
 
-        if (enet_host_service(nd->host, NULL, 0) < 0) {
+        net_account_host(nd);
+        if (r < 0) {
             log_warn("net: enet_host_service failed");
             break;
         }
+        if (r > 0)
+            net_on_event(nd, &ev);
         net_dispatch_events(nd);
-        if (nd->host->totalReceivedPackets - before < 256)
+        if (r == 0 && received < 256)
             break;
     }
     if (now >= nd->next_sweep) {
@@ -282,12 +308,19 @@ void net_driver_replicate(net_driver *nd, double dt)
 {
     engine *e = nd->engine;
 
-    for (size_t i = 0; i < nd->host->peerCount; i++)
-        if (nd->conns[i].state == NET_CONN_JOINED)
-            net_repl_connection(nd, &nd->conns[i], dt);
-    for (uint32_t wi = 0; wi < e->world_count; wi++)
-        world_outbox_reset(e->worlds[wi]);
+    for (uint32_t wi = 0; wi < e->world_count; wi++) {
+        world *w = e->worlds[wi];
+
+        if (w->connections > 0) {
+            net_repl_begin_world(nd, w);
+            for (size_t i = 0; i < nd->host->peerCount; i++)
+                if (nd->conns[i].state == NET_CONN_JOINED && nd->conns[i].world == w)
+                    net_repl_connection(nd, &nd->conns[i], dt);
+        }
+        world_outbox_reset(w);
+    }
     enet_host_flush(nd->host);
+    net_account_host(nd);
 }
 
 /* ---- lifetime ----------------------------------------------------------------------------- */
@@ -315,6 +348,7 @@ static void net_driver_free(net_driver *nd)
     free(nd->out_buf);
     free(nd->ids);
     free(nd->cands);
+    free(nd->fresh);
     nd->conns = NULL;
 }
 

@@ -49,6 +49,9 @@ typedef struct net_driver_counters {
     uint64_t refused_handshakes; /* CONNECTs dropped: too many handshakes in flight */
     uint64_t handshake_timeouts; /* handshakes reset for not finishing in time */
     uint64_t refused_fragments;  /* fragments of packets over net.MaxMessageBytes dropped */
+    uint64_t datagrams_out;    /* UDP datagrams ENet sent (acks, pings, resends included) */
+    uint64_t datagrams_in;
+    uint64_t wire_bytes_out;   /* UDP payload bytes ENet sent */
     uint64_t spawns_sent;      /* actor channels opened */
     uint64_t destroys_sent;    /* actor channels closed */
 } net_driver_counters;

@@ -167,8 +167,6 @@ static bool net_admit_handshake(net_driver *nd, const ENetAddress *from)
 
         if (!net_peer_half_open(p))
             continue;
-        if (p->address.host == from->host && p->address.port == from->port)
-            return true; /* a resend of a handshake ENet already knows */
         total++;
         if (p->address.host == from->host)
             same_address++;

@@ -8,9 +8,12 @@
  *
  * What ENet costs (1.3.17, the version Debian ships; read from its protocol.c and peer.c):
  * - enet_host_service makes a send pass over every peer (twice per call) and reads up to 256
- *   datagrams. With an event argument it returns at the first event, so a loop of calls costs
- *   events x peers; with NULL it queues every event, which enet_host_check_events then hands
- *   out without touching the socket or the other peers. reap calls it with NULL.
+ *   datagrams. Received messages are queued; enet_host_check_events hands them out without
+ *   touching the socket or the other peers. With an event argument the call returns early at
+ *   a connect or disconnect only, so reap calls it once per such event plus once, never once
+ *   per message. (With NULL it would return only after 256 datagrams, but a handshake then
+ *   completes later, at dispatch, and ENet refuses a message that shares a datagram with the
+ *   handshake's last step: the client resends it a round-trip timeout later, 500 ms at first.)
  * - A send pass walks each peer's outgoing command list from the start. In 1.3.17 reliable and
  *   unreliable commands share that list and the walk steps over every reliable command the
  *   window holds back (later versions keep a separate reliable list and stop at the first
@@ -44,7 +47,7 @@ enum {
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
     NET_HANDSHAKE_SLOTS = 64,     /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 8,
-    NET_SERVICE_ROUNDS = 32,      /* x 256 datagrams per wake-up at most */
+    NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
     NET_MSG_ITEMS = 64,           /* actor states or moves in one replication message */
 };
 
@@ -84,6 +87,12 @@ typedef struct net_connection {
     uint64_t bytes_sent;
 } net_connection;
 
+/* An actor spawned this frame in the world being replicated, resolved once for all. */
+typedef struct net_fresh {
+    actor *a;
+    float x, y;
+} net_fresh;
+
 /* A candidate for this frame's budget: a spawn to send or a move to update. */
 typedef struct net_candidate {
     uint64_t net_id;
@@ -117,6 +126,8 @@ struct net_driver {
     uint32_t ids_count, ids_cap;
     net_candidate *cands;
     uint32_t cands_count, cands_cap;
+    net_fresh *fresh;
+    uint32_t fresh_count, fresh_cap;
     Reap__ActorState states[NET_MSG_ITEMS]; /* one message's worth */
     Reap__ActorState *state_ptrs[NET_MSG_ITEMS];
     Reap__ActorMove moves[NET_MSG_ITEMS];
@@ -152,6 +163,8 @@ void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacket *pack
 bool net_name_is_valid(const char *name);
 
 /* ---- net_replication.c ---- */
+/* Before the connections of w: resolves the world's spawned outbox once. */
+void net_repl_begin_world(net_driver *nd, world *w);
 void net_repl_join(net_driver *nd, net_connection *conn);
 void net_repl_leave(net_connection *conn);
 void net_repl_connection(net_driver *nd, net_connection *conn, double dt);

@@ -51,7 +51,8 @@ static uint8_t repl_priority(const net_connection *c, const actor *a)
     return a->owner_player_id == c->player_id ? (uint8_t)(p * 4) : p;
 }
 
-static bool repl_is_relevant(const repl_frame *f, const actor *a)
+/* Relevance of an actor at (x, y) (its position this frame). */
+static bool repl_is_relevant(const repl_frame *f, const actor *a, float x, float y)
 {
     const pawn *p = f->c->controller->pawn;
     float dx, dy;
@@ -62,8 +63,8 @@ static bool repl_is_relevant(const repl_frame *f, const actor *a)
         return true;
     if (a->kind == ACTOR_KIND_PLAYER_CONTROLLER || p == NULL)
         return false; /* a controller is only relevant to its owner */
-    dx = a->pos[0] - p->base.pos[0];
-    dy = a->pos[1] - p->base.pos[1];
+    dx = x - p->base.pos[0];
+    dy = y - p->base.pos[1];
     return dx * dx + dy * dy <= f->cull * f->cull;
 }
 
@@ -133,6 +134,7 @@ static void repl_relevancy_pass(repl_frame *f)
             if (set->v[i].epoch != c->epoch)
                 repl_close(f, &set->v[i]);
     }
+    net_channels_refilter(&c->channels);
 }
 
 static bool repl_relevancy_due(const repl_frame *f, double period_frames)
@@ -150,21 +152,35 @@ static bool repl_relevancy_due(const repl_frame *f, double period_frames)
     return dx * dx + dy * dy >= step * step;
 }
 
-/* This frame's spawns and destroys, between relevancy passes. */
+void net_repl_begin_world(net_driver *nd, world *w)
+{
+    gc_heap *heap = nd->engine->heap;
+
+    nd->fresh_count = 0;
+    if (!VEC_RESERVE(nd->fresh, nd->fresh_cap, w->spawned_count))
+        return;
+    for (uint32_t i = 0; i < w->spawned_count; i++) {
+        actor *a = gc_weak_get(heap, w->spawned[i].actor);
+        if (a != NULL)
+            nd->fresh[nd->fresh_count++] = (net_fresh){ a, a->pos[0], a->pos[1] };
+    }
+}
+
+/* This frame's spawns and destroys, between relevancy passes. The channel filter answers
+ * most destroyed ids (someone else's actors) without touching the hash. */
 static void repl_outbox(repl_frame *f)
 {
     const world *w = f->w;
+    const net_driver *nd = f->nd;
 
     for (uint32_t i = 0; i < w->destroyed_count; i++) {
         net_channel *ch = net_channels_find(&f->c->channels, w->destroyed[i]);
         if (ch != NULL)
             repl_close(f, ch);
     }
-    for (uint32_t i = 0; i < w->spawned_count; i++) {
-        actor *a = gc_weak_get(f->heap, w->spawned[i].actor);
-        if (a != NULL && repl_is_relevant(f, a))
-            repl_touch(f, a);
-    }
+    for (uint32_t i = 0; i < nd->fresh_count; i++)
+        if (repl_is_relevant(f, nd->fresh[i].a, nd->fresh[i].x, nd->fresh[i].y))
+            repl_touch(f, nd->fresh[i].a);
 }
 
 uint32_t net_repl_window_room(const ENetPeer *peer)
@@ -441,6 +457,16 @@ static void repl_send_check(repl_frame *f)
     f->c->check_requested = false;
 }
 
+/* A peer that has sent nothing (not even an acknowledgement) for a second: updates to it
+ * would only add datagrams and queue reliable data it will never acknowledge. */
+static bool repl_unresponsive(const net_driver *nd, const net_connection *c)
+{
+    enet_uint32 last = c->peer->lastReceiveTime;
+    enet_uint32 silent = nd->host->serviceTime - last; /* ENet's clock wraps; so does this */
+
+    return last != 0 && silent > 1000 && silent < 86400000;
+}
+
 void net_repl_connection(net_driver *nd, net_connection *c, double dt)
 {
     const engine *e = nd->engine;
@@ -476,7 +502,9 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         o.room -= (int64_t)sent;
     }
     o.allowance = c->allowance;
-    if (o.allowance > 0)
+    if (repl_unresponsive(nd, c))
+        ; /* nothing new until it answers again: it is most likely gone (ENet times it out) */
+    else if (o.allowance > 0)
         repl_fill(&f, &o);
     else if (net_channels_pending(&c->channels) > 0)
         nd->counters.saturated++;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool sysmem_parse_meminfo(const char *text, uint64_t *out_bytes)
 {
@@ -107,4 +108,41 @@ double sysmem_free_mb(void)
     have_usage = have_limit && sysmem_read_file(path, buf, sizeof buf) &&
                  sysmem_parse_cgroup_value(buf, &usage);
     return sysmem_free_mb_from(have_avail, avail, have_limit, limit, have_usage, usage);
+}
+
+bool sysmem_parse_process_stat(const char *stat_text, long ticks_per_second, long page_size,
+                               uint64_t boot_time, sysmem_process *out)
+{
+    /* The command name is in parentheses and may hold spaces: fields count from its end. */
+    const char *p = stat_text != NULL ? strrchr(stat_text, ')') : NULL;
+    unsigned long long utime, stime, starttime;
+    long long rss;
+
+    if (p == NULL || ticks_per_second <= 0 || page_size <= 0)
+        return false;
+    /* after ")": state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+     * utime(14) stime(15) cutime cstime priority nice num_threads itrealvalue starttime(22)
+     * vsize rss(24) */
+    if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
+               "%*d %*d %llu %*u %lld", &utime, &stime, &starttime, &rss) != 4 || rss < 0)
+        return false;
+    out->resident_bytes = (uint64_t)rss * (uint64_t)page_size;
+    out->cpu_seconds = (double)(utime + stime) / (double)ticks_per_second;
+    out->start_time_seconds = (double)boot_time + (double)starttime / (double)ticks_per_second;
+    return true;
+}
+
+bool sysmem_process_read(sysmem_process *out)
+{
+    char stat_text[1024], proc_stat[8192];
+    const char *btime;
+    unsigned long long boot = 0;
+
+    if (!sysmem_read_file("/proc/self/stat", stat_text, sizeof stat_text))
+        return false;
+    if (sysmem_read_file("/proc/stat", proc_stat, sizeof proc_stat) &&
+        (btime = strstr(proc_stat, "\nbtime ")) != NULL)
+        boot = strtoull(btime + 7, NULL, 10);
+    return sysmem_parse_process_stat(stat_text, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
+                                     (uint64_t)boot, out);
 }

@@ -19,4 +19,18 @@ double sysmem_free_mb_from(bool have_meminfo, uint64_t mem_available, bool have_
 /* Reads the files now; negative if nothing could be read. */
 double sysmem_free_mb(void);
 
+/* The process as Prometheus' process_* series describe it. */
+typedef struct sysmem_process {
+    uint64_t resident_bytes;     /* RSS */
+    double cpu_seconds;          /* user + system */
+    double start_time_seconds;   /* since the Unix epoch */
+} sysmem_process;
+
+/* Parses /proc/self/stat text (the fields after the command name matter), with the clock-tick
+ * rate, the page size and /proc/stat's btime; false on junk. */
+bool sysmem_parse_process_stat(const char *stat_text, long ticks_per_second, long page_size,
+                               uint64_t boot_time, sysmem_process *out);
+/* Reads /proc/self/stat and /proc/stat now; false if they cannot be read. */
+bool sysmem_process_read(sysmem_process *out);
+
 #endif /* REAP_SYSMEM_H */

@@ -16,6 +16,13 @@
  * they hold a gc_scope_guard; a collection waits for (or, with gc_try_collect, skips) them.
  *
  * Ownership: unless a comment says otherwise, pointer arguments are borrowed for the call.
+ *
+ * Allocation failure is reported as GC_E_NOMEM everywhere but in three places, where dropping
+ * the work would free live objects or leave objects half-destroyed; there the process aborts:
+ * marking when it cannot get a 4 KiB work block or grow its list of long-array pieces,
+ * linking a new cluster to the clusters it references, and gc_heap_destroy when it cannot
+ * list the objects it destroys. The barrier, gathering and purging never allocate: the room
+ * they need is taken before a collection starts (see gc_collect).
  */
 #ifndef REAP_GC_H
 #define REAP_GC_H
@@ -333,7 +340,8 @@ static inline void gc_object_store(gc_heap *heap, void *owner, void **slot, void
  * bits that keep objects having any of them. full_purge: destroy everything unreachable
  * before returning; otherwise the purge is left pending for gc_incremental_purge (and, with
  * incremental reachability enabled, marking itself may be left pending). Waits for the GC
- * lock. */
+ * lock. Before it marks, a collection takes the room its lists need (a pointer per live
+ * object, untouched until used); GC_E_NOMEM if that fails, with nothing changed. */
 gc_result gc_collect(gc_heap *heap, uint32_t keep_flags, bool full_purge);
 
 /* As gc_collect, but gives up with GC_E_LOCKED if another thread holds a scope guard,
@@ -430,7 +438,8 @@ typedef struct gc_stats {
     uint32_t objects_before;      /* live objects when it started */
     uint32_t objects_after;       /* live objects after its purge (or now, if pending) */
     uint32_t roots;               /* initial roots (root set, ref counts, flags, referencers) */
-    uint32_t marked;              /* objects marked reachable */
+    uint32_t marked;              /* objects alive when the mark began and found reachable
+                                     (known once gathering ends) */
     uint32_t unreachable;         /* objects gathered as unreachable */
     uint32_t destroyed;           /* objects freed by its purge so far */
     uint32_t mark_slices;         /* reachability slices it took */
@@ -453,7 +462,7 @@ void gc_stats_get(const gc_heap *heap, gc_stats *out_stats);
 typedef struct gc_memory {
     size_t slab_bytes;      /* 64 KiB slabs that hold objects (headers, payloads, slack) */
     size_t large_bytes;     /* objects too big for a slab, headers included */
-    size_t array_bytes;     /* the object array's chunks (16 bytes per slot) */
+    size_t array_bytes;     /* the object array's chunks (12 bytes per slot) */
     size_t slab_side_bytes; /* mark bitmaps and bookkeeping of the slabs in use */
     size_t total_bytes;
 } gc_memory;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,6 +85,8 @@ static inline void harness_proc_start_cmd(harness_proc *p, const char *program,
     assert_true(p->pid >= 0);
     if (p->pid == 0) {
         int in = open(stdin_path != NULL ? stdin_path : "/dev/null", O_RDONLY);
+        /* A failed assertion skips the test's clean-up: the child must not outlive us. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         dup2(in, STDIN_FILENO);
         dup2(pipefd[1], STDOUT_FILENO);
         dup2(pipefd[1], STDERR_FILENO);

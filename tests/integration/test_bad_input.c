@@ -18,6 +18,10 @@ typedef struct raw_peer {
     char last_error_text[256];
     int errors;
     bool welcomed;
+    int pongs;
+    int spawn_acks;
+    uint32_t spawn_ack_count;
+    int destroy_acks;
 } raw_peer;
 
 static void raw_on_event(raw_peer *r, ENetEvent *ev)
@@ -38,6 +42,13 @@ static void raw_on_event(raw_peer *r, ENetEvent *ev)
             snprintf(r->last_error_text, sizeof r->last_error_text, "%s", env->error->text);
         } else if (env->body_case == REAP__ENVELOPE__BODY_WELCOME) {
             r->welcomed = true;
+        } else if (env->body_case == REAP__ENVELOPE__BODY_PONG) {
+            r->pongs++;
+        } else if (env->body_case == REAP__ENVELOPE__BODY_SPAWN_ACK) {
+            r->spawn_acks++;
+            r->spawn_ack_count = env->spawn_ack->count;
+        } else if (env->body_case == REAP__ENVELOPE__BODY_DESTROY_ACK) {
+            r->destroy_acks++;
         }
     }
     enet_packet_destroy(ev->packet);
@@ -336,6 +347,268 @@ static void test_a_packet_far_over_the_size_limit_is_refused_and_counted(void **
     harness_server_free(&s);
 }
 
+static void raw_ping(raw_peer *r, uint64_t nonce)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__Ping ping = REAP__PING__INIT;
+
+    ping.nonce = nonce;
+    env.body_case = REAP__ENVELOPE__BODY_PING;
+    env.ping = &ping;
+    raw_send(r, &env);
+}
+
+static long server_rss_kb(const harness_server *s)
+{
+    char path[64], line[256];
+    long kb = -1;
+    FILE *f;
+
+    snprintf(path, sizeof path, "/proc/%d/status", (int)s->proc.pid);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb;
+}
+
+/* The first fragment of a 256 KB reliable packet that is never finished, written by hand so
+ * that nothing ever completes it (ENet itself would send every fragment). */
+static void raw_send_first_fragment(raw_peer *r, enet_uint16 seq)
+{
+    uint8_t dgram[2 + sizeof(ENetProtocolSendFragment) + 1000];
+    enet_uint16 header = (enet_uint16)(r->peer->outgoingPeerID |
+                                       (r->peer->outgoingSessionID
+                                        << ENET_PROTOCOL_HEADER_SESSION_SHIFT));
+    ENetProtocolSendFragment frag;
+    ENetBuffer buf;
+
+    memset(&frag, 0, sizeof frag);
+    frag.header.command = ENET_PROTOCOL_COMMAND_SEND_FRAGMENT |
+                          ENET_PROTOCOL_COMMAND_FLAG_ACKNOWLEDGE;
+    frag.header.channelID = MSG_CHANNEL_CONTROL;
+    frag.header.reliableSequenceNumber = ENET_HOST_TO_NET_16(seq);
+    frag.startSequenceNumber = ENET_HOST_TO_NET_16(seq);
+    frag.dataLength = ENET_HOST_TO_NET_16(1000);
+    frag.fragmentCount = ENET_HOST_TO_NET_32(263);
+    frag.fragmentNumber = 0;
+    frag.totalLength = ENET_HOST_TO_NET_32(262144);
+    frag.fragmentOffset = 0;
+    header = ENET_HOST_TO_NET_16(header);
+    memcpy(dgram, &header, 2);
+    memcpy(dgram + 2, &frag, sizeof frag);
+    memset(dgram + 2 + sizeof frag, 0x08, 1000);
+    buf.data = dgram;
+    buf.dataLength = sizeof dgram;
+    assert_true(enet_socket_send(r->host->socket, &r->peer->address, &buf, 1) > 0);
+}
+
+static void test_unfinished_fragmented_packets_cannot_pin_the_servers_memory(void **state)
+{
+    harness_server s;
+    raw_peer r[4];
+    long before, after;
+
+    (void)state;
+    harness_server_start(&s, NULL);
+    for (int p = 0; p < 4; p++) {
+        raw_connect(&r[p], s.port);
+        raw_hello(&r[p]);
+    }
+    before = server_rss_kb(&s);
+
+    /* 4 peers x 60 packets x 256 KB announced: 60 MB if reassembly buffers were allocated. */
+    for (int p = 0; p < 4; p++)
+        for (enet_uint16 i = 0; i < 60; i++)
+            raw_send_first_fragment(&r[p], (enet_uint16)(r[p].peer->channels[0]
+                                                             .outgoingReliableSequenceNumber +
+                                                         1 + i));
+    /* Each peer is told, and after net.MaxBadMessages such packets it is disconnected. */
+    harness_wait_metric(&s, "reap_net_kicked_total", HARNESS_EQ, 4, 10.0);
+    after = server_rss_kb(&s);
+
+    assert_true(after - before < 8 * 1024);
+    assert_true(harness_server_metric(&s, "reap_net_refused_fragments_total") >= 40);
+    for (int p = 0; p < 4; p++) {
+        assert_true(raw_wait(&r[p], &r[p].disconnected, 0, 10.0));
+        assert_int_equal(r[p].last_error, REAP__ERROR_CODE__ERROR_CODE_KICKED);
+        raw_close(&r[p]);
+    }
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void send_half_open_connect(int fd, unsigned port, enet_uint32 connect_id)
+{
+    uint8_t dgram[4 + sizeof(ENetProtocolConnect)];
+    enet_uint16 header = ENET_HOST_TO_NET_16(ENET_PROTOCOL_MAXIMUM_PEER_ID |
+                                             ENET_PROTOCOL_HEADER_FLAG_SENT_TIME);
+    enet_uint16 sent_time = 0;
+    ENetProtocolConnect c;
+    struct sockaddr_in to;
+
+    memset(&c, 0, sizeof c);
+    c.header.command = ENET_PROTOCOL_COMMAND_CONNECT | ENET_PROTOCOL_COMMAND_FLAG_ACKNOWLEDGE;
+    c.header.channelID = 0xFF;
+    c.header.reliableSequenceNumber = ENET_HOST_TO_NET_16(1);
+    c.mtu = ENET_HOST_TO_NET_32(1400);
+    c.windowSize = ENET_HOST_TO_NET_32(ENET_PROTOCOL_MAXIMUM_WINDOW_SIZE);
+    c.channelCount = ENET_HOST_TO_NET_32(MSG_CHANNEL_COUNT);
+    c.packetThrottleInterval = ENET_HOST_TO_NET_32(ENET_PEER_PACKET_THROTTLE_INTERVAL);
+    c.packetThrottleAcceleration = ENET_HOST_TO_NET_32(ENET_PEER_PACKET_THROTTLE_ACCELERATION);
+    c.packetThrottleDeceleration = ENET_HOST_TO_NET_32(ENET_PEER_PACKET_THROTTLE_DECELERATION);
+    c.connectID = connect_id;
+    memcpy(dgram, &header, 2);
+    memcpy(dgram + 2, &sent_time, 2);
+    memcpy(dgram + 4, &c, sizeof c);
+    memset(&to, 0, sizeof to);
+    to.sin_family = AF_INET;
+    to.sin_port = htons((uint16_t)port);
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_true(sendto(fd, dgram, sizeof dgram, 0, (struct sockaddr *)&to, sizeof to) > 0);
+}
+
+static void test_half_open_handshakes_do_not_lock_real_players_out(void **state)
+{
+    const char *const server_args[] = { "--max-players", "4", NULL };
+    harness_server s;
+    harness_proc c;
+    struct sockaddr_in from;
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+    (void)state;
+    harness_server_start(&s, server_args);
+    /* The flood comes from another loopback address, as it would from another host. */
+    memset(&from, 0, sizeof from);
+    from.sin_family = AF_INET;
+    from.sin_addr.s_addr = htonl(0x7f000002); /* 127.0.0.2 */
+    assert_int_equal(bind(fd, (struct sockaddr *)&from, sizeof from), 0);
+    for (enet_uint32 i = 0; i < 200; i++)
+        send_half_open_connect(fd, s.port, 0x1000 + i);
+    harness_wait_metric(&s, "reap_net_refused_handshakes_total", HARNESS_GE, 150, 10.0);
+
+    const char *args[] = { "--server", s.endpoint, "--spawn", "1", NULL };
+    assert_int_equal(harness_run("reap-client", args, 30.0, &c), 0);
+
+    harness_proc_free(&c);
+    close(fd);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_a_ping_flood_is_refused_over_the_request_rate_and_counted(void **state)
+{
+    harness_server s;
+    raw_peer r;
+
+    (void)state;
+    harness_server_start(&s, NULL);
+    raw_connect(&r, s.port);
+    raw_hello(&r);
+
+    for (uint64_t i = 0; i < 500; i++)
+        raw_ping(&r, i);
+    assert_true(raw_wait(&r, &r.disconnected, 0, 20.0));
+
+    /* The burst (net.RequestBurst=40) and what the rate refilled are served; the rest are
+     * refused with ERROR_CODE_RATE until net.MaxBadMessages (10) ends the connection. */
+    assert_true(r.pongs >= 40 && r.pongs < 60);
+    assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_KICKED);
+    harness_wait_metric(&s, "reap_net_rate_limited_total", HARNESS_GE, 10, 10.0);
+    assert_true(harness_server_metric(&s, "reap_net_rate_limited_total") <= 11);
+    raw_close(&r);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_the_largest_spawn_request_allowed_is_acknowledged(void **state)
+{
+    const char *const server_args[] = { "--cvar", "net.MaxSpawnPerRequest=5000", "--cvar",
+                                        "net.MaxActorsPerPlayer=5000", "--cvar",
+                                        "net.SpawnBurst=5000", NULL };
+    harness_server s;
+    raw_peer r;
+
+    (void)state;
+    harness_server_start(&s, server_args);
+    raw_connect(&r, s.port);
+    raw_hello(&r);
+
+    raw_spawn(&r, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP, 5000);
+    for (double deadline = harness_now() + 30.0; r.spawn_acks == 0 && r.errors == 0 &&
+                                                 harness_now() < deadline;)
+        raw_wait(&r, NULL, 1, 0.1);
+
+    assert_int_equal(r.errors, 0);
+    assert_int_equal(r.spawn_acks, 1);
+    assert_int_equal(r.spawn_ack_count, 5000);
+    raw_close(&r);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_a_spawn_limit_whose_answer_could_not_fit_is_refused_at_start(void **state)
+{
+    const char *args[] = { "--port", "0", "--admin-port", "0", "--cvar",
+                           "net.MaxSpawnPerRequest=100000", NULL };
+    harness_proc p;
+
+    (void)state;
+    assert_int_equal(harness_run("reap-server", args, 10.0, &p), 2);
+    assert_non_null(strstr(p.out, "net.MaxSpawnPerRequest"));
+    harness_proc_free(&p);
+}
+
+static void test_an_empty_destroy_request_gets_one_error_and_no_acknowledgement(void **state)
+{
+    harness_server s;
+    raw_peer r;
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__DestroyRequest req = REAP__DESTROY_REQUEST__INIT;
+
+    (void)state;
+    harness_server_start(&s, NULL);
+    raw_connect(&r, s.port);
+    raw_hello(&r);
+
+    env.body_case = REAP__ENVELOPE__BODY_DESTROY_REQUEST;
+    env.destroy_request = &req;
+    raw_send(&r, &env);
+    raw_ping(&r, 1); /* answered after the destroy request: the reply that closes the wait */
+    for (double deadline = harness_now() + 10.0; r.pongs == 0 && harness_now() < deadline;)
+        raw_wait(&r, NULL, r.errors + 1, 0.1);
+
+    assert_int_equal(r.pongs, 1);
+    assert_int_equal(r.errors, 1);
+    assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST);
+    assert_int_equal(r.destroy_acks, 0);
+    raw_close(&r);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_a_clean_disconnect_without_goodbye_is_not_a_timeout(void **state)
+{
+    harness_server s;
+    raw_peer r;
+
+    (void)state;
+    harness_server_start(&s, NULL);
+    raw_connect(&r, s.port);
+    raw_hello(&r);
+
+    enet_peer_disconnect(r.peer, 0);
+    assert_true(raw_wait(&r, &r.disconnected, 0, 10.0));
+
+    harness_wait_metric(&s, "reap_net_connections", HARNESS_EQ, 0, 10.0);
+    assert_true(harness_server_metric(&s, "reap_net_timeouts_total") == 0);
+    raw_close(&r);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +619,13 @@ int main(void)
         cmocka_unit_test(test_a_connection_that_never_says_hello_is_dropped),
         cmocka_unit_test(test_a_full_server_tells_the_next_client_so),
         cmocka_unit_test(test_a_packet_far_over_the_size_limit_is_refused_and_counted),
+        cmocka_unit_test(test_unfinished_fragmented_packets_cannot_pin_the_servers_memory),
+        cmocka_unit_test(test_half_open_handshakes_do_not_lock_real_players_out),
+        cmocka_unit_test(test_a_ping_flood_is_refused_over_the_request_rate_and_counted),
+        cmocka_unit_test(test_the_largest_spawn_request_allowed_is_acknowledged),
+        cmocka_unit_test(test_a_spawn_limit_whose_answer_could_not_fit_is_refused_at_start),
+        cmocka_unit_test(test_an_empty_destroy_request_gets_one_error_and_no_acknowledgement),
+        cmocka_unit_test(test_a_clean_disconnect_without_goodbye_is_not_a_timeout),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -148,6 +148,54 @@ static void test_quit_stops_the_server_with_exit_status_zero(void **state)
     assert_non_null(strstr(fx->s.proc.out, "stopping (console quit)"));
 }
 
+
+static void test_extra_arguments_are_refused_so_quit_now_does_not_quit(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(harness_console(&fx->s, "quit now", reply, sizeof reply), 400);
+    assert_non_null(strstr(reply, "usage: quit"));
+    assert_int_equal(harness_console(&fx->s, "players all", reply, sizeof reply), 400);
+    assert_int_equal(harness_console(&fx->s, "get gc.HistorySize extra", reply, sizeof reply),
+                     400);
+
+    assert_int_equal(harness_http(fx->s.admin_port, "GET", "/healthz", NULL, reply, sizeof reply),
+                     200);
+    assert_string_equal(reply, "ok\n");
+}
+
+static void test_ues_console_form_sets_and_prints_a_cvar(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(harness_console(&fx->s, "gc.TimeBetweenPurgingPendingKillObjects 5", reply,
+                                     sizeof reply), 200);
+    harness_wait_metric(&fx->s, "reap_gc_interval_seconds", HARNESS_EQ, 5, 5.0);
+
+    assert_int_equal(harness_console(&fx->s, "gc.timebetweenpurgingpendingkillobjects", reply,
+                                     sizeof reply), 200);
+    assert_non_null(strstr(reply, "gc.TimeBetweenPurgingPendingKillObjects = 5"));
+    assert_non_null(strstr(reply, "set by console"));
+}
+
+static void test_a_refused_set_says_so_and_changes_nothing(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(harness_console(&fx->s, "set gc.NumWorkerThreads 65", reply, sizeof reply),
+                     400);
+    assert_non_null(strstr(reply, "gc.NumWorkerThreads"));
+    assert_non_null(strstr(reply, "[0, 64]"));
+    assert_int_equal(harness_console(&fx->s, "set gc.MinGCClusterSize 0x10", reply,
+                                     sizeof reply), 400);
+
+    assert_int_equal(harness_console(&fx->s, "get gc.NumWorkerThreads", reply, sizeof reply), 200);
+    assert_non_null(strstr(reply, "gc.NumWorkerThreads = 0 "));
+    assert_int_equal(harness_console(&fx->s, "get gc.MinGCClusterSize", reply, sizeof reply), 200);
+    assert_non_null(strstr(reply, "gc.MinGCClusterSize = 5 "));
+    assert_null(strstr(fx->s.proc.out, "settings refused"));
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -160,6 +208,9 @@ int main(void)
         T(test_an_unknown_command_is_a_400_that_suggests_help),
         T(test_players_and_worlds_describe_who_is_where),
         T(test_obj_gc_reports_the_collection_and_gc_stats_counts_it),
+        T(test_extra_arguments_are_refused_so_quit_now_does_not_quit),
+        T(test_ues_console_form_sets_and_prints_a_cvar),
+        T(test_a_refused_set_says_so_and_changes_nothing),
         T(test_quit_stops_the_server_with_exit_status_zero),
     };
 #undef T

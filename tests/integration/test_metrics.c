@@ -84,11 +84,42 @@ static void test_every_contract_metric_is_present_with_help_and_type(void **stat
     harness_server_free(&s);
 }
 
+
+static void test_operator_series_describe_the_process_and_count_frames(void **state)
+{
+    const char *const series[] = { "reap_frames_total", "reap_players_max",
+                                   "process_resident_memory_bytes", "process_cpu_seconds_total",
+                                   "process_start_time_seconds" };
+    harness_server s;
+    double frames;
+
+    (void)state;
+    harness_server_start(&s, NULL);
+    assert_int_equal(harness_http(s.admin_port, "GET", "/metrics", NULL, page, sizeof page), 200);
+
+    for (size_t i = 0; i < sizeof series / sizeof series[0]; i++) {
+        char help[128];
+        snprintf(help, sizeof help, "# HELP %s ", series[i]);
+        if (strstr(page, help) == NULL)
+            fail_msg("metric %s missing", series[i]);
+    }
+    assert_non_null(strstr(page, "# TYPE reap_frames_total counter"));
+    assert_non_null(strstr(page, "# HELP reap_frame Deprecated"));
+    assert_true(harness_metric(page, "reap_players_max") == 64);
+    assert_true(harness_metric(page, "process_resident_memory_bytes") > 0);
+    assert_true(harness_metric(page, "process_start_time_seconds") > 1e9);
+    frames = harness_metric(page, "reap_frames_total");
+    harness_wait_metric(&s, "reap_frames_total", HARNESS_GE, frames + 1, 5.0);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metrics_pass_promtool_check_metrics),
         cmocka_unit_test(test_every_contract_metric_is_present_with_help_and_type),
+        cmocka_unit_test(test_operator_series_describe_the_process_and_count_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
  */
 #include "harness.h"
 
+#include <sys/stat.h>
+
 static void test_the_server_says_where_it_listens_and_reports_healthy(void **state)
 {
     harness_server s;
@@ -159,6 +161,152 @@ static void test_a_client_asking_for_a_missing_world_is_refused_by_name(void **s
     harness_server_free(&s);
 }
 
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    fclose(f);
+}
+
+/* Starts a server on a config file (at path, a mkstemp template) holding text. */
+static void start_with_config(harness_server *s, char *path, const char *text)
+{
+    int fd = mkstemp(path);
+
+    assert_true(fd >= 0);
+    close(fd);
+    write_file(path, text);
+    const char *args[] = { "--config", path, NULL };
+    harness_server_start(s, args);
+}
+
+static void test_sighup_rereads_the_config_files_cvars_and_keeps_serving(void **state)
+{
+    char path[] = "/tmp/reap-test-hup-XXXXXX";
+    char reply[1024];
+    harness_server s;
+
+    (void)state;
+    start_with_config(&s, path,
+                      "[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKillObjects = 60\n");
+    write_file(path, "[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKillObjects = 7\n");
+
+    kill(s.proc.pid, SIGHUP);
+
+    assert_true(harness_proc_wait_for_text(&s.proc, "SIGHUP: re-read", 10.0));
+    assert_int_equal(harness_console(&s, "get gc.TimeBetweenPurgingPendingKillObjects", reply,
+                                     sizeof reply), 200);
+    assert_non_null(strstr(reply, "= 7 "));
+    harness_wait_metric(&s, "reap_gc_interval_seconds", HARNESS_EQ, 70, 5.0); /* idle: x10 */
+    unlink(path);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_sighup_with_a_broken_config_keeps_the_current_values(void **state)
+{
+    char path[] = "/tmp/reap-test-hup-XXXXXX";
+    char reply[1024];
+    harness_server s;
+
+    (void)state;
+    start_with_config(&s, path, "[ConsoleVariables]\ngc.MinGCClusterSize = 6\n");
+    write_file(path, "[ConsoleVariables]\ngc.MinGCClusterSize = many\n");
+
+    kill(s.proc.pid, SIGHUP);
+
+    assert_true(harness_proc_wait_for_text(&s.proc, "config not reloaded", 10.0));
+    assert_int_equal(harness_console(&s, "get gc.MinGCClusterSize", reply, sizeof reply), 200);
+    assert_non_null(strstr(reply, "= 6 "));
+    unlink(path);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_sigusr1_and_sigusr2_neither_stop_the_server_nor_drop_players(void **state)
+{
+    harness_server s;
+    harness_proc c;
+    const char *args[] = { "--server", NULL, "--hold", "60", NULL };
+
+    (void)state;
+    harness_server_start(&s, NULL);
+    args[1] = s.endpoint;
+    harness_proc_start(&c, "reap-client", args);
+    harness_wait_metric(&s, "reap_players_connected", HARNESS_EQ, 1, 10.0);
+
+    kill(s.proc.pid, SIGUSR1);
+    kill(s.proc.pid, SIGUSR2);
+
+    assert_true(harness_proc_wait_for_text(&s.proc, "status: frame", 10.0));
+    assert_true(harness_proc_wait_for_text(&s.proc, "SIGUSR2: ignored", 10.0));
+    assert_false(s.proc.exited);
+    assert_true(harness_server_metric(&s, "reap_players_connected") == 1);
+    harness_proc_free(&c);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_a_fifo_as_config_exits_2_without_waiting_for_a_writer(void **state)
+{
+    char path[64];
+    harness_proc p;
+
+    (void)state;
+    snprintf(path, sizeof path, "/tmp/reap-test-fifo-%d", (int)getpid());
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    const char *args[] = { "--config", path, NULL };
+
+    int rc = harness_run("reap-server", args, 5.0, &p);
+    unlink(path);
+
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(p.out, path));
+    assert_non_null(strstr(p.out, "not a regular file"));
+    harness_proc_free(&p);
+}
+
+static void test_too_many_collector_workers_exits_2_naming_the_cvar(void **state)
+{
+    harness_proc p;
+    const char *args[] = { "--cvar", "gc.NumWorkerThreads=65", NULL };
+
+    (void)state;
+    int rc = harness_run("reap-server", args, 10.0, &p);
+
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(p.out, "gc.NumWorkerThreads"));
+    assert_non_null(strstr(p.out, "[0, 64]"));
+    harness_proc_free(&p);
+}
+
+
+static void test_json_logs_are_one_object_per_line(void **state)
+{
+    const char *args[] = { "--log-format", "json", NULL };
+    harness_server s;
+    int lines = 0;
+
+    (void)state;
+    harness_server_start(&s, args);
+    assert_int_equal(harness_server_stop(&s), 0);
+
+    for (char *line = s.proc.out; *line != '\0'; lines++) {
+        char *end = strchr(line, '\n');
+        assert_non_null(end);
+        if (line[0] != '{' || end[-1] != '}' || strstr(line, "\"level\":") == NULL)
+            fail_msg("not a JSON log line: %.*s", (int)(end - line), line);
+        line = end + 1;
+    }
+    assert_true(lines >= 4);
+    assert_non_null(strstr(s.proc.out, "\"message\":\"final full purge"));
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +318,12 @@ int main(void)
         cmocka_unit_test(test_help_and_version_exit_zero_on_both_binaries),
         cmocka_unit_test(test_a_client_with_no_server_fails_with_a_clear_message),
         cmocka_unit_test(test_a_client_asking_for_a_missing_world_is_refused_by_name),
+        cmocka_unit_test(test_sighup_rereads_the_config_files_cvars_and_keeps_serving),
+        cmocka_unit_test(test_sighup_with_a_broken_config_keeps_the_current_values),
+        cmocka_unit_test(test_sigusr1_and_sigusr2_neither_stop_the_server_nor_drop_players),
+        cmocka_unit_test(test_a_fifo_as_config_exits_2_without_waiting_for_a_writer),
+        cmocka_unit_test(test_too_many_collector_workers_exits_2_naming_the_cvar),
+        cmocka_unit_test(test_json_logs_are_one_object_per_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cvar.h"
 #include "engine_options.h"
+#include "reap_gc.h"
 
 static void test_defaults_are_unreal_engines(void **state)
 {
@@ -214,6 +216,50 @@ static void test_values_format_as_a_user_would_type_them(void **state)
                         "60");
 }
 
+
+static void test_hexadecimal_and_non_finite_text_is_refused(void **state)
+{
+    cvar_registry reg;
+    char err[256];
+    const char *bad[] = { "0x10", "inf", "nan", "1e999", "16h" };
+
+    (void)state;
+    cvar_registry_init(&reg);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(cvar_set(&reg, "gc.MinGCClusterSize", bad[i], CVAR_SOURCE_CONSOLE, err,
+                                  sizeof err), CVAR_E_VALUE);
+        assert_non_null(strstr(err, "gc.MinGCClusterSize"));
+    }
+    assert_true(cvar_get(&reg, CVAR_GC_MIN_CLUSTER_SIZE) == 5.0);
+}
+
+/* The cvar's range is the collector's own: its largest value makes a heap, one more is refused
+ * before the collector ever sees it. */
+static void test_the_worker_thread_range_ends_at_the_collectors_limit(void **state)
+{
+    const cvar_def *def = cvar_def_get(CVAR_GC_NUM_WORKER_THREADS);
+    gc_heap_config cfg;
+    gc_heap *heap = NULL;
+    cvar_registry reg;
+    char text[32], err[256];
+
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    gc_settings_default(&cfg.settings);
+    cfg.settings.num_workers = (uint32_t)def->max_value;
+    assert_int_equal(gc_heap_create(&cfg, &heap), GC_OK);
+    gc_heap_destroy(heap);
+    cfg.settings.num_workers = (uint32_t)def->max_value + 1;
+    assert_int_not_equal(gc_heap_create(&cfg, &heap), GC_OK);
+
+    cvar_registry_init(&reg);
+    snprintf(text, sizeof text, "%u", (unsigned)def->max_value + 1);
+    assert_int_equal(cvar_set(&reg, "gc.NumWorkerThreads", text, CVAR_SOURCE_CONSOLE, err,
+                              sizeof err), CVAR_E_RANGE);
+    assert_non_null(strstr(err, "gc.NumWorkerThreads"));
+    assert_true(cvar_get(&reg, CVAR_GC_NUM_WORKER_THREADS) == 0.0);
+}
+
 /* ---- the config file ---------------------------------------------------------------- */
 
 static char *write_temp(const char *text)
@@ -229,15 +275,22 @@ static char *write_temp(const char *text)
     return path;
 }
 
+/* Loads the config file at path into fresh options and cvars. */
+static int load_path(const char *path, engine_options *opts, cvar_registry *reg, char *err,
+                     size_t err_size)
+{
+    engine_options_default(opts);
+    cvar_registry_init(reg);
+    return engine_options_load_config(opts, reg, path, err, err_size);
+}
+
 /* Loads an ini file with the given text into fresh options and cvars. */
 static int load_ini_text(const char *text, engine_options *opts, cvar_registry *reg, char *err,
                          size_t err_size)
 {
     char *path = write_temp(text);
+    int r = load_path(path, opts, reg, err, err_size);
 
-    engine_options_default(opts);
-    cvar_registry_init(reg);
-    int r = engine_options_load_config(opts, reg, path, err, err_size);
     unlink(path);
     return r;
 }
@@ -318,12 +371,164 @@ static void test_a_missing_config_file_is_an_error_naming_it(void **state)
     char err[512] = "";
 
     (void)state;
-    engine_options_default(&opts);
-    cvar_registry_init(&reg);
-
-    assert_int_equal(engine_options_load_config(&opts, &reg, "/nonexistent/reap.ini", err,
-                                                sizeof err), -1);
+    assert_int_equal(load_path("/nonexistent/reap.ini", &opts, &reg, err, sizeof err), -1);
     assert_non_null(strstr(err, "/nonexistent/reap.ini"));
+}
+
+static void test_a_fifo_as_the_config_file_is_refused_without_waiting_for_a_writer(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char path[64], err[512] = "";
+
+    (void)state;
+    snprintf(path, sizeof path, "/tmp/reap-test-fifo-%d", (int)getpid());
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+
+    alarm(5); /* a read that waits for a writer would wait for ever: end the test instead */
+    int r = load_path(path, &opts, &reg, err, sizeof err);
+    alarm(0);
+    unlink(path);
+
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "FIFO"));
+}
+
+static void test_a_device_or_a_directory_as_the_config_file_is_refused_by_name(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+
+    (void)state;
+    assert_int_equal(load_path("/dev/zero", &opts, &reg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "'/dev/zero' is not a regular file (a device)"));
+    assert_int_equal(load_path("/tmp", &opts, &reg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "'/tmp' is not a regular file (a directory)"));
+}
+
+static void test_a_line_too_long_to_read_whole_is_an_error_naming_its_line(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char text[1024], err[512] = "";
+
+    (void)state;
+    snprintf(text, sizeof text, "[ConsoleVariables]\ngc.MinGCClusterSize = 7%0300d\n", 0);
+    int r = load_ini_text(text, &opts, &reg, err, sizeof err);
+
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(err, ":2: line longer than"));
+    assert_true(cvar_get(&reg, CVAR_GC_MIN_CLUSTER_SIZE) == 5.0);
+}
+
+static void test_a_duplicate_key_in_reaps_sections_is_an_error_naming_it(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+
+    (void)state;
+    int r = load_ini_text("[Server]\nPort = 1\n[ConsoleVariables]\ngc.MinGCClusterSize = 6\n"
+                          "GC.MINGCCLUSTERSIZE = 7\n", &opts, &reg, err, sizeof err);
+
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(err, ":5: duplicate key 'GC.MINGCCLUSTERSIZE' in [ConsoleVariables]"));
+}
+
+static void test_ues_sections_set_the_same_cvars_and_unknown_ue_keys_only_warn(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+
+    (void)state;
+    int r = load_ini_text("[SystemSettings]\ngc.TimeBetweenPurgingPendingKillObjects=61.1\n"
+                          "r.VSync=0\n"
+                          "[/Script/Engine.GarbageCollectionSettings]\ngc.CreateGCClusters=False\n"
+                          "gc.MaxObjectsNotConsideredByGC=1\n"
+                          "[/Script/Engine.RendererSettings]\nr.DefaultFeature.Bloom=False\n",
+                          &opts, &reg, err, sizeof err);
+
+    assert_int_equal(r, 0);
+    assert_true(cvar_get(&reg, CVAR_GC_TIME_BETWEEN_PURGING) == 61.1);
+    assert_false(cvar_get_bool(&reg, CVAR_GC_CREATE_CLUSTERS));
+    assert_int_equal(opts.config_warnings, 3);
+}
+
+static void test_a_typo_in_reaps_own_sections_still_stops_the_server(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+
+    (void)state;
+    assert_int_equal(load_ini_text("[ConsoleVariables]\ngc.TimeBetweenPurgingPendingKilObjects=5\n",
+                                   &opts, &reg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "gc.TimeBetweenPurgingPendingKilObjects"));
+    assert_int_equal(load_ini_text("[Sever]\nPort = 1\n", &opts, &reg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "[Sever]"));
+}
+
+static void test_the_shipped_ue_sample_loads(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+
+    (void)state;
+    assert_int_equal(load_path("deploy/DefaultEngine.sample.ini", &opts, &reg, err, sizeof err),
+                     0);
+    assert_int_equal(reg.sources[CVAR_GC_TIME_BETWEEN_PURGING], CVAR_SOURCE_INI);
+    assert_int_equal(reg.sources[CVAR_GC_CREATE_CLUSTERS], CVAR_SOURCE_INI);
+}
+
+static void test_a_reload_takes_the_files_new_values_and_keeps_higher_sources(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+    char *path;
+
+    (void)state;
+    assert_int_equal(load_ini_text("[ConsoleVariables]\ngc.MinGCClusterSize = 6\n"
+                                   "gc.HistorySize = 3\ngc.NumRetriesBeforeForcingGC = 4\n",
+                                   &opts, &reg, err, sizeof err), 0);
+    assert_int_equal(cvar_set(&reg, "gc.NumRetriesBeforeForcingGC", "9", CVAR_SOURCE_CONSOLE,
+                              err, sizeof err), CVAR_OK);
+    path = write_temp("[ConsoleVariables]\ngc.MinGCClusterSize = 8\n"
+                      "gc.NumRetriesBeforeForcingGC = 5\n");
+
+    int r = engine_options_reload_cvars(&reg, path, err, sizeof err);
+    unlink(path);
+
+    assert_int_equal(r, 0);
+    assert_true(cvar_get(&reg, CVAR_GC_MIN_CLUSTER_SIZE) == 8.0);
+    assert_true(cvar_get(&reg, CVAR_GC_HISTORY_SIZE) == 0.0);        /* gone: the default */
+    assert_true(cvar_get(&reg, CVAR_GC_NUM_RETRIES_BEFORE_FORCING) == 9.0); /* console wins */
+}
+
+static void test_a_reload_of_a_broken_file_changes_nothing(void **state)
+{
+    engine_options opts;
+    cvar_registry reg, before;
+    char err[512] = "";
+    char *path;
+
+    (void)state;
+    assert_int_equal(load_ini_text("[ConsoleVariables]\ngc.MinGCClusterSize = 6\n", &opts, &reg,
+                                   err, sizeof err), 0);
+    before = reg;
+    path = write_temp("[ConsoleVariables]\ngc.MinGCClusterSize = 8\ngc.HistorySize = lots\n");
+
+    int r = engine_options_reload_cvars(&reg, path, err, sizeof err);
+    unlink(path);
+
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(err, "gc.HistorySize"));
+    assert_memory_equal(&reg, &before, sizeof reg);
 }
 
 static void test_the_shipped_config_lists_every_cvar_at_its_default(void **state)
@@ -380,6 +585,17 @@ int main(void)
         cmocka_unit_test(test_an_unknown_ini_section_or_key_is_an_error),
         cmocka_unit_test(test_a_missing_config_file_is_an_error_naming_it),
         cmocka_unit_test(test_the_shipped_config_lists_every_cvar_at_its_default),
+        cmocka_unit_test(test_hexadecimal_and_non_finite_text_is_refused),
+        cmocka_unit_test(test_the_worker_thread_range_ends_at_the_collectors_limit),
+        cmocka_unit_test(test_a_fifo_as_the_config_file_is_refused_without_waiting_for_a_writer),
+        cmocka_unit_test(test_a_device_or_a_directory_as_the_config_file_is_refused_by_name),
+        cmocka_unit_test(test_a_line_too_long_to_read_whole_is_an_error_naming_its_line),
+        cmocka_unit_test(test_a_duplicate_key_in_reaps_sections_is_an_error_naming_it),
+        cmocka_unit_test(test_ues_sections_set_the_same_cvars_and_unknown_ue_keys_only_warn),
+        cmocka_unit_test(test_a_typo_in_reaps_own_sections_still_stops_the_server),
+        cmocka_unit_test(test_the_shipped_ue_sample_loads),
+        cmocka_unit_test(test_a_reload_takes_the_files_new_values_and_keeps_higher_sources),
+        cmocka_unit_test(test_a_reload_of_a_broken_file_changes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

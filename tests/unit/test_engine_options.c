@@ -5,7 +5,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -198,6 +201,137 @@ static void test_a_positional_argument_is_refused(void **state)
     assert_non_null(strstr(err, "reap.ini"));
 }
 
+
+/* ---- the admin token ----------------------------------------------------------------- */
+
+static void clear_token_env(void)
+{
+    unsetenv("REAP_ADMIN_TOKEN");
+    unsetenv("REAP_ADMIN_TOKEN_FILE");
+}
+
+static void test_an_admin_bind_off_loopback_without_a_token_is_refused(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--admin-bind", "0.0.0.0" };
+    char err[512];
+
+    (void)state;
+    clear_token_env();
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_OK);
+    assert_int_equal(engine_options_load_admin_token(&o, err, sizeof err), 0);
+
+    assert_int_equal(engine_options_check(&o, err, sizeof err), -1);
+    assert_non_null(strstr(err, "0.0.0.0"));
+    assert_non_null(strstr(err, "--admin-token"));
+}
+
+static void test_loopback_addresses_need_no_token(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--admin-bind", "127.0.0.2" };
+    char err[512];
+
+    (void)state;
+    clear_token_env();
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_OK);
+    assert_int_equal(engine_options_load_admin_token(&o, err, sizeof err), 0);
+
+    assert_int_equal(engine_options_check(&o, err, sizeof err), 0);
+    assert_true(engine_address_is_loopback("127.255.0.1"));
+    assert_false(engine_address_is_loopback("10.0.0.1"));
+}
+
+static void test_the_token_file_is_read_without_its_trailing_newline(void **state)
+{
+    engine_options o;
+    char path[] = "/tmp/reap-test-token-XXXXXX";
+    char arg[64], err[512];
+    int fd = mkstemp(path);
+    const char *text = "  s3cret-token-of-24-chars\n";
+
+    (void)state;
+    clear_token_env();
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    snprintf(arg, sizeof arg, "--admin-token=%s", path);
+    char *argv[] = { "reap-server", arg, "--admin-bind", "0.0.0.0" };
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_OK);
+
+    int r = engine_options_load_admin_token(&o, err, sizeof err);
+    unlink(path);
+
+    assert_int_equal(r, 0);
+    assert_string_equal(o.admin_token, "s3cret-token-of-24-chars");
+    assert_int_equal(engine_options_check(&o, err, sizeof err), 0);
+}
+
+static void test_a_short_token_from_the_environment_is_refused(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server" };
+    char err[512];
+
+    (void)state;
+    clear_token_env();
+    setenv("REAP_ADMIN_TOKEN", "short", 1);
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_OK);
+
+    int r = engine_options_load_admin_token(&o, err, sizeof err);
+    clear_token_env();
+
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(err, "$REAP_ADMIN_TOKEN"));
+    assert_non_null(strstr(err, "16"));
+}
+
+static void test_a_missing_token_file_is_named(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--admin-token", "/nonexistent/token" };
+    char err[512];
+
+    (void)state;
+    clear_token_env();
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_OK);
+
+    assert_int_equal(engine_options_load_admin_token(&o, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent/token"));
+}
+
+/* ---- log format and Agones flags ----------------------------------------------------- */
+
+static void test_log_format_accepts_text_or_json_only(void **state)
+{
+    engine_options o;
+    char *json[] = { "reap-server", "--log-format", "json" };
+    char *xml[] = { "reap-server", "--log-format=xml" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(json), json, err), ENGINE_OPTIONS_OK);
+    assert_int_equal(o.log_format, LOG_FORMAT_JSON);
+    assert_int_equal(parse(&o, ARGC(xml), xml, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "'xml'"));
+    assert_non_null(strstr(err, "text or json"));
+}
+
+static void test_agones_flags_take_no_value(void **state)
+{
+    engine_options o;
+    char *on[] = { "reap-server", "--agones-player-tracking" };
+    char *bad[] = { "reap-server", "--agones=yes" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(on), on, err), ENGINE_OPTIONS_OK);
+    assert_true(o.agones);
+    assert_true(o.agones_alpha_players);
+    assert_int_equal(parse(&o, ARGC(bad), bad, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--agones"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +349,13 @@ int main(void)
         cmocka_unit_test(test_a_cvar_flag_without_an_equals_sign_is_refused),
         cmocka_unit_test(test_help_and_version_ask_to_exit),
         cmocka_unit_test(test_a_positional_argument_is_refused),
+        cmocka_unit_test(test_an_admin_bind_off_loopback_without_a_token_is_refused),
+        cmocka_unit_test(test_loopback_addresses_need_no_token),
+        cmocka_unit_test(test_the_token_file_is_read_without_its_trailing_newline),
+        cmocka_unit_test(test_a_short_token_from_the_environment_is_refused),
+        cmocka_unit_test(test_a_missing_token_file_is_named),
+        cmocka_unit_test(test_log_format_accepts_text_or_json_only),
+        cmocka_unit_test(test_agones_flags_take_no_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

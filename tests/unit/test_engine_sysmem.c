@@ -69,6 +69,41 @@ static void test_nothing_known_reads_as_negative(void **state)
     assert_true(sysmem_free_mb_from(false, 0, false, 0, false, 0) < 0);
 }
 
+
+static void test_process_stat_gives_rss_cpu_and_start_time(void **state)
+{
+    /* a command name with spaces and a parenthesis, as /proc allows */
+    const char *stat_text = "4242 (reap (x) srv) S 1 4242 4242 0 -1 4194560 100 0 0 0 "
+                            "250 50 0 0 20 0 3 0 1000 123456789 2048 18446744073709551615";
+    sysmem_process p;
+
+    (void)state;
+    assert_true(sysmem_parse_process_stat(stat_text, 100, 4096, 1700000000, &p));
+
+    assert_int_equal(p.resident_bytes, 2048u * 4096u);
+    assert_true(p.cpu_seconds == 3.0);
+    assert_true(p.start_time_seconds == 1700000010.0);
+}
+
+static void test_junk_process_stat_is_refused(void **state)
+{
+    sysmem_process p;
+
+    (void)state;
+    assert_false(sysmem_parse_process_stat("no parenthesis", 100, 4096, 0, &p));
+    assert_false(sysmem_parse_process_stat("1 (x) S 1 2", 100, 4096, 0, &p));
+}
+
+static void test_this_process_can_be_read(void **state)
+{
+    sysmem_process p;
+
+    (void)state;
+    assert_true(sysmem_process_read(&p));
+    assert_true(p.resident_bytes > 0);
+    assert_true(p.start_time_seconds > 1e9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -79,6 +114,9 @@ int main(void)
         cmocka_unit_test(test_machine_memory_wins_when_it_is_smaller_than_the_cgroup_headroom),
         cmocka_unit_test(test_a_cgroup_over_its_limit_has_no_free_memory),
         cmocka_unit_test(test_nothing_known_reads_as_negative),
+        cmocka_unit_test(test_process_stat_gives_rss_cpu_and_start_time),
+        cmocka_unit_test(test_junk_process_stat_is_refused),
+        cmocka_unit_test(test_this_process_can_be_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,68 @@ static void test_a_removed_callback_no_longer_fires(void **state)
     assert_int_equal(l.count, 0);
 }
 
+typedef struct self_removing {
+    int a_calls, b_calls, c_calls;
+} self_removing;
+
+static void count_b(gc_heap *heap, gc_event ev, void *userdata)
+{
+    (void)heap;
+    (void)ev;
+    ((self_removing *)userdata)->b_calls++;
+}
+
+static void count_c(gc_heap *heap, gc_event ev, void *userdata)
+{
+    (void)heap;
+    (void)ev;
+    ((self_removing *)userdata)->c_calls++;
+}
+
+static void count_a_and_remove_itself(gc_heap *heap, gc_event ev, void *userdata)
+{
+    ((self_removing *)userdata)->a_calls++;
+    gc_callback_remove(heap, ev, count_a_and_remove_itself, userdata);
+}
+
+static void test_a_callback_removing_itself_while_firing_skips_none_of_the_others(void **state)
+{
+    fixture *f = *state;
+    self_removing s = { 0, 0, 0 };
+    assert_int_equal(gc_callback_add(f->heap, GC_EVENT_POST, count_a_and_remove_itself, &s),
+                     GC_OK);
+    assert_int_equal(gc_callback_add(f->heap, GC_EVENT_POST, count_b, &s), GC_OK);
+    assert_int_equal(gc_callback_add(f->heap, GC_EVENT_POST, count_c, &s), GC_OK);
+
+    fix_collect(f);
+    fix_collect(f);
+
+    assert_int_equal(s.a_calls, 1);
+    assert_int_equal(s.b_calls, 2);
+    assert_int_equal(s.c_calls, 2);
+}
+
+static void remove_b_and_c(gc_heap *heap, gc_event ev, void *userdata)
+{
+    gc_callback_remove(heap, ev, count_b, userdata);
+    gc_callback_remove(heap, ev, count_c, userdata);
+}
+
+static void test_a_callback_removed_by_an_earlier_one_is_not_called_in_the_same_firing(
+    void **state)
+{
+    fixture *f = *state;
+    self_removing s = { 0, 0, 0 };
+    assert_int_equal(gc_callback_add(f->heap, GC_EVENT_POST, remove_b_and_c, &s), GC_OK);
+    assert_int_equal(gc_callback_add(f->heap, GC_EVENT_POST, count_b, &s), GC_OK);
+    assert_int_equal(gc_callback_add(f->heap, GC_EVENT_POST, count_c, &s), GC_OK);
+
+    fix_collect(f);
+
+    assert_int_equal(s.b_calls, 0);
+    assert_int_equal(s.c_calls, 0);
+}
+
 static void test_statistics_count_the_last_collection(void **state)
 {
     fixture *f = *state;
@@ -90,6 +152,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_callbacks_fire_in_pipeline_order, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_removed_callback_no_longer_fires, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_callback_removing_itself_while_firing_skips_none_of_the_others, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_callback_removed_by_an_earlier_one_is_not_called_in_the_same_firing, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_statistics_count_the_last_collection, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_lifetime_statistics_accumulate_across_collections, fix_setup, fix_teardown),
     };

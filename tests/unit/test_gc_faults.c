@@ -171,6 +171,67 @@ static void test_a_failed_allocation_while_pinning_an_object_changes_nothing(voi
     assert_true(fix_log_find(f, "free:100") >= 0);
 }
 
+/* Updating a pin that is already there must never need memory. The table is filled one pin
+ * at a time past its growth boundaries; at every fill, with the next allocation failing,
+ * dropping one of an object's two references succeeds and leaves one, and taking it back
+ * succeeds too. */
+static void test_changing_the_count_of_a_pinned_object_needs_no_memory_at_any_table_fill(
+    void **state)
+{
+    fixture *f = *state;
+    node *held = fix_node(f, NULL, NULL, 1000, 0);
+    assert_int_equal(gc_object_add_ref(f->heap, held), GC_OK);
+    assert_int_equal(gc_object_add_ref(f->heap, held), GC_OK);
+    for (int fill = 0; fill < 40; fill++) {
+        assert_int_equal(gc_object_add_ref(f->heap, fix_node(f, NULL, NULL, fill, 0)), GC_OK);
+
+        gc_testing_fail_allocation(0);
+        gc_result released = gc_object_release_ref(f->heap, held);
+        gc_testing_fail_allocation(-1);
+        assert_int_equal(released, GC_OK);
+        assert_int_equal(gc_object_ref_count(f->heap, held), 1);
+
+        gc_testing_fail_allocation(0);
+        gc_result added = gc_object_add_ref(f->heap, held);
+        gc_testing_fail_allocation(-1);
+        assert_int_equal(added, GC_OK);
+        assert_int_equal(gc_object_ref_count(f->heap, held), 2);
+    }
+    const char *broken = gc_testing_check(f->heap);
+    if (broken)
+        fail_msg("%s", broken);
+}
+
+static gc_result collect_full(fixture *f, int attempt, void **out)
+{
+    (void)attempt;
+    (void)out;
+    return gc_collect(f->heap, 0, true);
+}
+
+/* A collection takes the room its lists need (barrier queues, unreachable and pending lists)
+ * before it starts: if that fails it reports GC_E_NOMEM and changes nothing, so gathering,
+ * purging and the barrier never meet a failing allocation half-way. */
+static void test_a_collection_without_room_for_its_lists_fails_before_it_starts(void **state)
+{
+    fixture *f = *state;
+    gc_settings s = *gc_heap_settings(f->heap);
+    s.num_workers = 1;
+    assert_int_equal(gc_heap_configure(f->heap, &s), GC_OK);
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(gc_ref_array_push(&root->arr, fix_node(f, NULL, NULL, i + 1, 0)), GC_OK);
+    fix_collect(f); /* the lists now fit 100 objects; the garbage below needs more */
+    uint32_t live = gc_object_count(f->heap);
+    for (int i = 0; i < 3000; i++)
+        fix_node(f, NULL, NULL, 1000 + i, 0);
+
+    int failures = fail_each_allocation(f, collect_full, NULL);
+
+    assert_true(failures >= 1);
+    assert_int_equal(gc_object_count(f->heap), live); /* the garbage went, once it could */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +239,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_failed_allocation_while_registering_a_class_leaves_nothing_behind, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_failed_allocation_while_building_a_cluster_leaves_no_cluster, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_failed_allocation_while_pinning_an_object_changes_nothing, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_collection_without_room_for_its_lists_fails_before_it_starts, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_changing_the_count_of_a_pinned_object_needs_no_memory_at_any_table_fill, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_faults", tests, NULL, NULL);
 }

@@ -365,9 +365,90 @@ static void test_destroying_the_heap_during_a_stuck_purge_runs_each_hook_once(vo
     assert_int_equal(frees, 1);
 }
 
+typedef struct plain {
+    void *ref;
+    char data[56];
+} plain;
+
+/* A class with no hooks at all: its garbage only needs freeing. */
+static gc_class *plain_class(fixture *f)
+{
+    static const gc_member members[] = { GC_REF(plain, ref), GC_MEMBERS_END };
+    gc_class_desc d = { .name = "Plain", .size = sizeof(plain), .members = members };
+    gc_class *cls;
+    assert_int_equal(gc_class_register(f->heap, &d, &cls), GC_OK);
+    return cls;
+}
+
+static size_t slab_bytes(fixture *f)
+{
+    gc_memory m;
+    gc_memory_get(f->heap, &m);
+    return m.slab_bytes;
+}
+
+static void test_slabs_whose_objects_are_all_garbage_go_back_whole(void **state)
+{
+    fixture *f = *state;
+    gc_class *cls = plain_class(f);
+    size_t before = slab_bytes(f);
+    for (int i = 0; i < 5000; i++) {
+        void *o;
+        assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, &o), GC_OK);
+    }
+    assert_true(slab_bytes(f) >= before + 4 * 65536);
+
+    fix_collect(f);
+
+    assert_int_equal(slab_bytes(f), before);
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_int_equal(st.destroyed, 5000);
+}
+
+static void test_objects_created_during_a_sliced_purge_live_on_and_slots_are_reused(void **state)
+{
+    fixture *f = *state;
+    gc_class *cls = plain_class(f);
+    size_t before = slab_bytes(f);
+    static void *kept[600];
+    int nkept = 0;
+    for (int i = 0; i < 6000; i++) { /* the first slab keeps survivors; the rest are garbage */
+        bool keep = i < 800 && i % 20 == 0;
+        void *o;
+        assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, keep ? GC_CREATE_ROOT : 0, &o),
+                         GC_OK);
+        if (keep)
+            kept[nkept++] = o;
+    }
+    f->clock.step_per_read = 0.0005;
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    int slices = 0;
+    while (!gc_incremental_purge(f->heap, 0.002)) {
+        void *o; /* made between slices: must not land on a slot being handed back */
+        assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, GC_CREATE_ROOT, &o), GC_OK);
+        assert_true(nkept < 600);
+        kept[nkept++] = o;
+        slices++;
+    }
+
+    assert_true(slices > 1);
+    assert_null(gc_testing_check(f->heap));
+    for (int i = 0; i < nkept; i++)
+        assert_true(gc_object_is_valid(kept[i]));
+    for (int i = 0; i < nkept; i++)
+        assert_int_equal(gc_root_remove(f->heap, kept[i]), GC_OK);
+    f->clock.step_per_read = 0;
+    fix_collect(f);
+    assert_int_equal(slab_bytes(f), before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_slabs_whose_objects_are_all_garbage_go_back_whole, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_objects_created_during_a_sliced_purge_live_on_and_slots_are_reused, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_every_object_begins_destroy_before_any_finishes_and_frees_last, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_object_is_unhashed_before_its_begin_destroy, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_objects_not_ready_wait_on_the_pending_list_and_are_retried, fix_setup, fix_teardown),

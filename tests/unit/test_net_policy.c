@@ -2,6 +2,7 @@
  * test_net_policy.c - what a client may ask for (spawn rate, ownership limit, abuse) and
  * which datagrams are not ENet at all. Time is the argument the tests pass.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <enet/enet.h>
 
 #include "net_driver.h"
+#include "net_internal.h"
 #include "net_policy.h"
 
 static net_policy_limits limits(void)
@@ -22,6 +24,10 @@ static net_policy_limits limits(void)
         .spawn_rate = 10,
         .spawn_burst = 40,
         .max_bad_messages = 3,
+        .request_rate = 2,
+        .request_burst = 5,
+        .move_rate = 10,
+        .max_pawn_speed = 1200,
     };
     return lim;
 }
@@ -220,6 +226,76 @@ static void test_a_non_connect_command_without_a_peer_is_garbage(void **state)
     assert_true(net_datagram_is_garbage(host, &stranger, d, sizeof d));
 }
 
+static void test_requests_beyond_the_burst_are_over_rate_until_tokens_return(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(net_policy_check_request(&st, &lim, 0.0), NET_POLICY_ALLOW);
+
+    assert_int_equal(net_policy_check_request(&st, &lim, 0.0), NET_POLICY_OVER_RATE);
+    assert_int_equal(net_policy_check_request(&st, &lim, 0.5), NET_POLICY_ALLOW);
+}
+
+static void test_a_move_input_must_be_finite_and_within_the_speed_limit(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+
+    assert_int_equal(net_policy_check_move(&st, &lim, 0.0, 1000.0f, 600.0f), NET_POLICY_ALLOW);
+    assert_int_equal(net_policy_check_move(&st, &lim, 0.0, 1000.0f, 700.0f),
+                     NET_POLICY_TOO_FAST);
+    assert_int_equal(net_policy_check_move(&st, &lim, 0.0, NAN, 0.0f), NET_POLICY_BAD_VALUE);
+    assert_int_equal(net_policy_check_move(&st, &lim, 0.0, 0.0f, INFINITY),
+                     NET_POLICY_BAD_VALUE);
+}
+
+static void test_move_inputs_over_their_rate_are_refused(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+    int allowed = 0;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    for (int i = 0; i < 100; i++)
+        allowed += net_policy_check_move(&st, &lim, 0.0, 1.0f, 0.0f) == NET_POLICY_ALLOW;
+
+    assert_int_equal(allowed, 10); /* a second's worth at once, no more */
+}
+
+static void test_player_names_are_printable_utf8_without_control_characters(void **state)
+{
+    (void)state;
+    assert_true(net_name_is_valid("Zo\xc3\xab \xe6\x97\xa5\xe6\x9c\xac"));
+    assert_true(net_name_is_valid(""));
+    assert_false(net_name_is_valid("bad\xff"));           /* not UTF-8 */
+    assert_false(net_name_is_valid("\xc2\x85next"));       /* C1 control (NEL) */
+    assert_false(net_name_is_valid("\xc0\xaf"));           /* overlong */
+    assert_false(net_name_is_valid("\xed\xa0\x80"));       /* a surrogate */
+    assert_false(net_name_is_valid("line\nbreak"));
+    assert_false(net_name_is_valid("del\x7f"));
+    assert_false(net_name_is_valid("0123456789012345678901234567890123456789"));
+}
+
+static void test_echoed_text_has_control_and_non_ascii_bytes_escaped(void **state)
+{
+    char out[64];
+
+    (void)state;
+    net_sanitize("World0\nFAKE LOG\x1b[2J\xc3", out, sizeof out);
+
+    assert_string_equal(out, "World0\\x0aFAKE LOG\\x1b[2J\\xc3");
+    net_sanitize("0123456789", out, 5);
+    assert_string_equal(out, "0123");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +314,11 @@ int main(void)
         cmocka_unit_test(test_a_datagram_with_an_unknown_command_is_garbage),
         cmocka_unit_test(test_a_connection_request_from_a_new_address_is_not_garbage),
         cmocka_unit_test(test_a_non_connect_command_without_a_peer_is_garbage),
+        cmocka_unit_test(test_requests_beyond_the_burst_are_over_rate_until_tokens_return),
+        cmocka_unit_test(test_a_move_input_must_be_finite_and_within_the_speed_limit),
+        cmocka_unit_test(test_move_inputs_over_their_rate_are_refused),
+        cmocka_unit_test(test_player_names_are_printable_utf8_without_control_characters),
+        cmocka_unit_test(test_echoed_text_has_control_and_non_ascii_bytes_escaped),
     };
     return cmocka_run_group_tests(tests, host_setup, host_teardown);
 }

@@ -1,0 +1,436 @@
+/*
+ * test_net_replication.c - relevancy, channels, priority and the rate budget, end to end over
+ * a real ENet pair on loopback inside this process: the server side is the net driver's own
+ * replication (net_repl_connection) for one connection; the client side decodes what arrives
+ * into a mirror keyed by net id.
+ *
+ * Each frame of a test is: the world's outbox, one replication of the connection, a flush,
+ * and servicing both hosts until the client has read everything sent.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+#include "gc_testing.h"
+#include "net_internal.h"
+#include "reap_gc.h"
+#include "reap_msg.h"
+#include "world.h"
+
+enum { MIRROR_MAX = 16384 };
+
+typedef struct mirror {
+    uint64_t ids[MIRROR_MAX];      /* open addressing, 0 = empty; never shrinks (tombstone ~id) */
+    uint32_t count;
+    uint32_t spawns_of[8];         /* spawns received per watched id */
+    uint32_t destroys_of[8];
+    uint64_t watch[8];
+    uint32_t order[MIRROR_MAX];    /* kinds in arrival order */
+    uint32_t arrived;
+    bool snapshot_complete;
+    uint32_t snapshot_complete_at; /* mirror count when SnapshotComplete arrived */
+    bool check_arrived;
+    Reap__ReplicationCheck check;
+    uint64_t check_mirror_digest;  /* the mirror's digest when the check arrived */
+    uint32_t check_mirror_count;
+} mirror;
+
+typedef struct fixture {
+    gc_heap *heap;
+    engine e;
+    net_driver *nd;
+    ENetHost *client;
+    ENetPeer *to_server;
+    net_connection *conn;
+    world *w;
+    player_controller *me;     /* the connection's player */
+    player_controller *other;  /* a player with no connection, to own things nearby */
+    mirror m;
+    msg_arena arena;
+    void *arena_buf;
+} fixture;
+
+static uint32_t mirror_slot(const mirror *m, uint64_t id)
+{
+    uint32_t i = (uint32_t)(net_channels_id_hash(id) % MIRROR_MAX);
+
+    while (m->ids[i] != 0 && m->ids[i] != id)
+        i = (i + 1) % MIRROR_MAX;
+    return i;
+}
+
+static bool mirror_has(const mirror *m, uint64_t id)
+{
+    uint32_t i = (uint32_t)(net_channels_id_hash(id) % MIRROR_MAX);
+
+    while (m->ids[i] != 0) {
+        if (m->ids[i] == id)
+            return true;
+        i = (i + 1) % MIRROR_MAX;
+    }
+    return false;
+}
+
+static uint64_t mirror_digest(const mirror *m)
+{
+    uint64_t d = 0;
+
+    for (uint32_t i = 0; i < MIRROR_MAX; i++)
+        if (m->ids[i] != 0 && (m->ids[i] >> 63) == 0)
+            d ^= net_channels_id_hash(m->ids[i]);
+    return d;
+}
+
+static void mirror_watch_count(mirror *m, uint64_t id, bool spawn)
+{
+    for (int i = 0; i < 8; i++)
+        if (m->watch[i] == id)
+            (spawn ? m->spawns_of : m->destroys_of)[i]++;
+}
+
+static void mirror_apply(mirror *m, const Reap__Envelope *env)
+{
+    switch (env->body_case) {
+    case REAP__ENVELOPE__BODY_ACTOR_SPAWN:
+        for (size_t i = 0; i < env->actor_spawn->n_actors; i++) {
+            uint64_t id = env->actor_spawn->actors[i]->net_id;
+            uint32_t s = mirror_slot(m, id);
+            assert_true(m->ids[s] != id); /* never spawned twice while held */
+            m->ids[s] = id;
+            m->count++;
+            if (m->arrived < MIRROR_MAX)
+                m->order[m->arrived++] = env->actor_spawn->actors[i]->actor_class;
+            mirror_watch_count(m, id, true);
+        }
+        break;
+    case REAP__ENVELOPE__BODY_ACTOR_DESTROY:
+        for (size_t i = 0; i < env->actor_destroy->n_net_ids; i++) {
+            uint64_t id = env->actor_destroy->net_ids[i];
+            uint32_t s = mirror_slot(m, id);
+            assert_true(m->ids[s] == id); /* never destroyed unless held */
+            m->ids[s] = id | (1ull << 63); /* a tombstone keeps the probe chain intact */
+            m->count--;
+            mirror_watch_count(m, id, false);
+        }
+        break;
+    case REAP__ENVELOPE__BODY_SNAPSHOT_COMPLETE:
+        m->snapshot_complete = true;
+        m->snapshot_complete_at = m->count;
+        break;
+    case REAP__ENVELOPE__BODY_REPLICATION_CHECK:
+        m->check_arrived = true;
+        m->check = *env->replication_check;
+        m->check_mirror_digest = mirror_digest(m);
+        m->check_mirror_count = m->count;
+        break;
+    default:
+        break;
+    }
+}
+
+/* A destroyed id leaves a tombstone; a later spawn of the same id (re-entering relevancy)
+ * must find it as absent. */
+static bool mirror_holds(const mirror *m, uint64_t id)
+{
+    return mirror_has(m, id);
+}
+
+static void pump(fixture *fx)
+{
+    ENetEvent ev;
+
+    for (int round = 0; round < 50; round++) {
+        bool any = false;
+        while (enet_host_service(fx->nd->host, &ev, 0) > 0) {
+            any = true;
+            if (ev.type == ENET_EVENT_TYPE_RECEIVE)
+                enet_packet_destroy(ev.packet);
+        }
+        while (enet_host_service(fx->client, &ev, 1) > 0) {
+            any = true;
+            if (ev.type == ENET_EVENT_TYPE_RECEIVE) {
+                Reap__Envelope *env;
+                msg_arena_reset(&fx->arena);
+                assert_int_equal(msg_decode(&fx->arena, ev.packet->data, ev.packet->dataLength,
+                                            0, &env), MSG_OK);
+                mirror_apply(&fx->m, env);
+                enet_packet_destroy(ev.packet);
+            }
+        }
+        if (!any && round > 2)
+            break;
+    }
+}
+
+static void frame(fixture *fx)
+{
+    fx->e.frame++;
+    net_repl_begin_world(fx->nd, fx->w);
+    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0);
+    world_outbox_reset(fx->w);
+    enet_host_flush(fx->nd->host);
+    pump(fx);
+}
+
+static void frames(fixture *fx, int n)
+{
+    for (int i = 0; i < n; i++)
+        frame(fx);
+}
+
+static void place(fixture *fx, actor *a, float x, float y)
+{
+    a->pos[0] = x;
+    a->pos[1] = y;
+    a->move_serial++;
+    world_grid_move(&fx->w->grid, a);
+}
+
+static int setup(void **state)
+{
+    static fixture fx;
+    ENetAddress addr = { .host = ENET_HOST_ANY, .port = 0 };
+    ENetEvent ev;
+
+    memset(&fx, 0, sizeof fx);
+    assert_int_equal(enet_initialize(), 0);
+    assert_int_equal(gc_heap_create(NULL, &fx.heap), GC_OK);
+    fx.e.heap = fx.heap;
+    fx.e.opts.tick_hz = 30;
+    fx.e.start_ns = uv_hrtime();
+    cvar_registry_init(&fx.e.cvars);
+    world_env_init(&fx.e.env, fx.heap);
+    assert_int_equal(gc_disregard_open(fx.heap), GC_OK);
+    assert_int_equal(world_classes_register(fx.heap, &fx.e.env.classes), GC_OK);
+    assert_int_equal(gc_disregard_close(fx.heap), GC_OK);
+    assert_int_equal(world_create(&fx.e.env, 0, &fx.w), GC_OK);
+    fx.e.worlds = &fx.w;
+    fx.e.world_count = 1;
+
+    fx.nd = calloc(1, sizeof *fx.nd);
+    fx.nd->engine = &fx.e;
+    enet_address_set_host_ip(&addr, "127.0.0.1");
+    fx.nd->host = enet_host_create(&addr, 2, MSG_CHANNEL_COUNT, 0, 0);
+    assert_non_null(fx.nd->host);
+    enet_socket_get_address(fx.nd->host->socket, &addr);
+    fx.nd->conns = calloc(fx.nd->host->peerCount, sizeof *fx.nd->conns);
+    fx.nd->out_buf = malloc(NET_OUT_BYTES);
+    fx.client = enet_host_create(NULL, 1, MSG_CHANNEL_COUNT, 0, 0);
+    assert_non_null(fx.client);
+    fx.to_server = enet_host_connect(fx.client, &addr, MSG_CHANNEL_COUNT, 0);
+    for (int i = 0; i < 200 && fx.conn == NULL; i++) {
+        enet_host_service(fx.client, &ev, 5);
+        if (enet_host_service(fx.nd->host, &ev, 5) > 0 && ev.type == ENET_EVENT_TYPE_CONNECT)
+            fx.conn = &fx.nd->conns[ev.peer - fx.nd->host->peers];
+        if (fx.conn != NULL)
+            fx.conn->peer = ev.peer;
+    }
+    assert_non_null(fx.conn);
+    fx.arena_buf = malloc(NET_ARENA_BYTES);
+    msg_arena_init(&fx.arena, fx.arena_buf, NET_ARENA_BYTES);
+
+    assert_int_equal(actor_spawn_player(fx.w, 1, "me", &fx.me), GC_OK);
+    assert_int_equal(actor_spawn_player(fx.w, 2, "other", &fx.other), GC_OK);
+    place(&fx, &fx.me->pawn->base, 0, 0);
+    place(&fx, &fx.other->pawn->base, 50000, 50000);
+    fx.me->pawn->base.moves = false; /* keep the scene still unless a test moves it */
+    fx.other->pawn->base.moves = false;
+    fx.conn->state = NET_CONN_JOINED;
+    fx.conn->player_id = 1;
+    fx.conn->world = fx.w;
+    fx.conn->controller = fx.me;
+    net_repl_join(fx.nd, fx.conn);
+    *state = &fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    const char *broken = gc_testing_check(fx->heap);
+
+    if (broken != NULL)
+        fail_msg("collector invariant broken: %s", broken);
+    net_channels_free(&fx->conn->channels);
+    enet_host_destroy(fx->client);
+    enet_host_destroy(fx->nd->host);
+    free(fx->nd->conns);
+    free(fx->nd->out_buf);
+    free(fx->nd->ids);
+    free(fx->nd->cands);
+    free(fx->nd->fresh);
+    free(fx->nd);
+    free(fx->arena_buf);
+    gc_heap_destroy(fx->heap);
+    enet_deinitialize();
+    return 0;
+}
+
+static actor *spawn_prop(fixture *fx, player_controller *owner, float x, float y)
+{
+    actor *a;
+
+    assert_int_equal(actor_spawn(fx->w, ACTOR_KIND_PROP, owner, &a), GC_OK);
+    place(fx, a, x, y);
+    return a;
+}
+
+/* ---- relevancy ---------------------------------------------------------------------------- */
+
+static void test_an_actor_beyond_the_cull_distance_is_never_sent(void **state)
+{
+    fixture *fx = *state;
+    actor *near = spawn_prop(fx, fx->other, 14000, 0);    /* within net.CullDistance=15000 */
+    actor *far = spawn_prop(fx, fx->other, 15001, 0);
+
+    frames(fx, 20);
+
+    assert_true(mirror_holds(&fx->m, near->net_id));
+    assert_false(mirror_holds(&fx->m, far->net_id));
+    assert_false(mirror_holds(&fx->m, fx->other->pawn->base.net_id));
+    assert_false(mirror_holds(&fx->m, fx->other->base.net_id)); /* others' controllers: never */
+}
+
+static void test_crossing_into_relevancy_sends_one_spawn_and_out_one_destroy(void **state)
+{
+    fixture *fx = *state;
+    actor *theirs = &fx->other->pawn->base;
+
+    fx->m.watch[0] = theirs->net_id;
+    frames(fx, 20);
+    assert_int_equal(fx->m.spawns_of[0], 0);
+
+    place(fx, theirs, 1000, 1000);
+    frames(fx, 20);
+    assert_int_equal(fx->m.spawns_of[0], 1);
+    assert_true(mirror_holds(&fx->m, theirs->net_id));
+
+    place(fx, theirs, 40000, 0);
+    frames(fx, 20);
+    assert_int_equal(fx->m.destroys_of[0], 1);
+    assert_int_equal(fx->m.spawns_of[0], 1);
+    assert_false(mirror_holds(&fx->m, theirs->net_id));
+}
+
+static void test_own_and_always_relevant_actors_are_sent_wherever_they_are(void **state)
+{
+    fixture *fx = *state;
+    actor *mine = spawn_prop(fx, fx->me, 0, 0);
+    const level *lvl = fx->w->persistent_level;
+
+    place(fx, mine, -90000, 90000); /* far from my pawn */
+    frames(fx, 20);
+
+    assert_true(mirror_holds(&fx->m, mine->net_id));
+    assert_true(mirror_holds(&fx->m, fx->me->base.net_id));
+    assert_true(mirror_holds(&fx->m, fx->me->pawn->base.net_id));
+    assert_true(mirror_holds(&fx->m, ((actor *)lvl->actors.data[0])->net_id));
+    assert_true(mirror_holds(&fx->m, ((actor *)lvl->actors.data[1])->net_id));
+}
+
+static void test_a_destroyed_actor_is_destroyed_on_the_client_once(void **state)
+{
+    fixture *fx = *state;
+    actor *near = spawn_prop(fx, fx->other, 100, 0);
+
+    fx->m.watch[0] = near->net_id;
+    frames(fx, 10);
+    assert_true(mirror_holds(&fx->m, near->net_id));
+
+    actor_destroy(fx->w, near);
+    frames(fx, 10);
+
+    assert_int_equal(fx->m.destroys_of[0], 1);
+    assert_false(mirror_holds(&fx->m, near->net_id));
+}
+
+static void test_the_replication_check_matches_the_client_mirror(void **state)
+{
+    fixture *fx = *state;
+
+    for (int i = 0; i < 50; i++)
+        spawn_prop(fx, fx->other, (float)(i * 100), 0);
+    frames(fx, 10);
+
+    fx->conn->check_requested = true;
+    frame(fx);
+
+    assert_true(fx->m.check_arrived);
+    assert_int_equal(fx->m.check.pending, 0);
+    assert_int_equal(fx->m.check.open_actors, fx->m.check_mirror_count);
+    assert_true(fx->m.check.open_digest == fx->m.check_mirror_digest);
+    assert_true(fx->m.check.relevant_digest == fx->m.check.open_digest);
+}
+
+/* ---- the budget ----------------------------------------------------------------------------- */
+
+static void test_a_tiny_budget_still_delivers_everything_in_priority_order(void **state)
+{
+    fixture *fx = *state;
+    int n = 0;
+
+    assert_int_equal(cvar_set(&fx->e.cvars, "net.MaxClientRate", "1000", CVAR_SOURCE_CONSOLE,
+                              NULL, 0), CVAR_OK);
+    fx->conn->allowance = 0;
+    for (int i = 0; i < 40; i++)
+        spawn_prop(fx, fx->other, (float)(i * 10), 500);
+
+    for (; n < 600 && !fx->m.snapshot_complete; n++)
+        frame(fx);
+
+    /* 1000 B/s is about one actor a frame: everything arrives, over many frames... */
+    assert_true(fx->m.snapshot_complete);
+    assert_true(n > 40);
+    assert_int_equal(fx->m.snapshot_complete_at, 2 + 2 + 40); /* fixtures, mine, the props */
+    /* ...and the player's own controller and pawn (priority 12) come first. */
+    for (uint32_t i = 0; i < 2; i++)
+        assert_true(fx->m.order[i] == REAP__ACTOR_CLASS__ACTOR_CLASS_PLAYER_CONTROLLER ||
+                    fx->m.order[i] == REAP__ACTOR_CLASS__ACTOR_CLASS_PAWN);
+    assert_true(fx->nd->counters.saturated > 0);
+}
+
+static void test_a_snapshot_of_ten_thousand_actors_arrives_complete(void **state)
+{
+    fixture *fx = *state;
+    int n = 0;
+
+    for (int i = 0; i < 10000; i++)
+        spawn_prop(fx, fx->other, (float)(i % 100) * 100.0f, (float)(i / 100) * 100.0f);
+
+    for (; n < 3000 && !fx->m.snapshot_complete; n++)
+        frame(fx);
+
+    assert_true(fx->m.snapshot_complete);
+    assert_int_equal(fx->m.count, 10000 + 4);
+    assert_int_equal(fx->m.snapshot_complete_at, 10000 + 4);
+    /* Streamed within net.MaxClientRate, not sent as one burst. */
+    assert_true(n > 30);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_an_actor_beyond_the_cull_distance_is_never_sent,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_crossing_into_relevancy_sends_one_spawn_and_out_one_destroy, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_own_and_always_relevant_actors_are_sent_wherever_they_are, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_destroyed_actor_is_destroyed_on_the_client_once,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_replication_check_matches_the_client_mirror,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_tiny_budget_still_delivers_everything_in_priority_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_snapshot_of_ten_thousand_actors_arrives_complete,
+                                        setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
