@@ -219,7 +219,7 @@ static void test_a_hundred_moving_bots_mirror_exactly_what_the_server_sent_them(
     const char *args[] = { "--server", s.endpoint, "--bots", "100", "--duration", "5",
                            "--spawn", "5", "--hold", "1", "--move-rate", "10", "--disconnect",
                            "mixed", "--seed", "5", "--out", out_dir, "--quiet", NULL };
-    if (harness_run("reap-client", args, 60.0, &churn) != 0)
+    if (run_client_beside(&s, args, 60.0, &churn) != 0)
         fail_msg("reap-client --bots exited with %d:\n%s", churn.status, churn.out);
 
     summary = strstr(churn.out, "churn done in");
