@@ -548,6 +548,8 @@ void churn_on_event(churn *c, ENetEvent *ev, double now)
             if (msg_decode(&c->arena, ev->packet->data, ev->packet->dataLength, 0, &env) ==
                 MSG_OK)
                 churn_on_message(c, b, env, now);
+            else
+                c->undecodable++;
         }
         enet_packet_destroy(ev->packet);
         break;
