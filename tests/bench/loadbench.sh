@@ -149,7 +149,7 @@ END {
             p ? "server CPU per player per frame (us)" : "server tick p99 (ms)" > svg
         for (k = 0; k <= 4; k++) {
             yv = ymax * k / 4; yy = bot - (bot - top) * k / 4
-            printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>" \
+            printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>" \
                 "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
                 x0 - 6, yy + 4, yv, x0, yy, x0 + pw, yy > svg
         }
