@@ -576,6 +576,11 @@ static void churn_summary(churn *c, double elapsed)
                                     churn_error_names[k]);
     if (errors > 0)
         churn_say(c, "errors: %s; first: %s", errs, c->first_error);
+    if (c->first_mismatch[0] != '\0')
+        churn_say(c, "first replication mismatch: %s", c->first_mismatch);
+    if (c->undecodable > 0)
+        churn_say(c, "%llu messages from the server could not be decoded (dropped)",
+                  (unsigned long long)c->undecodable);
     if (c->have_stats)
         churn_say(c, "server: %u -> %u objects (peak %u), %llu collections during the run, "
                   "%llu objects destroyed, gc interval %g s", c->first_stats.objects,

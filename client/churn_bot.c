@@ -233,12 +233,16 @@ static void churn_bot_on_check(churn *c, churn_bot *b, const Reap__ReplicationCh
         return;
     churn_record(c, CHURN_LAT_CHECK, now - b->check_at);
     c->totals->checks++;
-    if (!churn_check_matches(&b->mirror, r))
-        churn_count_error(c, CHURN_ERR_MISMATCH, "%s: its mirror holds %u actors (digest "
-                          "%016llx) but the server sent %u (digest %016llx; relevant %u, "
-                          "pending %u)", b->name, b->mirror.count,
-                          (unsigned long long)b->mirror.digest, r->open_actors,
-                          (unsigned long long)r->open_digest, r->relevant_actors, r->pending);
+    if (!churn_check_matches(&b->mirror, r)) {
+        churn_count_error(c, CHURN_ERR_MISMATCH, "%s: replication mismatch", b->name);
+        if (c->first_mismatch[0] == '\0')
+            snprintf(c->first_mismatch, sizeof c->first_mismatch, "%s (player %u): its mirror "
+                     "holds %u actors (digest %016llx) but the server sent %u (digest %016llx; "
+                     "relevant %u, digest %016llx, pending %u)", b->name, b->player_id,
+                     b->mirror.count, (unsigned long long)b->mirror.digest, r->open_actors,
+                     (unsigned long long)r->open_digest, r->relevant_actors,
+                     (unsigned long long)r->relevant_digest, r->pending);
+    }
     churn_bot_leave(c, b, now);
 }
 
@@ -353,7 +357,7 @@ void churn_bot_step(churn *c, churn_bot *b, double now)
             churn_bot_abort(c, b, now);
         } else if (c->leave_all) {
             if (b->joined)
-                churn_bot_leave(c, b, now);
+                churn_bot_check(c, b, now); /* every visit that joined is checked */
             else
                 churn_bot_abort(c, b, now);
         } else if (b->joined) {
@@ -458,18 +462,22 @@ static void churn_on_message(churn *c, churn_bot *b, const Reap__Envelope *env, 
         c->totals->joins++;
         churn_bot_spawn(c, b, now);
         break;
-    case REAP__ENVELOPE__BODY_SPAWN_ACK:
-        c->second.spawned += env->spawn_ack->count;
-        if (b->state != CHURN_BOT_SPAWNING) {
-            c->totals->projectiles += env->spawn_ack->count;
+    case REAP__ENVELOPE__BODY_SPAWN_ACK: {
+        /* Acks come in request order: the visit's props first, then projectiles. */
+        uint32_t want = churn_bot_stage(c, b)->spawn, n = env->spawn_ack->count;
+        uint32_t props = b->acked >= want ? 0 : want - b->acked < n ? want - b->acked : n;
+
+        c->second.spawned += n;
+        c->totals->projectiles += n - props;
+        if (props == 0)
             break;
-        }
-        c->totals->spawned += env->spawn_ack->count;
-        b->acked += env->spawn_ack->count;
-        if (b->acked >= churn_bot_stage(c, b)->spawn)
+        c->totals->spawned += props;
+        b->acked += props;
+        if (b->acked >= want)
             churn_record(c, CHURN_LAT_SPAWN_ACK, now - b->spawn_at);
         churn_bot_check_spawned(c, b, now);
         break;
+    }
     case REAP__ENVELOPE__BODY_ACTOR_SPAWN:
         churn_bot_on_spawns(c, b, env->actor_spawn, now);
         break;
@@ -540,6 +548,8 @@ void churn_on_event(churn *c, ENetEvent *ev, double now)
             if (msg_decode(&c->arena, ev->packet->data, ev->packet->dataLength, 0, &env) ==
                 MSG_OK)
                 churn_on_message(c, b, env, now);
+            else
+                c->undecodable++;
         }
         enet_packet_destroy(ev->packet);
         break;

@@ -246,6 +246,8 @@ typedef struct churn {
     churn_counts second;
     churn_totals *totals;     /* owned */
     char first_error[400];
+    char first_mismatch[400]; /* the first replication mismatch, in full */
+    uint64_t undecodable;     /* server messages msg_decode refused (a mirror would miss them) */
     /* The server's figures: the newest stats reply (scalars copied) and when it came. */
     bool have_stats;
     Reap__StatsReply stats;

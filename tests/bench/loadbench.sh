@@ -82,6 +82,8 @@ head -n 1 "$(ls "$RUNS"/*/summary.tsv | head -n 1)" >"$RUNS/header.tsv"
 awk -v out="$OUT" -v duration="$DURATION" -v spawn="$SPAWN" '
 function v(x) { return x == "-" ? "null" : x }
 function d(x, f) { return x == "-" ? "-" : sprintf(f, x) }
+function nice(x,   m) { m = 1; while (m * 10 <= x) m *= 10; while (m > x) m /= 10;
+    return x <= m ? m : x <= 2 * m ? 2 * m : x <= 5 * m ? 5 * m : 10 * m }
 function cost(r,   f, p, c) { f = F[r,22]; p = F[r,20]; c = F[r,25];
     if (f == "-" || p == "-" || c == "-" || f <= 0 || p <= 0) return "-";
     return sprintf("%.2f", c / f / p * 1e6) }
@@ -123,7 +125,7 @@ END {
 
     # The picture: two panels against players (log scale), one line per layout.
     svg = out "/loadbench.svg"
-    W = 960; H = 420; pw = 400; top = 60; bot = 340
+    W = 960; H = 420; pw = 370; top = 60; bot = 340
     xmin = 1e9; xmax = 0; y1 = 0; y2 = 0
     for (r = 1; r <= n; r++) {
         b = F[r,2] + 0; if (b < xmin) xmin = b; if (b > xmax) xmax = b
@@ -132,7 +134,7 @@ END {
     }
     if (xmax <= xmin) xmax = xmin * 2
     if (y1 <= 0) y1 = 1; if (y2 <= 0) y2 = 1
-    y1 *= 1.15; y2 *= 1.15
+    y1 = nice(y1 * 1.05); y2 = nice(y2 * 1.05)
     lx0 = log(xmin) / log(10); lx1 = log(xmax) / log(10)
     printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" " \
         "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"%d\" height=\"%d\" " \
@@ -140,14 +142,14 @@ END {
         "font-weight=\"bold\">reap loadbench: churn, %s props per visit, %s s per run</text>\n",
         W, H, W, H, spawn, duration > svg
     for (p = 0; p < 2; p++) {
-        x0 = 70 + p * (pw + 80); ymax = p ? y2 : y1
+        x0 = 70 + p * (pw + 110); ymax = p ? y2 : y1
         printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" " \
             "stroke=\"#888\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
             x0, top, pw, bot - top, x0 + pw / 2, top - 10,
             p ? "server CPU per player per frame (us)" : "server tick p99 (ms)" > svg
         for (k = 0; k <= 4; k++) {
             yv = ymax * k / 4; yy = bot - (bot - top) * k / 4
-            printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>" \
+            printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>" \
                 "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
                 x0 - 6, yy + 4, yv, x0, yy, x0 + pw, yy > svg
         }

@@ -3,7 +3,8 @@
  * abruptly, so the server only learns of it by timing them out). After `obj gc` the server is
  * back where it started: the same object count, and no null actor slots. The same holds after
  * reap-client's churn load generator (--bots) has run twenty bots through a world for four
- * seconds, and the generator leaves its timeline as JSON and SVG.
+ * seconds, and the generator leaves its timeline as JSON and SVG; and a hundred moving bots
+ * each hold exactly the actors the server replicated to them.
  */
 #include <sys/stat.h>
 
@@ -193,6 +194,53 @@ static void test_the_churn_generator_runs_bots_that_leave_nothing_behind(void **
     harness_server_free(&s);
 }
 
+/* Issue 7's check: 100 bots steer their pawns (MoveInput at 10 Hz over a small world, so
+ * actors enter and leave each other's relevancy) and before every leave ask the server for a
+ * replication check; every bot's mirror matches (a mismatch would be counted as an error),
+ * no bot errs, and after the churn a full collection takes the server back to its baseline. */
+static void test_a_hundred_moving_bots_mirror_exactly_what_the_server_sent_them(void **state)
+{
+    const char *const server_args[] = { "--max-players", "300", "--cvar", "world.Extent=40000",
+                                        "--cvar", "net.ConnectionTimeout=1", NULL };
+    char out_dir[] = "/tmp/reap-churn-check-XXXXXX";
+    char reply[4096];
+    unsigned joins = 0, checks = 0, errors = 0, moves = 0;
+    harness_server s;
+    harness_proc churn;
+    const char *summary;
+
+    (void)state;
+    assert_non_null(mkdtemp(out_dir));
+    harness_server_start(&s, server_args);
+    harness_wait_metric(&s, "reap_frame", HARNESS_GE, 2, 10.0);
+    assert_int_equal(harness_console(&s, "obj gc", reply, sizeof reply), 200);
+    double baseline = harness_server_metric(&s, "reap_gc_objects");
+
+    const char *args[] = { "--server", s.endpoint, "--bots", "100", "--duration", "5",
+                           "--spawn", "5", "--hold", "1", "--move-rate", "10", "--disconnect",
+                           "mixed", "--seed", "5", "--out", out_dir, "--quiet", NULL };
+    if (run_client_beside(&s, args, 60.0, &churn) != 0)
+        fail_msg("reap-client --bots exited with %d:\n%s", churn.status, churn.out);
+
+    summary = strstr(churn.out, "churn done in");
+    assert_non_null(summary);
+    assert_int_equal(sscanf(strstr(summary, "100 bots, "), "100 bots, %u joins", &joins), 1);
+    assert_int_equal(sscanf(strstr(summary, "spawned, "), "spawned, %u moves, %u replication "
+                            "checks, %u errors", &moves, &checks, &errors), 3);
+    if (errors != 0 || checks != joins)
+        fail_msg("%u of %u visits checked, %u errors:\n%s", checks, joins, errors, churn.out);
+    assert_true(moves > joins);
+    assert_true(harness_server_metric(&s, "reap_net_refused_inputs_total") == 0);
+    harness_wait_metric(&s, "reap_net_connections", HARNESS_EQ, 0, 15.0);
+    assert_int_equal(harness_console(&s, "obj gc", reply, sizeof reply), 200);
+    assert_true(harness_server_metric(&s, "reap_gc_objects") == baseline);
+
+    remove_dir(out_dir);
+    harness_proc_free(&churn);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 /* The server's use of the collector, checked by the collector itself: under a churn with
  * clusters and incremental marking in small slices, every mark starts with no broken
  * assumption (cluster records cover what members reference, nothing contradictory). */
@@ -240,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_players_in_two_worlds_are_cleaned_up_per_world),
         cmocka_unit_test(test_the_churn_generator_runs_bots_that_leave_nothing_behind),
         cmocka_unit_test(test_a_churn_with_incremental_marking_breaks_no_collector_assumption),
+        cmocka_unit_test(test_a_hundred_moving_bots_mirror_exactly_what_the_server_sent_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,4 +45,25 @@ static inline void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+/* Runs reap-client to completion (at most timeout seconds) while reading the server's log, so
+ * that a busy server never blocks on a full pipe; returns the client's exit status. */
+static inline int run_client_beside(harness_server *s, const char *const *args, double timeout,
+                                    harness_proc *out_proc)
+{
+    double deadline = harness_now() + timeout;
+
+    harness_proc_start(out_proc, "reap-client", args);
+    while (!out_proc->exited && harness_now() < deadline) {
+        harness_proc_pump(out_proc, 20);
+        harness_proc_pump(&s->proc, 0);
+    }
+    harness_proc_pump(out_proc, 0);
+    if (!out_proc->exited) {
+        harness_proc_kill(out_proc);
+        fail_msg("reap-client did not finish within %g s; it printed:\n%s", timeout,
+                 out_proc->out);
+    }
+    return out_proc->status;
+}
+
 #endif
