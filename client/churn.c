@@ -508,8 +508,11 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
     c->totals = malloc(sizeof *c->totals);
     c->bots = calloc(c->n_bots ? c->n_bots : 1, sizeof *c->bots);
     c->arena_buf = malloc(CHURN_ARENA_BYTES);
-    c->host = enet_host_create(NULL, c->n_bots + CHURN_EXTRA_PEERS, MSG_CHANNEL_COUNT, 0, 0);
-    if (c->totals == NULL || c->bots == NULL || c->arena_buf == NULL || c->host == NULL) {
+    c->host = enet_host_create(NULL, (size_t)c->n_bots * CHURN_PEERS_PER_BOT + CHURN_EXTRA_PEERS,
+                               MSG_CHANNEL_COUNT, 0, 0);
+    c->slot_rest_until = c->host != NULL ? calloc(c->host->peerCount, sizeof(double)) : NULL;
+    if (c->totals == NULL || c->bots == NULL || c->arena_buf == NULL || c->host == NULL ||
+        c->slot_rest_until == NULL) {
         fprintf(stderr, "reap-client: cannot open a UDP socket for %u bots\n", c->n_bots);
         return false;
     }
@@ -542,6 +545,7 @@ static void churn_close(churn *c)
                 enet_peer_disconnect_now(c->bots[i].peer, 0);
         enet_host_destroy(c->host);
     }
+    free(c->slot_rest_until);
     for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++)
         client_mirror_free(&c->bots[i].mirror);
     churn_admin_destroy(c->admin);

@@ -60,8 +60,15 @@ static void churn_bot_gone(churn *c, churn_bot *b, double now, bool abrupt, doub
             c->totals->leaves_abrupt++;
         }
     }
-    if (b->peer != NULL)
+    if (b->peer != NULL) {
         b->peer->data = NULL;
+        /* A peer reset without a disconnect leaves the server's side of it alive until it
+         * times out, still resending what it had in flight to this socket and slot (and even
+         * a clean disconnect may leave resends on the way). ENet tells connections on one
+         * slot apart by a 2-bit session id, so a new visit on the same slot could take those
+         * stale messages for its own: the slot rests first. */
+        c->slot_rest_until[b->peer - c->host->peers] = now + CHURN_SLOT_REST_S;
+    }
     b->peer = NULL;
     b->joined = false;
     b->ping_nonce = 0;
@@ -86,9 +93,37 @@ static void churn_bot_abort(churn *c, churn_bot *b, double now)
     churn_bot_gone(c, b, now, false, 0.5 + 0.5 * churn_random(c));
 }
 
+/* enet_host_connect takes the first free slot; resting slots are hidden from it for the call
+ * (all of them only if nothing else is free). */
+static ENetPeer *churn_connect_peer(churn *c, double now)
+{
+    ENetHost *h = c->host;
+    size_t hidden = 0, free_slots = 0;
+    ENetPeer *peer;
+
+    for (size_t i = 0; i < h->peerCount; i++)
+        if (h->peers[i].state == ENET_PEER_STATE_DISCONNECTED && c->slot_rest_until[i] <= now)
+            free_slots++;
+    for (size_t i = 0; free_slots > 0 && i < h->peerCount; i++)
+        if (h->peers[i].state == ENET_PEER_STATE_DISCONNECTED && c->slot_rest_until[i] > now) {
+            h->peers[i].state = ENET_PEER_STATE_ZOMBIE;
+            hidden++;
+        }
+    peer = enet_host_connect(h, &c->addr, MSG_CHANNEL_COUNT, 0);
+    for (size_t i = 0; hidden > 0 && i < h->peerCount; i++)
+        if (h->peers[i].state == ENET_PEER_STATE_ZOMBIE && c->slot_rest_until[i] > now &&
+            &h->peers[i] != peer) {
+            h->peers[i].state = ENET_PEER_STATE_DISCONNECTED;
+            hidden--;
+        }
+    if (peer != NULL)
+        c->slot_rest_until[peer - h->peers] = 0;
+    return peer;
+}
+
 static void churn_bot_connect(churn *c, churn_bot *b, double now)
 {
-    ENetPeer *peer = enet_host_connect(c->host, &c->addr, MSG_CHANNEL_COUNT, 0);
+    ENetPeer *peer = churn_connect_peer(c, now);
 
     if (peer == NULL) {
         churn_count_error(c, CHURN_ERR_CONNECT, "no free ENet peer for %s", b->name);

@@ -23,7 +23,9 @@ enum {
     CHURN_OUT_BYTES = 4096,
     CHURN_SPAWN_BATCH = 50,              /* the server's default net.MaxSpawnPerRequest */
     CHURN_SOCKET_BUFFER = 4 * 1024 * 1024, /* net.core.rmem_max here: a frame for 1000 bots */
-    CHURN_EXTRA_PEERS = 16,
+    CHURN_EXTRA_PEERS = 64,
+    CHURN_PEERS_PER_BOT = 3,     /* room for slots resting after an abrupt leave */
+    CHURN_SLOT_REST_S = 15,      /* longer than the server's net.ConnectionTimeout (10 s) */
     CHURN_SERVICE_MS = 5,                /* longest wait for a network event per loop */
     CHURN_SEQ_KINDS = 1 << 16,           /* sends remembered by seq, to place errors */
     CHURN_REPORT_SCHEMA = 1,
@@ -228,6 +230,7 @@ typedef struct churn {
     const client_options *opts;
     FILE *out;
     ENetHost *host;
+    double *slot_rest_until;     /* per peer slot: not reused before then (see churn_bot.c) */
     ENetAddress addr;
     churn_bot *bots;
     uint32_t n_bots;

@@ -26,7 +26,8 @@ start_server() {
         try=$((try + 1))
         PORT=$(( 20000 + ( ($$ * 7 + try * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') ) % 20000) ))
         ADMIN=$((PORT + 1))
-        "$SERVER" --bind 127.0.0.1 --port "$PORT" --admin-port "$ADMIN" --max-players 1100 \
+        # Room for 1000 bots plus the slots abrupt leavers hold until net.ConnectionTimeout.
+        "$SERVER" --bind 127.0.0.1 --port "$PORT" --admin-port "$ADMIN" --max-players 2000 \
             --log-level info "$@" >"$log" 2>&1 &
         SERVER_PID=$!
         # Ready when it says where its admin endpoint is (at most 5 s); gone: the port was taken.
