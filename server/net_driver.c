@@ -148,12 +148,10 @@ static void net_on_connect(net_driver *nd, ENetPeer *peer)
     net_policy_limits lim = net_limits(nd);
     enet_uint32 timeout_ms =
         (enet_uint32)(cvar_get(&nd->engine->cvars, CVAR_NET_CONNECTION_TIMEOUT) * 1000.0);
-    net_channels keep = conn->channels; /* the channel table's memory is reused */
     char ip[48];
 
+    net_channels_free(&conn->channels);
     memset(conn, 0, sizeof *conn);
-    conn->channels = keep;
-    net_channels_clear(&conn->channels);
     conn->peer = peer;
     conn->state = NET_CONN_CONNECTED;
     net_policy_init(&conn->policy, &lim, engine_now(nd->engine));

@@ -631,7 +631,8 @@ void net_repl_join(net_driver *nd, net_connection *c)
 
 void net_repl_leave(net_connection *c)
 {
-    net_channels_clear(&c->channels);
+    /* Freed, not kept: a crowd's channel tables are large, and the slot may stay unused. */
+    net_channels_free(&c->channels);
     c->snapshot_pending = false;
     c->check_requested = false;
 }
