@@ -247,7 +247,6 @@ void gc_ptr_vec_free(gc_ptr_vec *v);
  * which other workers may steal from when they run dry. A worker that sees another idle
  * hands it half of its current block early, so that a narrow graph still spreads. */
 #define GC_WORK_BLOCK_CAPACITY 512
-#define GC_MAX_WORKERS 64
 
 typedef struct gc_work_block {
     struct gc_work_block *next;

@@ -13,13 +13,8 @@
 
 #include "reap_gc.h"
 
-/* The collector refuses more marking workers than this (gc_heap_configure answers
- * GC_E_INVALID); the cvar's range is the same number so that no accepted value is refused
- * later. reap_gc.h should state it; until it does, the collector's number is repeated here and
- * test_cvar checks the two agree. */
-#ifndef GC_MAX_WORKERS
-#define GC_MAX_WORKERS 64
-#endif
+/* gc.NumWorkerThreads' range is the collector's own limit (GC_MAX_WORKERS, reap_gc.h), so that
+ * no accepted value is refused later. */
 
 /* The table is the single source of truth for names, defaults, ranges and help; deploy/reap.ini
  * lists the same entries. */

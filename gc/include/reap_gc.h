@@ -68,11 +68,15 @@ typedef double (*gc_clock_fn)(void *userdata);
 
 /* ---- heap ---------------------------------------------------------------------------- */
 
+/* The most marking workers a heap takes (gc_settings.num_workers). */
+#define GC_MAX_WORKERS 64
+
 /* Settings that may change between collections (the engine maps its gc.* cvars onto these).
  * Zero-initialise then call gc_settings_default() to get UE's defaults. */
 typedef struct gc_settings {
     uint32_t num_retries_before_forcing;  /* gc.NumRetriesBeforeForcingGC (10) */
-    uint32_t num_workers;                 /* gc.NumWorkerThreads; 0 = number of cores */
+    uint32_t num_workers;                 /* gc.NumWorkerThreads; 0 = number of cores, at most
+                                             GC_MAX_WORKERS (more is GC_E_INVALID) */
     bool allow_incremental_reachability;  /* gc.AllowIncrementalReachability (false) */
     double incremental_reachability_time_limit; /* seconds (0.005) */
     uint32_t delay_reachability_iterations;     /* gc.DelayReachabilityIterations (0) */
