@@ -204,6 +204,9 @@ gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value);
 /* Updates a present key; false (and nothing changed) when it is absent. Never allocates. */
 bool gc_map_update(gc_map *m, uint64_t key, uint32_t value);
 bool gc_map_remove(gc_map *m, uint64_t key);
+/* A table of more than 1024 slots at most one-eighth full is rebuilt at a quarter full, so a
+ * peak's tables are given back after it (a failed rebuild leaves it as it is). */
+void gc_map_shrink(gc_map *m);
 /* Iteration: for (i = 0; i < m->capacity; i++) if (gc_map_slot_used(m, i)) ... */
 static inline bool gc_map_slot_used(const gc_map *m, uint32_t i)
 {

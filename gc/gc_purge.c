@@ -189,5 +189,10 @@ bool gc_release_run(gc_heap *heap, double deadline)
         return false;
     gc_array_release(heap);
     gc_collection_lists_release(heap);
+    uv_mutex_lock(&heap->table_lock);
+    gc_map_shrink(&heap->names_by_index);
+    gc_map_shrink(&heap->names_by_path);
+    gc_map_shrink(&heap->pins);
+    uv_mutex_unlock(&heap->table_lock);
     return true;
 }

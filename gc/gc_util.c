@@ -103,6 +103,17 @@ bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value)
     return true;
 }
 
+void gc_map_shrink(gc_map *m)
+{
+    uint32_t cap = 16;
+
+    if (m->capacity <= 1024 || (uint64_t)m->count * 8 >= m->capacity)
+        return;
+    while ((m->count + 1) * 4 > cap)
+        cap *= 2;
+    (void)map_resize(m, cap); /* out of memory: the table simply stays as large */
+}
+
 gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value)
 {
     /* An update never grows the table, so it cannot fail. */
