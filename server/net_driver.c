@@ -342,6 +342,7 @@ static void net_driver_free(net_driver *nd)
             net_channels_free(&nd->conns[i].channels);
     free(nd->conns);
     free(nd->handshake_seen);
+    free(nd->rest_until);
     free(nd->arena_buf);
     free(nd->out_buf);
     free(nd->ids);
@@ -388,9 +389,11 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
         nd->host->address.port = (enet_uint16)port;
     nd->conns = calloc(nd->host->peerCount, sizeof *nd->conns);
     nd->handshake_seen = calloc(nd->host->peerCount, sizeof *nd->handshake_seen);
+    nd->rest_until = calloc(nd->host->peerCount, sizeof *nd->rest_until);
     nd->arena_buf = malloc(NET_ARENA_BYTES);
     nd->out_buf = malloc(NET_OUT_BYTES);
-    if (nd->conns == NULL || nd->handshake_seen == NULL || nd->arena_buf == NULL ||
+    if (nd->conns == NULL || nd->handshake_seen == NULL || nd->rest_until == NULL ||
+        nd->arena_buf == NULL ||
         nd->out_buf == NULL ||
         gc_referencer_add(e->heap, "NetDriver", net_referencer_cb, nd, &nd->referencer) != GC_OK) {
         snprintf(err, err_size, "out of memory");

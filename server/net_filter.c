@@ -15,7 +15,7 @@
 #include "log.h"
 #include "net_internal.h"
 
-enum { NET_HANDSHAKE_TIMEOUT_S = 3 };
+enum { NET_HANDSHAKE_TIMEOUT_S = 3, NET_SLOT_REST_S = 15 };
 
 /* ---- garbage datagrams ------------------------------------------------------------------ */
 
@@ -154,8 +154,28 @@ static bool net_peer_half_open(const ENetPeer *peer)
     return peer->state == ENET_PEER_STATE_ACKNOWLEDGING_CONNECT;
 }
 
+/* Resets an unfinished handshake. Its slot then rests before ENet may give it to another
+ * connection: a client that did get the handshake's reply still sends to this slot, and ENet
+ * tells connections on one slot from one address apart only by a 2-bit session id, so the
+ * next connection there could take that client's acknowledgements for its own (many load-test
+ * bots share one address and port). A resting slot is marked ZOMBIE, which ENet skips when it
+ * sends, receives or picks a slot for a new connection (a zombie is dispatched only from the
+ * dispatch queue, which a reset peer has left). */
+static void net_reset_handshake(net_driver *nd, ENetPeer *p, double now)
+{
+    size_t i = (size_t)(p - nd->host->peers);
+
+    enet_peer_reset(p);
+    nd->handshake_seen[i] = 0;
+    if (nd->resting < NET_HANDSHAKE_SLOTS) {
+        p->state = ENET_PEER_STATE_ZOMBIE;
+        nd->rest_until[i] = now + NET_SLOT_REST_S;
+        nd->resting++;
+    }
+}
+
 /* Decides a CONNECT from `from`: true lets ENet have it. */
-static bool net_admit_handshake(net_driver *nd, const ENetAddress *from)
+static bool net_admit_handshake(net_driver *nd, const ENetAddress *from, double now)
 {
     ENetHost *host = nd->host;
     uint32_t total = 0, same_address = 0;
@@ -182,8 +202,7 @@ static bool net_admit_handshake(net_driver *nd, const ENetAddress *from)
     if (total >= NET_HANDSHAKE_SLOTS && oldest != NULL) {
         /* Like a SYN cache: the oldest unfinished handshake gives way. A real client finishes
          * within a round trip, so only a flood faster than the cache turns over can stop it. */
-        enet_peer_reset(oldest);
-        nd->handshake_seen[oldest - host->peers] = 0;
+        net_reset_handshake(nd, oldest, now);
         nd->counters.refused_handshakes++;
     }
     return true;
@@ -196,6 +215,15 @@ void net_filter_sweep_handshakes(net_driver *nd, double now)
     for (size_t i = 0; i < host->peerCount; i++) {
         ENetPeer *p = &host->peers[i];
 
+        if (nd->rest_until[i] != 0) {
+            if (now >= nd->rest_until[i]) {
+                if (p->state == ENET_PEER_STATE_ZOMBIE)
+                    p->state = ENET_PEER_STATE_DISCONNECTED;
+                nd->rest_until[i] = 0;
+                nd->resting--;
+            }
+            continue;
+        }
         if (!net_peer_half_open(p)) {
             nd->handshake_seen[i] = 0;
             continue;
@@ -203,8 +231,7 @@ void net_filter_sweep_handshakes(net_driver *nd, double now)
         if (nd->handshake_seen[i] == 0) {
             nd->handshake_seen[i] = now;
         } else if (now - nd->handshake_seen[i] > NET_HANDSHAKE_TIMEOUT_S) {
-            enet_peer_reset(p);
-            nd->handshake_seen[i] = 0;
+            net_reset_handshake(nd, p, now);
             nd->counters.handshake_timeouts++;
         }
     }
@@ -232,7 +259,7 @@ int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event)
     peer_id = (uint16_t)(((data[0] << 8) | data[1]) &
                          ~(ENET_PROTOCOL_HEADER_FLAG_MASK | ENET_PROTOCOL_HEADER_SESSION_MASK));
     if (peer_id == ENET_PROTOCOL_MAXIMUM_PEER_ID) /* a CONNECT (anything else is garbage) */
-        return net_admit_handshake(nd, &host->receivedAddress) ? 0 : 1;
+        return net_admit_handshake(nd, &host->receivedAddress, engine_now(nd->engine)) ? 0 : 1;
     limit = (size_t)cvar_get_int(&nd->engine->cvars, CVAR_NET_MAX_MESSAGE_BYTES);
     net_datagram_inspect(data, len, limit, &facts);
     conn = &nd->conns[peer_id];

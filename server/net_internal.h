@@ -122,6 +122,8 @@ struct net_driver {
     double next_sweep;
     double trim_after;              /* give freed memory back to the OS after this time */
     double *handshake_seen;         /* per peer: when it was first seen half-open (0: not) */
+    double *rest_until;             /* per peer: a reset handshake's slot rests until then */
+    uint32_t resting;
 
     /* Scratch reused every message and every frame (nothing allocated per item). */
     uint64_t *ids;                  /* spawn ack net ids, destroy ids */
