@@ -3,18 +3,22 @@
  * saturation, with ReplicationGraph's grid for the candidates).
  *
  * Assumes: called once per frame per joined connection, after the worlds ticked and before
- * their outboxes are reset (the outboxes name this frame's spawned and destroyed actors).
- * Guarantees: a connection holds a channel exactly for the actors relevant to it at its last
- * relevancy pass or spawned relevant since; closed channels are sent a destroy; pending spawns
- * and changed positions go out in priority order (NetPriority x frames waited, so nothing
- * starves) until net.MaxClientRate's per-frame allowance is spent, and reliable bytes never
- * exceed what the peer's ENet window can send at the next flush (net_internal.h says why).
+ * their outboxes are reset (the outboxes name this frame's spawned, teleported and destroyed
+ * actors, so no channel is ever used after its actor was destroyed).
+ * Guarantees: a connection has a live (pending or open) channel exactly for the actors
+ * relevant to it; an open channel that stops being relevant closes and owes the client a
+ * destroy, sent when ENet's window has room; pending spawns and changed positions go out in
+ * priority order (NetPriority x frames waited, so nothing starves) until net.MaxClientRate's
+ * per-frame allowance is spent; reliable bytes never exceed what the peer's window can send at
+ * the next flush (net_internal.h says why); a peer silent for a second is sent nothing new.
  *
  * Relevant: the player's own actors (controller, pawn, what it spawned), always-relevant
  * actors (the level fixtures), and actors within net.CullDistance of the player's pawn.
  * The spatial part is re-evaluated when the pawn has moved a sixteenth of the cull distance or
  * half a second has passed (UE likewise keeps an actor relevant for a while after it stops
- * being so); actors spawned in between are tested as they appear.
+ * being so): moving actors afresh, static ones only in the ring the pawn's move can have
+ * changed (repl_relevancy_pass). Actors spawned or teleported in between are tested as they
+ * appear.
  */
 #include <math.h>
 #include <string.h>
