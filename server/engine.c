@@ -216,27 +216,20 @@ static void engine_note_collections(engine *e)
                  : "");
 }
 
-/* After a purge that freed much, malloc gives its free pages back to the system, so a churn's
- * peak does not stay resident (the collector returns its own slabs itself). */
+/* Once a purge has freed many objects, malloc gives its free pages back to the system, so a
+ * churn's peak does not stay resident (the collector returns its own slabs itself). Every
+ * frame this costs a copy of the collector's statistics, nothing more. */
 static void engine_trim_memory(engine *e)
 {
     enum { TRIM_OBJECTS = 10000 };
-    const size_t trim_bytes = 8u << 20;
-    size_t heap_bytes;
     gc_stats st;
 
-    if (gc_is_incremental_purge_pending(e->heap))
-        return;
-    heap_bytes = gc_heap_bytes(e->heap);
-    if (heap_bytes > e->trim_peak_heap_bytes)
-        e->trim_peak_heap_bytes = heap_bytes;
     gc_stats_get(e->heap, &st);
-    if (st.objects_destroyed - e->trim_destroyed < TRIM_OBJECTS &&
-        e->trim_peak_heap_bytes - heap_bytes < trim_bytes)
+    if (st.objects_destroyed - e->trim_destroyed < TRIM_OBJECTS ||
+        gc_is_incremental_purge_pending(e->heap))
         return;
     malloc_trim(0);
     e->trim_destroyed = st.objects_destroyed;
-    e->trim_peak_heap_bytes = heap_bytes;
 }
 
 static void engine_tick_gc(engine *e, double delta, uint64_t now_ns)

@@ -99,7 +99,6 @@ typedef struct engine {
     uint64_t gc_assumption_violations; /* gc.VerifyAssumptions findings, summed */
     uint64_t gc_garbage_references;    /* references to garbage nulled (when tracked) */
     uint64_t trim_destroyed;           /* objects destroyed at the last malloc_trim */
-    size_t trim_peak_heap_bytes;       /* the collector's largest heap since then */
 
     bool stopping;
     char stop_reason[64];

@@ -96,7 +96,6 @@ typedef struct net_fresh {
 
 /* A candidate for this frame's budget: a spawn to send or a move to update. */
 typedef struct net_candidate {
-    uint64_t net_id;
     uint32_t index;                 /* position in its set (see repl_fill for why it stays valid) */
     uint16_t bytes;                 /* encoded size, a close upper bound */
     uint8_t bucket;                 /* priority x age, clamped to 255 */
@@ -127,7 +126,7 @@ struct net_driver {
 
     /* Scratch reused every message and every frame (nothing allocated per item). */
     uint64_t *ids;                  /* spawn ack net ids, destroy ids */
-    uint32_t ids_count, ids_cap;
+    uint32_t ids_cap;
     net_candidate *cands;
     uint32_t cands_count, cands_cap;
     net_fresh *fresh;

@@ -438,7 +438,6 @@ static net_candidate *repl_candidate(net_driver *nd, const net_channel *ch, uint
     net_candidate *cd = &nd->cands[nd->cands_count++];
     uint32_t age = frame - ch->since_frame;
 
-    cd->net_id = ch->net_id;
     cd->index = index;
     cd->set = (uint8_t)set;
     cd->is_spawn = ch->state == NET_CHANNEL_PENDING;

@@ -18,11 +18,10 @@
 #include <cmocka.h>
 
 #include "engine.h"
-#include "gc_testing.h"
 #include "net_internal.h"
 #include "reap_gc.h"
 #include "reap_msg.h"
-#include "world.h"
+#include "world_fixture.h"
 
 enum { MIRROR_MAX = 16384 };
 
@@ -200,16 +199,11 @@ static int setup(void **state)
 
     memset(&fx, 0, sizeof fx);
     assert_int_equal(enet_initialize(), 0);
-    assert_int_equal(gc_heap_create(NULL, &fx.heap), GC_OK);
+    world_fixture_open(&fx.heap, &fx.e.env, &fx.w);
     fx.e.heap = fx.heap;
     fx.e.opts.tick_hz = 30;
     fx.e.start_ns = uv_hrtime();
     cvar_registry_init(&fx.e.cvars);
-    world_env_init(&fx.e.env, fx.heap);
-    assert_int_equal(gc_disregard_open(fx.heap), GC_OK);
-    assert_int_equal(world_classes_register(fx.heap, &fx.e.env.classes), GC_OK);
-    assert_int_equal(gc_disregard_close(fx.heap), GC_OK);
-    assert_int_equal(world_create(&fx.e.env, 0, &fx.w), GC_OK);
     fx.e.worlds = &fx.w;
     fx.e.world_count = 1;
 
@@ -253,10 +247,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *fx = *state;
-    const char *broken = gc_testing_check(fx->heap);
 
-    if (broken != NULL)
-        fail_msg("collector invariant broken: %s", broken);
     net_channels_free(&fx->conn->channels);
     enet_host_destroy(fx->client);
     enet_host_destroy(fx->nd->host);
@@ -267,7 +258,7 @@ static int teardown(void **state)
     free(fx->nd->fresh);
     free(fx->nd);
     free(fx->arena_buf);
-    gc_heap_destroy(fx->heap);
+    world_fixture_close(fx->heap);
     enet_deinitialize();
     return 0;
 }

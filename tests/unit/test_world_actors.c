@@ -14,9 +14,7 @@
 
 #include <cmocka.h>
 
-#include "gc_testing.h"
-#include "reap_gc.h"
-#include "world.h"
+#include "world_fixture.h"
 
 typedef struct fixture {
     gc_heap *heap;
@@ -30,12 +28,7 @@ static int setup(void **state)
     static fixture fx;
 
     memset(&fx, 0, sizeof fx);
-    assert_int_equal(gc_heap_create(NULL, &fx.heap), GC_OK);
-    world_env_init(&fx.env, fx.heap);
-    assert_int_equal(gc_disregard_open(fx.heap), GC_OK);
-    assert_int_equal(world_classes_register(fx.heap, &fx.env.classes), GC_OK);
-    assert_int_equal(gc_disregard_close(fx.heap), GC_OK);
-    assert_int_equal(world_create(&fx.env, 0, &fx.w), GC_OK);
+    world_fixture_open(&fx.heap, &fx.env, &fx.w);
     fx.baseline = gc_object_count(fx.heap);
     *state = &fx;
     return 0;
@@ -44,11 +37,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *fx = *state;
-    const char *broken = gc_testing_check(fx->heap);
 
-    if (broken != NULL)
-        fail_msg("collector invariant broken: %s", broken);
-    gc_heap_destroy(fx->heap);
+    world_fixture_close(fx->heap);
     return 0;
 }
 
