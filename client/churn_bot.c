@@ -16,6 +16,7 @@
  * once, and is not counted as a bot's error.
  */
 #include "churn_internal.h"
+#include "reap_wire.h"
 
 #include <math.h>
 #include <string.h>
@@ -463,13 +464,18 @@ static void churn_bot_on_error(churn *c, churn_bot *b, const Reap__Error *e, dou
 
 static void churn_bot_on_spawns(churn *c, churn_bot *b, const Reap__ActorSpawn *s, double now)
 {
-    for (size_t i = 0; i < s->n_actors; i++) {
-        const Reap__ActorState *a = s->actors[i];
-        client_mirror_put(&b->mirror, a->net_id, (uint32_t)a->actor_class, a->owner_player_id);
-        if (a->actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROP &&
-            a->owner_player_id == b->player_id && b->player_id != 0)
+    wire_reader r;
+    wire_actor a;
+
+    wire_reader_init(&r, s->records.data, s->records.len, s->count);
+    while (wire_next_spawn(&r, &a)) {
+        client_mirror_put(&b->mirror, a.net_id, a.actor_class, a.owner_player_id);
+        if (a.actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROP &&
+            a.owner_player_id == b->player_id && b->player_id != 0)
             b->replicated++;
     }
+    if (!wire_reader_ok(&r))
+        c->undecodable++; /* the records read before the fault are kept */
     churn_bot_check_spawned(c, b, now);
 }
 

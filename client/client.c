@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "client_net.h"
+#include "reap_wire.h"
 #include "reap_msg.h"
 
 enum {
@@ -89,14 +90,20 @@ static void client_on_message(client *c, const Reap__Envelope *env)
     case REAP__ENVELOPE__BODY_SPAWN_ACK:
         c->acked += env->spawn_ack->count;
         break;
-    case REAP__ENVELOPE__BODY_ACTOR_SPAWN:
-        for (size_t i = 0; i < env->actor_spawn->n_actors; i++) {
-            const Reap__ActorState *a = env->actor_spawn->actors[i];
-            client_mirror_put(&c->mirror, a->net_id, (uint32_t)a->actor_class,
-                              a->owner_player_id);
+    case REAP__ENVELOPE__BODY_ACTOR_SPAWN: {
+        const Reap__ActorSpawn *s = env->actor_spawn;
+        wire_reader r;
+        wire_actor a;
+
+        wire_reader_init(&r, s->records.data, s->records.len, s->count);
+        while (wire_next_spawn(&r, &a)) {
+            client_mirror_put(&c->mirror, a.net_id, a.actor_class, a.owner_player_id);
             c->spawns_seen++;
         }
+        if (!wire_reader_ok(&r))
+            client_say(c, "a spawn message from the server is malformed (dropped its rest)");
         break;
+    }
     case REAP__ENVELOPE__BODY_ACTOR_DESTROY:
         for (size_t i = 0; i < env->actor_destroy->n_net_ids; i++) {
             client_mirror_remove(&c->mirror, env->actor_destroy->net_ids[i]);
@@ -104,7 +111,7 @@ static void client_on_message(client *c, const Reap__Envelope *env)
         }
         break;
     case REAP__ENVELOPE__BODY_ACTOR_UPDATE:
-        c->updates_seen++;
+        c->updates_seen += env->actor_update->count;
         break;
     case REAP__ENVELOPE__BODY_STATS_REPLY:
         c->stats = *env->stats_reply;

@@ -11,9 +11,10 @@ BUILD_PKGS="gcc make pkg-config libuv1-dev libenet-dev libprotobuf-c-dev protobu
 libinih-dev libmicrohttpd-dev libcurl4-openssl-dev libsystemd-dev"
 # prometheus: promtool lints /metrics; yamllint, python3-yaml, python3-jsonschema: the Agones
 # manifests are checked offline; systemd: systemd-analyze verifies the installed unit;
-# chromium: the admin dashboard is loaded in headless Chromium.
+# chromium: the admin dashboard is loaded in headless Chromium. python3-protobuf: the wire
+# test decodes captured packets with an independent decoder written in Python.
 TEST_PKGS="libcmocka-dev prometheus yamllint python3 python3-yaml python3-jsonschema systemd \
-chromium"
+chromium python3-protobuf"
 BENCH_PKGS="libgc-dev liblua5.4-dev"
 
 pkgs="$BUILD_PKGS $TEST_PKGS"

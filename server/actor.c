@@ -45,7 +45,7 @@ static void actor_queue_destroy(world *w, const actor *a)
 {
     if (!a->replicates || !VEC_RESERVE(w->destroyed, w->destroyed_cap, w->destroyed_count + 1))
         return;
-    w->destroyed[w->destroyed_count++] = a->net_id;
+    w->destroyed[w->destroyed_count++] = (world_destroyed){ a->net_id, a->net_index };
 }
 
 /* Replicated actors with a place in the world are found through the grid; controllers and

@@ -190,11 +190,26 @@ static void admin_metrics_render_frame(engine *e, strbuf *out)
                "Connection-frames with more to send than net.MaxClientRate or ENet's window "
                "allowed (the rest waited).", nc->saturated);
     metric_u64(out, "reap_net_actor_spawns_sent_total", "counter",
-               "Actor channels opened: an actor became relevant to a connection.",
+               "Spawn records sent: an actor became relevant to a connection.",
                nc->spawns_sent);
     metric_u64(out, "reap_net_actor_destroys_sent_total", "counter",
-               "Actor channels closed: destroyed, or no longer relevant to a connection.",
+               "Destroys sent: an actor went, or is no longer relevant to a connection.",
                nc->destroys_sent);
+    metric_u64(out, "reap_net_records_encoded_total", "counter",
+               "Spawn and update records encoded, once per actor change whatever the number "
+               "of connections that receive them.", nc->records_encoded);
+    metric_u64(out, "reap_net_spawn_bytes_sent_total", "counter",
+               "Bytes of ActorSpawn messages sent, with ENet's command header.",
+               nc->spawn_bytes_sent);
+    metric_u64(out, "reap_net_update_records_sent_total", "counter",
+               "Position updates sent (update records in ActorUpdate messages).",
+               nc->update_records_sent);
+    metric_u64(out, "reap_net_update_bytes_sent_total", "counter",
+               "Bytes of ActorUpdate messages sent, with ENet's command header.",
+               nc->update_bytes_sent);
+    metric_u64(out, "reap_net_replication_pairs", "gauge",
+               "Actor-connection pairs after the last frame: actors relevant to or still held "
+               "by each connection, summed.", nc->pairs);
     metric_u64(out, "reap_net_refused_inputs_total", "counter",
                "MoveInput messages not applied (not finite, too fast or over the rate).",
                nc->refused_inputs);

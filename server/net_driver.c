@@ -126,7 +126,7 @@ void net_leave_world(net_driver *nd, net_connection *conn, const char *reason)
 {
     world *w = conn->world;
 
-    net_repl_leave(conn);
+    net_repl_leave(nd, conn);
     if (w == NULL)
         return;
     if (conn->controller != NULL) {
@@ -150,7 +150,7 @@ static void net_on_connect(net_driver *nd, ENetPeer *peer)
         (enet_uint32)(cvar_get(&nd->engine->cvars, CVAR_NET_CONNECTION_TIMEOUT) * 1000.0);
     char ip[48];
 
-    net_channels_free(&conn->channels);
+    net_view_free(&conn->view);
     memset(conn, 0, sizeof *conn);
     conn->peer = peer;
     conn->state = NET_CONN_CONNECTED;
@@ -305,18 +305,25 @@ void net_driver_service(net_driver *nd)
 void net_driver_replicate(net_driver *nd, double dt)
 {
     engine *e = nd->engine;
+    uint64_t encoded = 0, pairs = 0;
 
     for (uint32_t wi = 0; wi < e->world_count; wi++) {
         world *w = e->worlds[wi];
 
-        if (w->connections > 0) {
-            net_repl_begin_world(nd, w);
+        /* Every world's index follows its destroys, watched or not. */
+        net_repl_begin_world(nd, w);
+        if (w->connections > 0)
             for (size_t i = 0; i < nd->host->peerCount; i++)
                 if (nd->conns[i].state == NET_CONN_JOINED && nd->conns[i].world == w)
                     net_repl_connection(nd, &nd->conns[i], dt);
-        }
         world_outbox_reset(w);
+        encoded += net_repl_index(nd, w)->records_encoded;
     }
+    for (size_t i = 0; i < nd->host->peerCount; i++)
+        pairs += nd->conns[i].view.n_pending + nd->conns[i].view.n_open +
+                 nd->conns[i].view.n_closing;
+    nd->counters.records_encoded = encoded;
+    nd->counters.pairs = pairs;
     enet_host_flush(nd->host);
     net_account_host(nd);
 }
@@ -339,7 +346,10 @@ static void net_driver_free(net_driver *nd)
 {
     if (nd->conns != NULL)
         for (size_t i = 0; i < nd->host->peerCount; i++)
-            net_channels_free(&nd->conns[i].channels);
+            net_view_free(&nd->conns[i].view);
+    for (uint32_t w = 0; w < NET_MAX_WORLDS; w++)
+        net_index_free(&nd->indexes[w]);
+    free(nd->picks);
     free(nd->conns);
     free(nd->handshake_seen);
     free(nd->rest_until);
@@ -390,6 +400,10 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
     nd->conns = calloc(nd->host->peerCount, sizeof *nd->conns);
     nd->handshake_seen = calloc(nd->host->peerCount, sizeof *nd->handshake_seen);
     nd->rest_until = calloc(nd->host->peerCount, sizeof *nd->rest_until);
+    /* Positions are quantized at the step the starting world.Extent needs (reap.proto). */
+    for (uint32_t w = 0; w < NET_MAX_WORLDS; w++)
+        net_index_init(&nd->indexes[w],
+                       wire_step_for_extent((float)cvar_get(&e->cvars, CVAR_WORLD_EXTENT)));
     nd->arena_buf = malloc(NET_ARENA_BYTES);
     nd->out_buf = malloc(NET_OUT_BYTES);
     if (nd->conns == NULL || nd->handshake_seen == NULL || nd->rest_until == NULL ||
@@ -548,7 +562,8 @@ void net_driver_list_players(const net_driver *nd, strbuf *out)
                       "sent=%lluB addr=%s\n",
                       c->player_id, c->name[0] ? c->name : "-", c->world ? c->world->name : "-",
                       states[c->state], c->controller ? actor_owned_count(c->controller) : 0,
-                      net_channels_count(&c->channels), c->peer ? c->peer->roundTripTime : 0,
+                      net_view_relevant(&c->view) + c->view.n_closing,
+                      c->peer ? c->peer->roundTripTime : 0,
                       c->peer ? net_queued_bytes(c->peer) : 0,
                       (unsigned long long)c->bytes_sent, c->address);
         n++;

@@ -52,8 +52,13 @@ typedef struct net_driver_counters {
     uint64_t datagrams_out;    /* UDP datagrams ENet sent (acks, pings, resends included) */
     uint64_t datagrams_in;
     uint64_t wire_bytes_out;   /* UDP payload bytes ENet sent */
-    uint64_t spawns_sent;      /* actor channels opened */
-    uint64_t destroys_sent;    /* actor channels closed */
+    uint64_t spawns_sent;      /* spawn records sent: an actor became relevant to a client */
+    uint64_t destroys_sent;    /* destroys sent: gone, or no longer relevant to a client */
+    uint64_t records_encoded;  /* reap_net_records_encoded_total: spawn and update records
+                                  encoded into the replication index (once per change) */
+    uint64_t spawn_records_sent, spawn_bytes_sent;   /* ActorSpawn: records, wire bytes */
+    uint64_t update_records_sent, update_bytes_sent; /* ActorUpdate: records, wire bytes */
+    uint64_t pairs;            /* actor-connection pairs (relevant or held) after the frame */
 } net_driver_counters;
 
 /* Opens the UDP host on bind:port (port 0 = any free port) and starts watching its socket.

@@ -135,6 +135,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     welcome.player_id = conn->player_id;
     welcome.world = w->name;
     welcome.tick_hz = nd->engine->opts.tick_hz;
+    welcome.position_step = net_repl_index(nd, w)->step;
     welcome.controller_net_id = pc->base.net_id;
     welcome.pawn_net_id = pc->pawn != NULL ? pc->pawn->base.net_id : 0;
     welcome.server_version = (char *)REAP_VERSION;

@@ -4,7 +4,9 @@
  *   net_driver.c       the ENet host: service loop, connections, shutdown, console view
  *   net_filter.c       datagrams before ENet sees them: garbage, oversize fragments, handshakes
  *   net_handlers.c     client messages: hello, spawn, destroy, stats, ping, moves, goodbye
- *   net_replication.c  per connection: relevancy, channels, priority, budget, packing
+ *   net_replication.c  per connection: relevancy, priority, budget, packing
+ *   net_index.c        per world: the replication index, each actor's records encoded once
+ *   net_view.c         per connection: state arrays over the index
  *
  * What ENet costs (1.3.17, the version Debian ships; read from its protocol.c and peer.c):
  * - enet_host_service makes a send pass over every peer (twice per call) and reads up to 256
@@ -33,9 +35,10 @@
 #include <enet/enet.h>
 #include <uv.h>
 
-#include "net_channels.h"
 #include "net_driver.h"
+#include "net_index.h"
 #include "net_policy.h"
+#include "net_view.h"
 #include "reap_msg.h"
 #include "vec.h"
 #include "world.h"
@@ -48,7 +51,11 @@ enum {
     NET_HANDSHAKE_SLOTS = 64,     /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 32,
     NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
-    NET_MSG_ITEMS = 64,           /* actor states or moves in one replication message */
+    NET_MAX_WORLDS = 64,          /* --worlds' limit: one replication index each */
+    /* ENet's command header in front of a message: reliable (command header and length) and
+     * unreliable sequenced (also its sequence number), for the figures of bytes on the wire. */
+    NET_RELIABLE_COMMAND_BYTES = 6,
+    NET_UNRELIABLE_COMMAND_BYTES = 8,
 };
 
 typedef enum net_conn_state {
@@ -76,7 +83,7 @@ typedef struct net_connection {
     double last_input_notice;       /* last error sent for a refused MoveInput */
 
     /* Replication (net_replication.c). */
-    net_channels channels;
+    net_view view;
     uint32_t epoch;                 /* relevancy passes so far */
     uint32_t relevancy_frame;       /* frame of the last pass */
     float relevancy_pos[2];         /* pawn position at the last pass */
@@ -96,12 +103,18 @@ typedef struct net_fresh {
 
 /* A candidate for this frame's budget: a spawn to send or a move to update. */
 typedef struct net_candidate {
-    uint32_t index;                 /* position in its set (see repl_fill for why it stays valid) */
-    uint16_t bytes;                 /* encoded size, a close upper bound */
-    uint8_t bucket;                 /* priority x age, clamped to 255 */
+    uint32_t index;                 /* position in the view's pending or movers list */
+    uint16_t bytes;                 /* record size, a close upper bound */
+    uint8_t bucket;                 /* accumulated priority, clamped to 255 */
     uint8_t is_spawn;
-    uint8_t set;
 } net_candidate;
+
+/* A spawn chosen for this frame: written by priority, then net id. */
+typedef struct net_pick {
+    uint64_t net_id;
+    uint32_t index;
+    uint32_t bucket;
+} net_pick;
 
 struct net_driver {
     engine *engine;
@@ -131,10 +144,11 @@ struct net_driver {
     uint32_t cands_count, cands_cap;
     net_fresh *fresh;
     uint32_t fresh_count, fresh_cap;
-    Reap__ActorState states[NET_MSG_ITEMS]; /* one message's worth */
-    Reap__ActorState *state_ptrs[NET_MSG_ITEMS];
-    Reap__ActorMove moves[NET_MSG_ITEMS];
-    Reap__ActorMove *move_ptrs[NET_MSG_ITEMS];
+    net_pick *picks;
+    uint32_t picks_cap;
+    uint8_t rec_buf[2 * NET_PACKET_TARGET]; /* a spawn message's records, an update's */
+
+    net_index indexes[NET_MAX_WORLDS]; /* by world index */
 };
 
 /* ---- net_driver.c ---- */
@@ -169,7 +183,8 @@ bool net_name_is_valid(const char *name);
 /* Before the connections of w: resolves the world's spawned outbox once. */
 void net_repl_begin_world(net_driver *nd, world *w);
 void net_repl_join(net_driver *nd, net_connection *conn);
-void net_repl_leave(net_connection *conn);
+void net_repl_leave(net_driver *nd, net_connection *conn);
+net_index *net_repl_index(net_driver *nd, const world *w);
 void net_repl_connection(net_driver *nd, net_connection *conn, double dt);
 /* Reliable bytes the peer's window can still take this frame. */
 uint32_t net_repl_window_room(const ENetPeer *peer);

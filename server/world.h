@@ -1,9 +1,10 @@
 /*
  * world.h - worlds, levels and actors: the collected objects of the game.
  *
- * Per-world state (UE UWorld/ULevel/AActor). Every struct below except world_env and
- * world_spawned is the payload of a collected object; its reference members are listed in
- * the class schema (world.c) so the collector can trace and null them. Store a reference with
+ * Per-world state (UE UWorld/ULevel/AActor). Every struct below except world_env and the
+ * outbox records (world_spawned, world_destroyed) is the payload of a collected object; its
+ * reference members are listed in the class schema (world.c) so the collector can trace and
+ * null them. Store a reference with
  * WORLD_STORE_REF (the write barrier) and never keep a pointer to an actor anywhere the
  * collector cannot see.
  *
@@ -100,6 +101,7 @@ typedef struct actor {
     uint32_t move_serial;        /* bumped whenever pos changes (replication sends changes) */
     uint32_t grid_cell;          /* world_grid bookkeeping; WORLD_GRID_NONE when not in it */
     uint32_t grid_index;
+    uint32_t net_index;          /* replication index (the net driver's), 0: none yet */
 } actor;
 
 typedef struct actor_component {
@@ -149,6 +151,12 @@ struct level {
     uint32_t live_actors;        /* non-null dynamic + permanent slots */
 };
 
+/* An actor destroyed this frame, for replication to send its destroy. */
+typedef struct world_destroyed {
+    uint64_t net_id;
+    uint32_t net_index;          /* the actor's replication index then (0: none) */
+} world_destroyed;
+
 /* An actor spawned (or teleported) this frame, for replication to decide who it is relevant
  * to. */
 typedef struct world_spawned {
@@ -170,7 +178,7 @@ struct world {
     /* Replication outbox for this frame: plain data, drained by the net driver. */
     world_spawned *spawned;
     uint32_t spawned_count, spawned_cap;
-    uint64_t *destroyed;
+    world_destroyed *destroyed;
     uint32_t destroyed_count, destroyed_cap;
 };
 

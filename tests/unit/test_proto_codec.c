@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "reap_msg.h"
+#include "reap_wire.h"
 
 typedef struct fixture {
     alignas(max_align_t) uint8_t arena_buf[64 * 1024];
@@ -62,31 +63,39 @@ static void test_an_actor_spawn_batch_round_trips(void **state)
     fixture *fx = *state;
     Reap__Envelope env = REAP__ENVELOPE__INIT, *out = NULL;
     Reap__ActorSpawn spawn = REAP__ACTOR_SPAWN__INIT;
-    Reap__ActorState st[3], *ptrs[3];
+    uint8_t buf[256], tail[WIRE_SPAWN_TAIL_MAX];
+    wire_writer w;
+    wire_reader r;
+    wire_actor a;
 
+    wire_writer_init(&w, buf, sizeof buf);
     for (int i = 0; i < 3; i++) {
-        reap__actor_state__init(&st[i]);
-        st[i].net_id = 100u + (uint64_t)i;
-        st[i].actor_class = REAP__ACTOR_CLASS__ACTOR_CLASS_PROP;
-        st[i].owner_player_id = 7;
-        st[i].x = (float)i;
-        st[i].name = "Prop";
-        ptrs[i] = &st[i];
+        int32_t q[3] = { i * 10, -i, 0 };
+        size_t n = wire_spawn_tail(tail, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP, 7, q);
+        assert_true(wire_put_spawn(&w, 100u + (uint64_t)i, 5u + (uint32_t)i, tail, n));
     }
-    spawn.n_actors = 3;
-    spawn.actors = ptrs;
+    spawn.frame = 42;
+    spawn.count = w.count;
+    spawn.records = (ProtobufCBinaryData){ w.len, w.buf };
     env.body_case = REAP__ENVELOPE__BODY_ACTOR_SPAWN;
     env.actor_spawn = &spawn;
     encode(fx, &env);
 
     assert_int_equal(msg_decode(&fx->arena, fx->wire, fx->len, 0, &out), MSG_OK);
 
-    assert_int_equal(out->actor_spawn->n_actors, 3);
+    assert_int_equal(out->actor_spawn->frame, 42);
+    assert_int_equal(out->actor_spawn->count, 3);
+    wire_reader_init(&r, out->actor_spawn->records.data, out->actor_spawn->records.len,
+                     out->actor_spawn->count);
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(out->actor_spawn->actors[i]->net_id, 100 + i);
-        assert_int_equal(out->actor_spawn->actors[i]->owner_player_id, 7);
-        assert_true(out->actor_spawn->actors[i]->x == (float)i);
+        assert_true(wire_next_spawn(&r, &a));
+        assert_int_equal(a.net_id, 100 + i);
+        assert_int_equal(a.index, 5 + i);
+        assert_int_equal(a.owner_player_id, 7);
+        assert_int_equal(a.q[0], i * 10);
+        assert_int_equal(a.q[1], -i);
     }
+    assert_true(wire_reader_ok(&r));
 }
 
 static void test_an_error_round_trips_with_its_code_and_text(void **state)

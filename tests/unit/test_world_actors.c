@@ -210,7 +210,7 @@ static void test_destroying_an_actor_nulls_its_slot_marks_it_garbage_and_queues_
     assert_true(gc_object_is_garbage(pr));
     assert_int_equal(actor_owned_count(pc), 0);
     assert_int_equal(fx->w->destroyed_count, 1);
-    assert_int_equal(fx->w->destroyed[0], pr->net_id);
+    assert_int_equal(fx->w->destroyed[0].net_id, pr->net_id);
     assert_int_equal(world_actor_slots(fx->w), world_actor_count(fx->w) + 1);
 }
 

@@ -1,0 +1,88 @@
+/*
+ * reap_wire.h - the packed actor records of ActorSpawn and ActorUpdate (proto/reap.proto,
+ * "Record layouts", is the specification; this is its one implementation in C).
+ *
+ * The server encodes each actor's state once per change (a "tail": everything of a record but
+ * its ids) and copies it into the packet of every connection that sends it; only the id deltas
+ * are written per connection. The client and the tests decode with wire_reader. Nothing here
+ * allocates: writers and readers work on caller-owned buffers.
+ */
+#ifndef REAP_WIRE_H
+#define REAP_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    WIRE_POS_MAX = 8388607,       /* largest |q| of a pos24 coordinate */
+    WIRE_SPAWN_TAIL_MAX = 1 + 5 + 9, /* head, owner varint (32-bit), three pos24 */
+    WIRE_UPDATE_TAIL_MAX = 9,     /* three pos24 */
+    WIRE_SPAWN_MAX = 10 + 5 + WIRE_SPAWN_TAIL_MAX, /* one spawn record, ids included */
+    WIRE_UPDATE_MAX = 5 + WIRE_UPDATE_TAIL_MAX,
+    WIRE_HEAD_OWNER = 0x10,
+    WIRE_HEAD_Z = 0x20,
+};
+
+/* The default step: UE rounds replicated positions to a tenth of a unit. */
+#define WIRE_DEFAULT_STEP 0.1f
+
+/* The step a world of the given extent (side of the square centred on the origin) needs:
+ * WIRE_DEFAULT_STEP, doubled until half the extent fits in pos24. */
+float wire_step_for_extent(float extent);
+
+/* Rounds v to the nearest step, clamped to +-WIRE_POS_MAX. */
+int32_t wire_quantize(float v, float step);
+float wire_dequantize(int32_t q, float step);
+
+/* An actor as the records carry it. */
+typedef struct wire_actor {
+    uint64_t net_id;              /* spawn records only */
+    uint32_t index;
+    uint32_t actor_class;         /* spawn records only */
+    uint32_t owner_player_id;     /* spawn records only */
+    int32_t q[3];                 /* quantized x, y, z */
+} wire_actor;
+
+/* Encodes the shared part of a spawn record (head, owner, position) into out
+ * (WIRE_SPAWN_TAIL_MAX bytes); returns its length. */
+size_t wire_spawn_tail(uint8_t *out, uint32_t actor_class, uint32_t owner_player_id,
+                       const int32_t q[3]);
+/* Encodes the shared part of an update record (the position) into out (WIRE_UPDATE_TAIL_MAX
+ * bytes); returns its length. *out_has_z tells the writer to set z_flag. */
+size_t wire_update_tail(uint8_t *out, const int32_t q[3], bool *out_has_z);
+
+/* Builds one message's records in buf (borrowed). Appends fail, changing nothing, when the
+ * record would not fit. */
+typedef struct wire_writer {
+    uint8_t *buf;
+    size_t len, cap;
+    uint32_t count;
+    uint64_t prev_net_id;
+    uint32_t prev_index;
+} wire_writer;
+
+void wire_writer_init(wire_writer *w, uint8_t *buf, size_t cap);
+bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index, const uint8_t *tail,
+                    size_t tail_len);
+/* index must be greater than the previous update record's. */
+bool wire_put_update(wire_writer *w, uint32_t index, const uint8_t *tail, size_t tail_len,
+                     bool has_z);
+
+/* Reads one message's records (data borrowed). */
+typedef struct wire_reader {
+    const uint8_t *p, *end;
+    uint32_t left;                /* records still to read */
+    uint64_t prev_net_id;
+    uint32_t prev_index;
+    bool bad;                     /* a record was malformed */
+} wire_reader;
+
+void wire_reader_init(wire_reader *r, const uint8_t *data, size_t len, uint32_t count);
+/* The next record into *out. False at the end or on a malformed record; wire_reader_ok then
+ * tells which (true: every record read and no byte left over). */
+bool wire_next_spawn(wire_reader *r, wire_actor *out);
+bool wire_next_update(wire_reader *r, wire_actor *out);
+bool wire_reader_ok(const wire_reader *r);
+
+#endif /* REAP_WIRE_H */

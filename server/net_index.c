@@ -1,0 +1,181 @@
+/*
+ * net_index.c - a world's replication index (net_index.h).
+ *
+ * Assumes: net_index_begin_frame runs once per frame for each world, after the world ticked and
+ * before its connections are replicated, and before the world's outbox is reset.
+ * Guarantees: every live entry's records describe its actor as of this frame (movers) or as of
+ * its spawn or last teleport (static actors); `gone` lists exactly the entries whose actor went
+ * this frame and that some connection still holds; no index is handed out again while a
+ * connection holds it.
+ */
+#include "net_index.h"
+
+#include <string.h>
+
+#include "vec.h"
+
+void net_index_init(net_index *ix, float step)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->count = 1; /* index 0 means "none" */
+    ix->step = step;
+}
+
+void net_index_free(net_index *ix)
+{
+    free(ix->v);
+    free(ix->movers);
+    free(ix->gone);
+    memset(ix, 0, sizeof *ix);
+}
+
+static uint8_t net_index_priority(actor_kind kind)
+{
+    switch (kind) {
+    case ACTOR_KIND_PLAYER_CONTROLLER:
+    case ACTOR_KIND_PAWN: return 3;
+    case ACTOR_KIND_PROJECTILE: return 2;
+    default: return 1;
+    }
+}
+
+void net_index_encode(net_index *ix, net_index_entry *e, const actor *a, uint32_t frame)
+{
+    int32_t q[3];
+    bool has_z;
+
+    for (int i = 0; i < 3; i++)
+        q[i] = wire_quantize(a->pos[i], ix->step);
+    e->spawn_len = (uint8_t)wire_spawn_tail(e->spawn, (uint32_t)a->kind, a->owner_player_id, q);
+    e->update_len = (uint8_t)wire_update_tail(e->update, q, &has_z);
+    e->update_has_z = has_z;
+    e->x = a->pos[0];
+    e->y = a->pos[1];
+    e->move_serial = a->move_serial;
+    e->changed_frame = frame;
+    ix->records_encoded++;
+}
+
+uint32_t net_index_of(const net_index *ix, const actor *a)
+{
+    uint32_t idx = a->net_index;
+
+    if (idx == 0 || idx >= ix->count || ix->v[idx].net_id != a->net_id ||
+        !(ix->v[idx].flags & NET_ENTRY_ALIVE))
+        return 0;
+    return idx;
+}
+
+uint32_t net_index_acquire(net_index *ix, gc_heap *heap, actor *a, uint32_t frame)
+{
+    uint32_t idx = net_index_of(ix, a);
+    net_index_entry *e;
+
+    if (idx != 0 || !a->replicates)
+        return idx;
+    if (a->moves && !VEC_RESERVE(ix->movers, ix->movers_cap, ix->movers_count + 1))
+        return 0;
+    if (ix->free_head != 0) {
+        idx = ix->free_head;
+        ix->free_head = ix->v[idx].next_free;
+        if (ix->free_head == 0)
+            ix->free_tail = 0;
+    } else {
+        if (!VEC_RESERVE(ix->v, ix->cap, ix->count + 1))
+            return 0;
+        idx = ix->count++;
+    }
+    e = &ix->v[idx];
+    memset(e, 0, sizeof *e);
+    e->net_id = a->net_id;
+    e->actor = gc_weak_make(heap, a);
+    e->owner_player_id = a->owner_player_id;
+    e->kind = (uint8_t)a->kind;
+    e->priority = net_index_priority(a->kind);
+    e->flags = NET_ENTRY_ALIVE | (a->moves ? NET_ENTRY_MOVES : 0) |
+               (a->always_relevant ? NET_ENTRY_ALWAYS : 0) |
+               (a->kind == ACTOR_KIND_PLAYER_CONTROLLER ? NET_ENTRY_CONTROLLER : 0);
+    net_index_encode(ix, e, a, frame);
+    if (a->moves)
+        ix->movers[ix->movers_count++] = idx;
+    a->net_index = idx;
+    ix->live++;
+    return idx;
+}
+
+static void net_index_release(net_index *ix, uint32_t idx)
+{
+    net_index_entry *e = &ix->v[idx];
+
+    e->net_id = 0;
+    e->flags = 0;
+    e->next_free = 0;
+    if (ix->free_tail != 0)
+        ix->v[ix->free_tail].next_free = idx;
+    else
+        ix->free_head = idx;
+    ix->free_tail = idx;
+    ix->live--;
+}
+
+void net_index_ref(net_index *ix, uint32_t idx)
+{
+    ix->v[idx].refs++;
+}
+
+void net_index_unref(net_index *ix, uint32_t idx)
+{
+    net_index_entry *e = &ix->v[idx];
+
+    if (--e->refs == 0 && !(e->flags & NET_ENTRY_ALIVE))
+        net_index_release(ix, idx);
+}
+
+/* The actor of idx is gone: connections that hold it close it; with none, it is free now. */
+static void net_index_gone(net_index *ix, uint32_t idx)
+{
+    net_index_entry *e = &ix->v[idx];
+
+    e->flags &= (uint8_t)~NET_ENTRY_ALIVE;
+    if (e->refs == 0)
+        net_index_release(ix, idx);
+    else if (VEC_RESERVE(ix->gone, ix->gone_cap, ix->gone_count + 1))
+        ix->gone[ix->gone_count++] = idx;
+    /* Out of memory: the connections holding it keep a ghost until they leave. */
+}
+
+void net_index_begin_frame(net_index *ix, gc_heap *heap, world *w, uint32_t frame)
+{
+    ix->gone_count = 0;
+    for (uint32_t i = 0; i < w->destroyed_count; i++) {
+        uint32_t idx = w->destroyed[i].net_index;
+
+        if (idx != 0 && idx < ix->count && ix->v[idx].net_id == w->destroyed[i].net_id &&
+            (ix->v[idx].flags & NET_ENTRY_ALIVE))
+            net_index_gone(ix, idx);
+    }
+    /* Each moving actor read once: gone ones leave the list, moved ones are re-encoded. */
+    for (uint32_t i = ix->movers_count; i-- > 0;) {
+        uint32_t idx = ix->movers[i];
+        net_index_entry *e = &ix->v[idx];
+        const actor *a = (e->flags & NET_ENTRY_ALIVE) ? gc_weak_get(heap, e->actor) : NULL;
+
+        if (a == NULL) {
+            if (e->flags & NET_ENTRY_ALIVE)
+                net_index_gone(ix, idx);
+            ix->movers[i] = ix->movers[--ix->movers_count];
+            continue;
+        }
+        if (a->move_serial != e->move_serial)
+            net_index_encode(ix, e, a, frame);
+    }
+    /* Spawned or teleported: a teleported static actor's spawn record follows it. Newly
+     * spawned actors get their index when a connection first finds them relevant. */
+    for (uint32_t i = 0; i < w->spawned_count; i++) {
+        actor *a = gc_weak_get(heap, w->spawned[i].actor);
+        uint32_t idx = a != NULL ? net_index_of(ix, a) : 0;
+
+        if (idx != 0 && !a->moves && a->move_serial != ix->v[idx].move_serial)
+            net_index_encode(ix, &ix->v[idx], a, frame);
+    }
+}

@@ -1,0 +1,87 @@
+/*
+ * net_index.h - a world's replication index (UE Iris's internal object index, reduced to data).
+ *
+ * Every replicated actor some connection has to know about gets a small dense index (>= 1) and
+ * an entry holding what the replication needs without touching the actor again: its net id,
+ * owner, kind, position, and its records already encoded for the wire (a spawn tail, and for a
+ * moving actor the update tail of its latest position). Connections keep their state in arrays
+ * indexed by it (net_view.h), so nothing is hashed or resolved per connection per actor.
+ *
+ * Once per frame net_index_begin_frame reads each moving actor once (one weak-handle
+ * resolution), and re-encodes its update only if it moved: records are encoded per change,
+ * never per connection (records_encoded counts them). An entry is released when its actor is
+ * gone and no connection holds it any more (refs: connections whose view has it pending, open
+ * or closing), so an index is reused only after every connection that held the actor has been
+ * sent its destroy. Released indices are reused oldest first.
+ */
+#ifndef REAP_NET_INDEX_H
+#define REAP_NET_INDEX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "reap_gc.h"
+#include "reap_wire.h"
+#include "world.h"
+
+enum {
+    NET_ENTRY_ALIVE = 1 << 0,    /* the actor exists (no destroy seen) */
+    NET_ENTRY_MOVES = 1 << 1,
+    NET_ENTRY_ALWAYS = 1 << 2,   /* always relevant (the level fixtures) */
+    NET_ENTRY_CONTROLLER = 1 << 3, /* relevant only to its owner */
+};
+
+typedef struct net_index_entry {
+    uint64_t net_id;
+    gc_weak actor;               /* resolves to NULL once the actor is gone */
+    float x, y;                  /* position of the encoded records */
+    uint32_t owner_player_id;
+    uint32_t changed_frame;      /* frame the update tail was last encoded */
+    uint32_t move_serial;        /* the actor's move_serial then */
+    uint32_t refs;
+    uint32_t next_free;          /* free list link while released */
+    uint8_t flags;               /* NET_ENTRY_* */
+    uint8_t kind;                /* actor_kind */
+    uint8_t priority;            /* UE NetPriority, as a small integer */
+    uint8_t spawn_len, update_len;
+    uint8_t update_has_z;
+    uint8_t spawn[WIRE_SPAWN_TAIL_MAX];
+    uint8_t update[WIRE_UPDATE_TAIL_MAX];
+} net_index_entry;
+
+typedef struct net_index {
+    net_index_entry *v;          /* v[0] is never used */
+    uint32_t count, cap;         /* count: one past the highest index handed out */
+    uint32_t free_head, free_tail; /* released indices, oldest first (0: none) */
+    uint32_t *movers;            /* indices of live moving actors */
+    uint32_t movers_count, movers_cap;
+    uint32_t *gone;              /* this frame's destroyed or vanished indices */
+    uint32_t gone_count, gone_cap;
+    uint32_t live;               /* entries not released */
+    float step;                  /* quantization step of positions (Welcome.position_step) */
+    uint64_t records_encoded;    /* spawn and update tails encoded */
+} net_index;
+
+void net_index_init(net_index *ix, float step);
+void net_index_free(net_index *ix);
+
+/* The index of a (acquiring one, and encoding its spawn record, if it has none yet); 0 when
+ * out of memory or a is not replicated. */
+uint32_t net_index_acquire(net_index *ix, gc_heap *heap, actor *a, uint32_t frame);
+/* The index a already has, or 0. */
+uint32_t net_index_of(const net_index *ix, const actor *a);
+
+/* Begins a frame: this frame's destroyed actors (the world's outbox) and moving actors that
+ * vanished become `gone`; every moving actor that moved gets its update re-encoded; actors
+ * spawned or teleported this frame get their spawn record re-encoded. */
+void net_index_begin_frame(net_index *ix, gc_heap *heap, world *w, uint32_t frame);
+
+/* A connection's view now holds idx / no longer does. The last release of a gone actor's
+ * entry frees the index. */
+void net_index_ref(net_index *ix, uint32_t idx);
+void net_index_unref(net_index *ix, uint32_t idx);
+
+/* Re-encodes a's records from its current state (a teleport). */
+void net_index_encode(net_index *ix, net_index_entry *e, const actor *a, uint32_t frame);
+
+#endif /* REAP_NET_INDEX_H */
