@@ -258,8 +258,11 @@ bool churn_check_matches(const client_mirror *m, const Reap__ReplicationCheck *r
 {
     if (m->count != r->open_actors || m->digest != r->open_digest)
         return false;
-    return r->pending != 0 ||
-           (m->count == r->relevant_actors && m->digest == r->relevant_digest);
+    if (r->pending != 0)
+        return true; /* spawns still owed: the held set is all there is to compare */
+    if (r->closing != 0) /* destroys still owed: the mirror has them beside the relevant set */
+        return r->relevant_actors + r->closing == r->open_actors;
+    return m->count == r->relevant_actors && m->digest == r->relevant_digest;
 }
 
 static void churn_bot_on_check(churn *c, churn_bot *b, const Reap__ReplicationCheck *r,
@@ -274,10 +277,10 @@ static void churn_bot_on_check(churn *c, churn_bot *b, const Reap__ReplicationCh
         if (c->first_mismatch[0] == '\0')
             snprintf(c->first_mismatch, sizeof c->first_mismatch, "%s (player %u): its mirror "
                      "holds %u actors (digest %016llx) but the server sent %u (digest %016llx; "
-                     "relevant %u, digest %016llx, pending %u)", b->name, b->player_id,
-                     b->mirror.count, (unsigned long long)b->mirror.digest, r->open_actors,
-                     (unsigned long long)r->open_digest, r->relevant_actors,
-                     (unsigned long long)r->relevant_digest, r->pending);
+                     "relevant %u, digest %016llx, pending %u, closing %u)", b->name,
+                     b->player_id, b->mirror.count, (unsigned long long)b->mirror.digest,
+                     r->open_actors, (unsigned long long)r->open_digest, r->relevant_actors,
+                     (unsigned long long)r->relevant_digest, r->pending, r->closing);
     }
     churn_bot_leave(c, b, now);
 }

@@ -350,6 +350,7 @@ static void net_driver_free(net_driver *nd)
     for (uint32_t w = 0; w < NET_MAX_WORLDS; w++)
         net_index_free(&nd->indexes[w]);
     free(nd->picks);
+    free(nd->picks_tmp);
     free(nd->conns);
     free(nd->handshake_seen);
     free(nd->rest_until);

@@ -18,13 +18,16 @@ void net_index_init(net_index *ix, float step)
 {
     memset(ix, 0, sizeof *ix);
     ix->count = 1; /* index 0 means "none" */
+    ix->mhot_count = 1;
     ix->step = step;
 }
 
 void net_index_free(net_index *ix)
 {
     free(ix->v);
-    free(ix->movers);
+    free(ix->hot);
+    free(ix->mhot);
+    free(ix->mfree);
     free(ix->gone);
     memset(ix, 0, sizeof *ix);
 }
@@ -39,20 +42,26 @@ static uint8_t net_index_priority(actor_kind kind)
     }
 }
 
-void net_index_encode(net_index *ix, net_index_entry *e, const actor *a, uint32_t frame)
+void net_index_encode(net_index *ix, uint32_t idx, const actor *a, uint32_t frame)
 {
+    net_index_entry *e = &ix->v[idx];
+    net_index_hot *h = &ix->hot[idx];
     int32_t q[3];
-    bool has_z;
 
     for (int i = 0; i < 3; i++)
         q[i] = wire_quantize(a->pos[i], ix->step);
-    e->spawn_len = (uint8_t)wire_spawn_tail(e->spawn, (uint32_t)a->kind, a->owner_player_id, q);
-    e->update_len = (uint8_t)wire_update_tail(e->update, q, &has_z);
-    e->update_has_z = has_z;
-    e->x = a->pos[0];
-    e->y = a->pos[1];
+    h->spawn_len = (uint8_t)wire_spawn_tail(e->spawn, (uint32_t)a->kind, a->owner_player_id, q);
+    if (e->mover_slot != 0) {
+        net_mover_hot *m = &ix->mhot[e->mover_slot];
+        bool has_z;
+
+        m->update_len = (uint8_t)wire_update_tail(m->update, q, &has_z);
+        m->update_has_z = has_z;
+        m->x = a->pos[0];
+        m->y = a->pos[1];
+        m->changed_frame = frame;
+    }
     e->move_serial = a->move_serial;
-    e->changed_frame = frame;
     ix->records_encoded++;
 }
 
@@ -61,7 +70,7 @@ uint32_t net_index_of(const net_index *ix, const actor *a)
     uint32_t idx = a->net_index;
 
     if (idx == 0 || idx >= ix->count || ix->v[idx].net_id != a->net_id ||
-        !(ix->v[idx].flags & NET_ENTRY_ALIVE))
+        !(ix->hot[idx].flags & NET_ENTRY_ALIVE))
         return 0;
     return idx;
 }
@@ -70,10 +79,12 @@ uint32_t net_index_acquire(net_index *ix, gc_heap *heap, actor *a, uint32_t fram
 {
     uint32_t idx = net_index_of(ix, a);
     net_index_entry *e;
+    net_index_hot *h;
 
     if (idx != 0 || !a->replicates)
         return idx;
-    if (a->moves && !VEC_RESERVE(ix->movers, ix->movers_cap, ix->movers_count + 1))
+    if (a->moves && (!VEC_RESERVE(ix->mhot, ix->mhot_cap, ix->mhot_count + 1) ||
+                     !VEC_RESERVE(ix->mfree, ix->mfree_cap, ix->mhot_count + 1)))
         return 0;
     if (ix->free_head != 0) {
         idx = ix->free_head;
@@ -81,23 +92,34 @@ uint32_t net_index_acquire(net_index *ix, gc_heap *heap, actor *a, uint32_t fram
         if (ix->free_head == 0)
             ix->free_tail = 0;
     } else {
-        if (!VEC_RESERVE(ix->v, ix->cap, ix->count + 1))
+        if (!VEC_RESERVE(ix->v, ix->cap, ix->count + 1) ||
+            !VEC_RESERVE(ix->hot, ix->hot_cap, ix->count + 1))
             return 0;
         idx = ix->count++;
     }
     e = &ix->v[idx];
+    h = &ix->hot[idx];
     memset(e, 0, sizeof *e);
+    memset(h, 0, sizeof *h);
     e->net_id = a->net_id;
     e->actor = gc_weak_make(heap, a);
-    e->owner_player_id = a->owner_player_id;
     e->kind = (uint8_t)a->kind;
-    e->priority = net_index_priority(a->kind);
-    e->flags = NET_ENTRY_ALIVE | (a->moves ? NET_ENTRY_MOVES : 0) |
+    h->owner_player_id = a->owner_player_id;
+    h->priority = net_index_priority(a->kind);
+    h->flags = NET_ENTRY_ALIVE | (a->moves ? NET_ENTRY_MOVES : 0) |
                (a->always_relevant ? NET_ENTRY_ALWAYS : 0) |
                (a->kind == ACTOR_KIND_PLAYER_CONTROLLER ? NET_ENTRY_CONTROLLER : 0);
-    net_index_encode(ix, e, a, frame);
-    if (a->moves)
-        ix->movers[ix->movers_count++] = idx;
+    if (a->moves) {
+        net_mover_hot *m;
+
+        e->mover_slot = ix->mfree_count > 0 ? ix->mfree[--ix->mfree_count] : ix->mhot_count++;
+        m = &ix->mhot[e->mover_slot];
+        memset(m, 0, sizeof *m);
+        m->index = idx;
+        m->owner_player_id = a->owner_player_id;
+        m->priority = h->priority;
+    }
+    net_index_encode(ix, idx, a, frame);
     a->net_index = idx;
     ix->live++;
     return idx;
@@ -108,8 +130,13 @@ static void net_index_release(net_index *ix, uint32_t idx)
     net_index_entry *e = &ix->v[idx];
 
     e->net_id = 0;
-    e->flags = 0;
+    ix->hot[idx].flags = 0;
     e->next_free = 0;
+    if (e->mover_slot != 0) { /* normally given back when the actor went */
+        ix->mhot[e->mover_slot].index = 0;
+        ix->mfree[ix->mfree_count++] = e->mover_slot;
+        e->mover_slot = 0;
+    }
     if (ix->free_tail != 0)
         ix->v[ix->free_tail].next_free = idx;
     else
@@ -127,7 +154,7 @@ void net_index_unref(net_index *ix, uint32_t idx)
 {
     net_index_entry *e = &ix->v[idx];
 
-    if (--e->refs == 0 && !(e->flags & NET_ENTRY_ALIVE))
+    if (--e->refs == 0 && !(ix->hot[idx].flags & NET_ENTRY_ALIVE))
         net_index_release(ix, idx);
 }
 
@@ -136,7 +163,7 @@ static void net_index_gone(net_index *ix, uint32_t idx)
 {
     net_index_entry *e = &ix->v[idx];
 
-    e->flags &= (uint8_t)~NET_ENTRY_ALIVE;
+    ix->hot[idx].flags &= (uint8_t)~NET_ENTRY_ALIVE;
     if (e->refs == 0)
         net_index_release(ix, idx);
     else if (VEC_RESERVE(ix->gone, ix->gone_cap, ix->gone_count + 1))
@@ -151,23 +178,32 @@ void net_index_begin_frame(net_index *ix, gc_heap *heap, world *w, uint32_t fram
         uint32_t idx = w->destroyed[i].net_index;
 
         if (idx != 0 && idx < ix->count && ix->v[idx].net_id == w->destroyed[i].net_id &&
-            (ix->v[idx].flags & NET_ENTRY_ALIVE))
+            (ix->hot[idx].flags & NET_ENTRY_ALIVE))
             net_index_gone(ix, idx);
     }
-    /* Each moving actor read once: gone ones leave the list, moved ones are re-encoded. */
-    for (uint32_t i = ix->movers_count; i-- > 0;) {
-        uint32_t idx = ix->movers[i];
-        net_index_entry *e = &ix->v[idx];
-        const actor *a = (e->flags & NET_ENTRY_ALIVE) ? gc_weak_get(heap, e->actor) : NULL;
+    /* Each moving actor read once: gone ones give their slot back (connections listing it see
+     * the slot's index change), moved ones are re-encoded. */
+    for (uint32_t slot = 1; slot < ix->mhot_count; slot++) {
+        uint32_t idx = ix->mhot[slot].index;
+        net_index_entry *e;
+        bool alive;
+        const actor *a;
 
+        if (idx == 0)
+            continue;
+        e = &ix->v[idx];
+        alive = (ix->hot[idx].flags & NET_ENTRY_ALIVE) != 0;
+        a = alive ? gc_weak_get(heap, e->actor) : NULL;
         if (a == NULL) {
-            if (e->flags & NET_ENTRY_ALIVE)
+            if (alive)
                 net_index_gone(ix, idx);
-            ix->movers[i] = ix->movers[--ix->movers_count];
+            ix->mhot[slot].index = 0;
+            e->mover_slot = 0;
+            ix->mfree[ix->mfree_count++] = slot;
             continue;
         }
         if (a->move_serial != e->move_serial)
-            net_index_encode(ix, e, a, frame);
+            net_index_encode(ix, idx, a, frame);
     }
     /* Spawned or teleported: a teleported static actor's spawn record follows it. Newly
      * spawned actors get their index when a connection first finds them relevant. */
@@ -176,6 +212,6 @@ void net_index_begin_frame(net_index *ix, gc_heap *heap, world *w, uint32_t fram
         uint32_t idx = a != NULL ? net_index_of(ix, a) : 0;
 
         if (idx != 0 && !a->moves && a->move_serial != ix->v[idx].move_serial)
-            net_index_encode(ix, &ix->v[idx], a, frame);
+            net_index_encode(ix, idx, a, frame);
     }
 }

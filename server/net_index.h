@@ -31,30 +31,47 @@ enum {
     NET_ENTRY_CONTROLLER = 1 << 3, /* relevant only to its owner */
 };
 
+/* What a connection reads of any actor it lists: 8 bytes. */
+typedef struct net_index_hot {
+    uint32_t owner_player_id;
+    uint8_t flags;               /* NET_ENTRY_* */
+    uint8_t priority;            /* UE NetPriority, as a small integer */
+    uint8_t spawn_len;
+} net_index_hot;
+
+/* What each connection reads of a moving actor every frame, 32 bytes, in a table of the
+ * movers alone: a crowd's walk over its movers stays in cache. */
+typedef struct net_mover_hot {
+    float x, y;                  /* position of the encoded update */
+    uint32_t changed_frame;      /* frame the update tail was last encoded */
+    uint32_t owner_player_id;
+    uint32_t index;              /* the entry it belongs to; 0: a free slot */
+    uint8_t priority;
+    uint8_t update_len, update_has_z;
+    uint8_t update[WIRE_UPDATE_TAIL_MAX];
+} net_mover_hot;
+
+/* The rest: what the index itself and a spawn record need. */
 typedef struct net_index_entry {
     uint64_t net_id;
     gc_weak actor;               /* resolves to NULL once the actor is gone */
-    float x, y;                  /* position of the encoded records */
-    uint32_t owner_player_id;
-    uint32_t changed_frame;      /* frame the update tail was last encoded */
-    uint32_t move_serial;        /* the actor's move_serial then */
+    uint32_t move_serial;        /* the actor's move_serial at the last encode */
     uint32_t refs;
     uint32_t next_free;          /* free list link while released */
-    uint8_t flags;               /* NET_ENTRY_* */
+    uint32_t mover_slot;         /* its slot in the movers' table, 0: none */
     uint8_t kind;                /* actor_kind */
-    uint8_t priority;            /* UE NetPriority, as a small integer */
-    uint8_t spawn_len, update_len;
-    uint8_t update_has_z;
     uint8_t spawn[WIRE_SPAWN_TAIL_MAX];
-    uint8_t update[WIRE_UPDATE_TAIL_MAX];
 } net_index_entry;
 
 typedef struct net_index {
     net_index_entry *v;          /* v[0] is never used */
-    uint32_t count, cap;         /* count: one past the highest index handed out */
+    net_index_hot *hot;          /* beside v, same indices */
+    uint32_t count, cap, hot_cap; /* count: one past the highest index handed out */
     uint32_t free_head, free_tail; /* released indices, oldest first (0: none) */
-    uint32_t *movers;            /* indices of live moving actors */
-    uint32_t movers_count, movers_cap;
+    net_mover_hot *mhot;         /* slot 0 is never used */
+    uint32_t mhot_count, mhot_cap; /* mhot_count: one past the highest slot handed out */
+    uint32_t *mfree;             /* free slots */
+    uint32_t mfree_count, mfree_cap;
     uint32_t *gone;              /* this frame's destroyed or vanished indices */
     uint32_t gone_count, gone_cap;
     uint32_t live;               /* entries not released */
@@ -82,6 +99,6 @@ void net_index_ref(net_index *ix, uint32_t idx);
 void net_index_unref(net_index *ix, uint32_t idx);
 
 /* Re-encodes a's records from its current state (a teleport). */
-void net_index_encode(net_index *ix, net_index_entry *e, const actor *a, uint32_t frame);
+void net_index_encode(net_index *ix, uint32_t idx, const actor *a, uint32_t frame);
 
 #endif /* REAP_NET_INDEX_H */

@@ -144,8 +144,8 @@ struct net_driver {
     uint32_t cands_count, cands_cap;
     net_fresh *fresh;
     uint32_t fresh_count, fresh_cap;
-    net_pick *picks;
-    uint32_t picks_cap;
+    net_pick *picks, *picks_tmp;
+    uint32_t picks_cap, picks_tmp_cap;
     uint8_t rec_buf[2 * NET_PACKET_TARGET]; /* a spawn message's records, an update's */
 
     net_index indexes[NET_MAX_WORLDS]; /* by world index */

@@ -41,6 +41,8 @@ enum {
     REPL_BUCKETS = 256,
     REPL_MSG_OVERHEAD = 16,  /* an ActorSpawn/ActorUpdate envelope around its records, at most */
     REPL_SPAWN_BOOST = 2,    /* a pending spawn outranks an update of the same priority */
+    REPL_PERIOD_REFRESH = 8, /* frames between two decisions of a mover's update period */
+    REPL_MIN_SPAWN_BYTES = 8, /* the smallest spawn record with its ids, about */
 };
 
 typedef struct repl_frame {
@@ -54,6 +56,7 @@ typedef struct repl_frame {
     float cull;
     float px, py;            /* the pawn now (valid when has_pawn) */
     bool has_pawn;
+    double allowance_hint;   /* the budget this frame, for the pending window */
 } repl_frame;
 
 net_index *net_repl_index(net_driver *nd, const world *w)
@@ -251,6 +254,7 @@ static void repl_send_destroys(repl_frame *f, repl_out *o)
     net_driver *nd = f->nd;
     net_view *v = f->v;
 
+    net_view_compact_closing(v);
     while (v->closing_count > 0) {
         uint32_t n = v->closing_count < REPL_DESTROY_IDS ? v->closing_count : REPL_DESTROY_IDS;
         int64_t fits = (o->room - 16) / 10; /* ids of at most 10 bytes, and the envelope */
@@ -324,70 +328,111 @@ static uint8_t repl_bucket(uint64_t score)
 }
 
 /* The player's own actors count four times as much (UE gives the viewer's actors priority). */
-static uint32_t repl_priority(const repl_frame *f, const net_index_entry *e)
+static uint32_t repl_priority(const repl_frame *f, uint32_t owner_player_id, uint32_t priority)
 {
-    return e->owner_player_id == f->c->player_id ? e->priority * 4u : e->priority;
+    return owner_player_id == f->c->player_id ? priority * 4u : priority;
 }
 
-/* Frames between two updates of a moving actor at squared distance d2. */
-static uint32_t repl_period(const repl_frame *f, const net_index_entry *e)
+/* Frames between two updates of a moving actor, by its distance from the pawn. */
+static uint32_t repl_period(const repl_frame *f, const net_mover_hot *h)
 {
     float q = f->cull * 0.25f, dx, dy, d2;
 
-    if (!f->has_pawn || e->owner_player_id == f->c->player_id)
+    if (!f->has_pawn || h->owner_player_id == f->c->player_id)
         return 1;
-    dx = e->x - f->px;
-    dy = e->y - f->py;
+    dx = h->x - f->px;
+    dy = h->y - f->py;
     d2 = dx * dx + dy * dy;
     return d2 < q * q ? 1 : d2 < 4 * q * q ? 2 : d2 < 9 * q * q ? 3 : 4;
 }
 
 /* Lists this frame's candidates: every pending spawn (by its place in the pending list), then
  * every open mover whose update is newer than what this connection was sent and whose period
- * has come (by its place in the movers list, so in index order). */
+ * has come (by its place in the movers list, so in index order). Both lists are compacted on
+ * the way: entries whose state moved on are dropped (net_view.h). */
 static uint64_t repl_gather(repl_frame *f)
 {
     net_driver *nd = f->nd;
     net_view *v = f->v;
+    const net_index_hot *hot = f->ix->hot;
+    const net_mover_hot *mhot = f->ix->mhot;
     uint64_t bytes = 0;
+    uint32_t n = 0;
 
     nd->cands_count = 0;
     if (!VEC_RESERVE(nd->cands, nd->cands_cap, v->pending_count + v->movers_count))
         return 0;
-    for (uint32_t k = 0; k < v->pending_count; k++) {
-        const net_index_entry *e = &f->ix->v[v->pending[k].index];
-        uint32_t age = f->frame - v->pending[k].frame + 1;
-        net_candidate *cd = &nd->cands[nd->cands_count++];
+    /* Pending spawns in the order they became relevant (the player's own first): only a window
+     * of them a frame's budget could take is looked at, so a join snapshot of thousands costs
+     * what is sent, not what waits. */
+    uint32_t window = (uint32_t)(f->allowance_hint / REPL_MIN_SPAWN_BYTES) + 16, k = 0;
+    for (; k < v->pending_count && nd->cands_count < window; k++) {
+        net_view_item it = v->pending[k];
+        const net_index_hot *h = &hot[it.index];
+        uint32_t age = f->frame - it.frame + 1;
+        net_candidate *cd;
 
-        cd->index = k;
+        if ((v->st[it.index] & NET_VIEW_STATE) != NET_VIEW_PENDING) {
+            v->st[it.index] &= (uint8_t)~NET_VIEW_IN_PENDING;
+            continue;
+        }
+        v->pending[n] = it;
+        cd = &nd->cands[nd->cands_count++];
+        cd->index = n++;
         cd->is_spawn = 1;
-        cd->bytes = (uint16_t)(e->spawn_len + 4);
-        cd->bucket = repl_bucket((uint64_t)repl_priority(f, e) * REPL_SPAWN_BOOST * age);
+        cd->bytes = (uint16_t)(h->spawn_len + 4);
+        cd->bucket = repl_bucket((uint64_t)repl_priority(f, h->owner_player_id, h->priority) *
+                                 REPL_SPAWN_BOOST * age);
         bytes += cd->bytes;
     }
-    for (uint32_t k = 0; k < v->movers_count; k++) {
-        net_view_item *it = &v->movers[k];
-        const net_index_entry *e = &f->ix->v[it->index];
+    if (n < k)
+        memmove(v->pending + n, v->pending + k, (v->pending_count - k) * sizeof *v->pending);
+    v->pending_count -= k - n;
+    n = 0;
+    for (k = 0; k < v->movers_count; k++) {
+        net_view_item it = v->movers[k];
+        const net_mover_hot *h = &mhot[it.slot];
+        uint8_t state = v->st[it.index] & NET_VIEW_STATE;
         uint32_t age, period;
         net_candidate *cd;
 
-        if ((v->st[it->index] & NET_VIEW_STATE) != NET_VIEW_OPEN)
+        if (h->index != it.index && state != NET_VIEW_NONE) {
+            /* Its slot went to another mover (the index may have a new actor): follow it. */
+            it.slot = f->ix->v[it.index].mover_slot;
+            h = &mhot[it.slot];
+        }
+        if ((state != NET_VIEW_PENDING && state != NET_VIEW_OPEN) || it.slot == 0 ||
+            h->index != it.index) {
+            v->st[it.index] &= (uint8_t)~(NET_VIEW_IN_MOVERS | NET_VIEW_SEEN);
             continue;
-        if (it->frame == 0)
-            it->frame = f->frame - 1; /* just listed: its spawn carried its position */
-        if (e->changed_frame <= it->frame)
+        }
+        if (it.frame == 0 && state == NET_VIEW_OPEN)
+            it.frame = f->frame - 1; /* just listed: its spawn carried its position */
+        v->movers[n] = it;
+        if (state != NET_VIEW_OPEN || h->changed_frame <= it.frame) {
+            n++;
             continue;
-        age = f->frame - it->frame;
-        period = repl_period(f, e);
-        if (age < period)
+        }
+        /* The distance band is re-decided every REPL_PERIOD_REFRESH frames, staggered. */
+        if (it.period == 0 || ((f->frame + it.index) & (REPL_PERIOD_REFRESH - 1)) == 0) {
+            it.period = repl_period(f, h);
+            v->movers[n].period = it.period;
+        }
+        age = f->frame - it.frame;
+        period = it.period;
+        if (age < period) {
+            n++;
             continue;
+        }
         cd = &nd->cands[nd->cands_count++];
-        cd->index = k;
+        cd->index = n++;
         cd->is_spawn = 0;
-        cd->bytes = (uint16_t)(e->update_len + 1);
-        cd->bucket = repl_bucket((uint64_t)repl_priority(f, e) * age / period);
+        cd->bytes = (uint16_t)(h->update_len + 1);
+        cd->bucket = repl_bucket((uint64_t)repl_priority(f, h->owner_player_id, h->priority) *
+                                 age / period);
         bytes += cd->bytes;
     }
+    v->movers_count = n;
     return bytes;
 }
 
@@ -412,13 +457,36 @@ static uint32_t repl_threshold(const net_driver *nd, double allowance, double *o
     return 0;
 }
 
-static int repl_pick_cmp(const void *a, const void *b)
+static bool repl_pick_before(const net_pick *x, const net_pick *y)
 {
-    const net_pick *x = a, *y = b;
+    return x->bucket != y->bucket ? x->bucket > y->bucket : x->net_id < y->net_id;
+}
 
-    if (x->bucket != y->bucket)
-        return x->bucket > y->bucket ? -1 : 1;
-    return (x->net_id > y->net_id) - (x->net_id < y->net_id);
+/* Sorts picks[0..n) with a bottom-up merge through the driver's scratch (qsort would call
+ * malloc for a join snapshot's worth every frame). */
+static void repl_sort_picks(net_driver *nd, uint32_t n)
+{
+    net_pick *src = nd->picks, *dst = nd->picks_tmp;
+
+    for (uint32_t width = 1; width < n; width *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * width) {
+            uint32_t mid = lo + width < n ? lo + width : n;
+            uint32_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            uint32_t i = lo, j = mid, k = lo;
+
+            while (i < mid && j < hi)
+                dst[k++] = repl_pick_before(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        net_pick *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != nd->picks)
+        memcpy(nd->picks, src, n * sizeof *src);
 }
 
 /* Writes the chosen spawns, by priority and within a priority by net id (so their ids
@@ -432,17 +500,18 @@ static bool repl_write_spawns(repl_frame *f, repl_out *o, uint32_t n)
 
     if (n == 0)
         return true;
-    qsort(nd->picks, n, sizeof *nd->picks, repl_pick_cmp);
+    repl_sort_picks(nd, n);
     wire_writer_init(&wr, nd->rec_buf, NET_PACKET_TARGET);
     for (uint32_t i = 0; i < n; i++) {
-        const net_index_entry *e = &f->ix->v[nd->picks[i].index];
+        uint32_t idx = nd->picks[i].index;
+        const net_index_entry *e = &f->ix->v[idx];
         size_t before = wr.len;
 
         if ((int64_t)(wr.len + WIRE_SPAWN_MAX + REPL_MSG_OVERHEAD) > o->room) {
             stopped = true;
             break;
         }
-        if (!wire_put_spawn(&wr, e->net_id, nd->picks[i].index, e->spawn, e->spawn_len)) {
+        if (!wire_put_spawn(&wr, e->net_id, idx, e->spawn, f->ix->hot[idx].spawn_len)) {
             o->room -= (int64_t)repl_send_records(f, &wr, true);
             wire_writer_init(&wr, nd->rec_buf, NET_PACKET_TARGET);
             i--;
@@ -471,7 +540,8 @@ static void repl_fill(repl_frame *f, repl_out *o)
     uint32_t picks = 0;
     wire_writer wr;
 
-    if (!VEC_RESERVE(nd->picks, nd->picks_cap, v->pending_count))
+    if (!VEC_RESERVE(nd->picks, nd->picks_cap, v->pending_count) ||
+        !VEC_RESERVE(nd->picks_tmp, nd->picks_tmp_cap, v->pending_count))
         return;
     wire_writer_init(&wr, nd->rec_buf + NET_PACKET_TARGET, NET_PACKET_TARGET);
     for (uint32_t i = 0; i < nd->cands_count && o->allowance > 0; i++) {
@@ -491,13 +561,13 @@ static void repl_fill(repl_frame *f, repl_out *o)
             continue;
         } else {
             net_view_item *it = &v->movers[cd->index];
-            const net_index_entry *e = &f->ix->v[it->index];
+            const net_mover_hot *h = &f->ix->mhot[it->slot];
             size_t before = wr.len;
 
-            if (!wire_put_update(&wr, it->index, e->update, e->update_len, e->update_has_z)) {
+            if (!wire_put_update(&wr, it->index, h->update, h->update_len, h->update_has_z)) {
                 repl_send_records(f, &wr, false);
                 wire_writer_init(&wr, nd->rec_buf + NET_PACKET_TARGET, NET_PACKET_TARGET);
-                wire_put_update(&wr, it->index, e->update, e->update_len, e->update_has_z);
+                wire_put_update(&wr, it->index, h->update, h->update_len, h->update_has_z);
                 before = 0;
             }
             o->allowance -= (double)(wr.len - before);
@@ -506,7 +576,7 @@ static void repl_fill(repl_frame *f, repl_out *o)
     }
     repl_send_records(f, &wr, false);
     for (uint32_t i = 0; i < picks; i++)
-        o->allowance += f->ix->v[nd->picks[i].index].spawn_len + 4;
+        o->allowance += f->ix->hot[nd->picks[i].index].spawn_len + 4;
     if (!repl_write_spawns(f, o, picks) || !everything)
         nd->counters.saturated++;
 }
@@ -530,6 +600,7 @@ static void repl_send_check(repl_frame *f)
     Reap__ReplicationCheck check = REAP__REPLICATION_CHECK__INIT;
 
     check.pending = v->n_pending;
+    check.closing = v->n_closing;
     check.relevant_actors = net_view_relevant(v);
     check.relevant_digest = v->digest_relevant;
     check.open_actors = net_view_held(v);
@@ -578,8 +649,8 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
     repl_outbox(&f);
     if (repl_relevancy_due(&f, 0.5 * e->opts.tick_hz))
         repl_relevancy_pass(&f);
-    net_view_merge_movers(f.v, f.ix);
-    net_view_compact(f.v);
+    if (f.v->adds_count > 0)
+        net_view_merge_movers(f.v, f.ix);
 
     /* Budget: net.MaxClientRate accrues every frame; at most two frames' worth is banked. */
     c->allowance += rate * dt;
@@ -591,6 +662,7 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         return;
     o.room = net_repl_window_room(c->peer);
     o.allowance = c->allowance;
+    f.allowance_hint = c->allowance > 0 ? c->allowance : 0;
     /* Destroys first: small, and the client must not keep ghosts. */
     repl_send_destroys(&f, &o);
     if (o.allowance > 0)

@@ -71,7 +71,7 @@ static bool net_view_reserve(net_view *v, uint32_t idx)
 bool net_view_touch(net_view *v, net_index *ix, uint32_t idx, uint32_t frame)
 {
     const net_index_entry *e = &ix->v[idx];
-    bool mover = (e->flags & NET_ENTRY_MOVES) != 0;
+    bool mover = (ix->hot[idx].flags & NET_ENTRY_MOVES) != 0;
     uint8_t *s;
 
     if (!net_view_reserve(v, idx))
@@ -85,7 +85,7 @@ bool net_view_touch(net_view *v, net_index *ix, uint32_t idx, uint32_t frame)
         v->digest_relevant ^= net_view_id_hash(e->net_id);
         if (!(*s & NET_VIEW_IN_PENDING)) {
             *s |= NET_VIEW_IN_PENDING;
-            v->pending[v->pending_count++] = (net_view_item){ idx, frame };
+            v->pending[v->pending_count++] = (net_view_item){ idx, 0, frame, 0 };
         }
         break;
     case NET_VIEW_CLOSING:
@@ -102,7 +102,7 @@ bool net_view_touch(net_view *v, net_index *ix, uint32_t idx, uint32_t frame)
     if (mover) {
         if (!(*s & NET_VIEW_IN_MOVERS)) {
             *s |= NET_VIEW_IN_MOVERS;
-            v->mover_adds[v->adds_count++] = (net_view_item){ idx, 0 };
+            v->mover_adds[v->adds_count++] = (net_view_item){ idx, e->mover_slot, 0, 0 };
         }
     }
     return true;
@@ -178,16 +178,43 @@ static bool net_view_keeps_mover(net_view *v, const net_index *ix, uint32_t idx)
     uint8_t state = v->st[idx] & NET_VIEW_STATE;
 
     if ((state == NET_VIEW_PENDING || state == NET_VIEW_OPEN) &&
-        (ix->v[idx].flags & NET_ENTRY_MOVES))
+        (ix->hot[idx].flags & NET_ENTRY_MOVES))
         return true;
     v->st[idx] &= (uint8_t)~(NET_VIEW_IN_MOVERS | NET_VIEW_SEEN);
     return false;
+}
+
+/* A few additions go in by binary search (what a crowd's churn brings each frame); stale
+ * entries are left for the next walk to drop. */
+static void net_view_insert_movers(net_view *v)
+{
+    for (uint32_t k = 0; k < v->adds_count; k++) {
+        net_view_item it = v->mover_adds[k];
+        uint32_t lo = 0, hi = v->movers_count;
+
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (v->movers[mid].index < it.index)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memmove(v->movers + lo + 1, v->movers + lo, (v->movers_count - lo) * sizeof *v->movers);
+        v->movers[lo] = it;
+        v->movers_count++;
+    }
+    v->adds_count = 0;
 }
 
 void net_view_merge_movers(net_view *v, const net_index *ix)
 {
     uint32_t n = 0, a = 0, i = 0, total;
 
+    if (v->adds_count > 0 && v->adds_count <= NET_VIEW_FEW_ADDS &&
+        VEC_RESERVE(v->movers, v->movers_cap, v->movers_count + v->adds_count)) {
+        net_view_insert_movers(v);
+        return;
+    }
     if (v->adds_count > 1)
         qsort(v->mover_adds, v->adds_count, sizeof *v->mover_adds, net_view_item_cmp);
     total = v->movers_count + v->adds_count;
@@ -221,19 +248,10 @@ void net_view_merge_movers(net_view *v, const net_index *ix)
     v->adds_count = 0;
 }
 
-void net_view_compact(net_view *v)
+void net_view_compact_closing(net_view *v)
 {
     uint32_t n = 0;
 
-    for (uint32_t i = 0; i < v->pending_count; i++) {
-        uint8_t *s = &v->st[v->pending[i].index];
-        if ((*s & NET_VIEW_STATE) == NET_VIEW_PENDING)
-            v->pending[n++] = v->pending[i];
-        else
-            *s &= (uint8_t)~NET_VIEW_IN_PENDING;
-    }
-    v->pending_count = n;
-    n = 0;
     for (uint32_t i = 0; i < v->closing_count; i++) {
         uint8_t *s = &v->st[v->closing[i]];
         if ((*s & NET_VIEW_STATE) == NET_VIEW_CLOSING)

@@ -37,10 +37,13 @@ enum {
 };
 
 enum { NET_VIEW_PASS_NONE = 0, NET_VIEW_PASS_MOVERS = 1, NET_VIEW_PASS_FULL = 2 };
+enum { NET_VIEW_FEW_ADDS = 8 };      /* movers added one by one rather than merged */
 
 typedef struct net_view_item {
     uint32_t index;
+    uint32_t slot;               /* movers: its slot in the index's movers' table */
     uint32_t frame;              /* pending: since when; movers: last sent */
+    uint32_t period;             /* movers: frames between updates (0: not decided yet) */
 } net_view_item;
 
 typedef struct net_view {
@@ -84,10 +87,12 @@ void net_view_spawn_sent(net_view *v, const net_index *ix, uint32_t idx);
 /* Its destroy was sent: CLOSING -> NONE. */
 void net_view_destroy_sent(net_view *v, net_index *ix, uint32_t idx);
 
-/* Merges the movers added since into the sorted list and drops movers no longer relevant. */
+/* Puts the movers added since into the sorted list (a full merge also drops movers no longer
+ * relevant; a few additions are inserted, leaving that to the next walk). */
 void net_view_merge_movers(net_view *v, const net_index *ix);
-/* Drops pending and closing entries whose state moved on. */
-void net_view_compact(net_view *v);
+/* Drops closing entries whose state moved on (the replication's walk over the pending and
+ * movers lists drops theirs). */
+void net_view_compact_closing(net_view *v);
 /* A relevancy pass begins: touches from now on mark what they touch seen (every actor in a
  * full pass, moving ones in another). */
 void net_view_begin_pass(net_view *v, bool full);

@@ -263,6 +263,7 @@ static int teardown(void **state)
     for (uint32_t w = 0; w < NET_MAX_WORLDS; w++)
         net_index_free(&fx->nd->indexes[w]);
     free(fx->nd->picks);
+    free(fx->nd->picks_tmp);
     enet_host_destroy(fx->client);
     enet_host_destroy(fx->nd->host);
     free(fx->nd->conns);
