@@ -392,6 +392,11 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
         free(nd);
         return -1;
     }
+    /* ENet asks for 256 KB of socket buffer; a frame of acknowledgements and inputs from a
+     * crowd overflows that while the frame runs, and every datagram the kernel drops is a
+     * resend later. The kernel caps this at net.core.rmem_max / wmem_max. */
+    enet_socket_set_option(nd->host->socket, ENET_SOCKOPT_RCVBUF, NET_SOCKET_BUFFER);
+    enet_socket_set_option(nd->host->socket, ENET_SOCKOPT_SNDBUF, NET_SOCKET_BUFFER);
     nd->host->maximumPacketSize = NET_MAX_PACKET;
     /* What one peer may hold in unfinished or undelivered packets: a few maximal messages. */
     nd->host->maximumWaitingData = 4 * NET_MAX_PACKET;

@@ -46,11 +46,14 @@
 enum {
     NET_ARENA_BYTES = 512 * 1024, /* decoded size of the largest allowed message, with room */
     NET_OUT_BYTES = 64 * 1024,    /* one encoded message */
-    NET_PACKET_TARGET = 1100,     /* replication messages stay under one datagram (MTU 1400) */
+    /* Records per replication message: with the envelope it stays within one datagram (ENet
+     * fragments a packet over MTU 1400 - 4 - 24 = 1372 bytes). */
+    NET_PACKET_TARGET = 1300,
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
     NET_HANDSHAKE_SLOTS = 64,     /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 32,
     NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
+    NET_SOCKET_BUFFER = 4 * 1024 * 1024, /* UDP socket buffers asked for (rmem_max by default) */
     NET_MAX_WORLDS = 64,          /* --worlds' limit: one replication index each */
     /* ENet's command header in front of a message: reliable (command header and length) and
      * unreliable sequenced (also its sequence number), for the figures of bytes on the wire. */

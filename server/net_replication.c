@@ -18,15 +18,15 @@
  *
  * Relevant: the player's own actors (controller, pawn, what it spawned), always-relevant
  * actors (the level fixtures), and actors within net.CullDistance of the player's pawn.
- * The spatial part is re-evaluated when the pawn has moved a sixteenth of the cull distance or
- * half a second has passed (UE likewise keeps an actor relevant for a while after it stops
- * being so): moving actors afresh, static ones only in the ring the pawn's move can have
+ * The spatial part is re-evaluated when the pawn has moved an eighth of the cull distance or
+ * a second has passed (UE likewise keeps an actor relevant for a while after it stops being so:
+ * its RelevantTimeout is 5 s): moving actors afresh, static ones only in the ring the pawn's move can have
  * changed (repl_relevancy_pass). Actors spawned or teleported in between are tested as they
  * appear.
  *
  * Update rates fall with distance (ReplicationGraph's DynamicSpatialFrequency): a moving actor
- * within a quarter of the cull distance is a candidate every frame, then every 2nd, 3rd and 4th
- * frame by quarter; the player's own actors every frame.
+ * is a candidate every frame near the pawn and down to every 6th frame far from it
+ * (repl_period); the player's own actors every frame.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -43,6 +43,7 @@ enum {
     REPL_SPAWN_BOOST = 2,    /* a pending spawn outranks an update of the same priority */
     REPL_PERIOD_REFRESH = 8, /* frames between two decisions of a mover's update period */
     REPL_MIN_SPAWN_BYTES = 8, /* the smallest spawn record with its ids, about */
+    REPL_RELEVANCY_PERIOD = 1, /* seconds between two relevancy passes at most */
 };
 
 typedef struct repl_frame {
@@ -178,7 +179,7 @@ static void repl_relevancy_pass(repl_frame *f)
 static bool repl_relevancy_due(const repl_frame *f, double period_frames)
 {
     const net_connection *c = f->c;
-    float step = f->cull / 16.0f, dx, dy;
+    float step = f->cull / 8.0f, dx, dy;
 
     if (c->epoch == 0 || (double)(f->frame - c->relevancy_frame) >= period_frames ||
         c->relevancy_cull != f->cull)
@@ -333,17 +334,19 @@ static uint32_t repl_priority(const repl_frame *f, uint32_t owner_player_id, uin
     return owner_player_id == f->c->player_id ? priority * 4u : priority;
 }
 
-/* Frames between two updates of a moving actor, by its distance from the pawn. */
+/* Frames between two updates of a moving actor, by its distance from the pawn: every frame
+ * within an eighth of the cull distance, every 2nd within a quarter, every 3rd within half,
+ * every 6th beyond (30, 15, 10 and 5 Hz at 30 frames a second). */
 static uint32_t repl_period(const repl_frame *f, const net_mover_hot *h)
 {
-    float q = f->cull * 0.25f, dx, dy, d2;
+    float e = f->cull * 0.125f, dx, dy, d2;
 
     if (!f->has_pawn || h->owner_player_id == f->c->player_id)
         return 1;
     dx = h->x - f->px;
     dy = h->y - f->py;
     d2 = dx * dx + dy * dy;
-    return d2 < q * q ? 1 : d2 < 4 * q * q ? 2 : d2 < 9 * q * q ? 3 : 4;
+    return d2 < e * e ? 1 : d2 < 4 * e * e ? 2 : d2 < 16 * e * e ? 3 : 6;
 }
 
 /* Lists this frame's candidates: every pending spawn (by its place in the pending list), then
@@ -647,7 +650,7 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         f.py = c->controller->pawn->base.pos[1];
     }
     repl_outbox(&f);
-    if (repl_relevancy_due(&f, 0.5 * e->opts.tick_hz))
+    if (repl_relevancy_due(&f, REPL_RELEVANCY_PERIOD * e->opts.tick_hz))
         repl_relevancy_pass(&f);
     if (f.v->adds_count > 0)
         net_view_merge_movers(f.v, f.ix);

@@ -74,6 +74,18 @@ bool net_view_touch(net_view *v, net_index *ix, uint32_t idx, uint32_t frame)
     bool mover = (ix->hot[idx].flags & NET_ENTRY_MOVES) != 0;
     uint8_t *s;
 
+    /* The common case in a pass: relevant already and listed. */
+    if (idx < v->cap) {
+        s = &v->st[idx];
+        uint8_t state = *s & NET_VIEW_STATE;
+        if ((state == NET_VIEW_PENDING || state == NET_VIEW_OPEN) &&
+            (!mover || (*s & NET_VIEW_IN_MOVERS))) {
+            if (v->in_pass == NET_VIEW_PASS_FULL || (v->in_pass == NET_VIEW_PASS_MOVERS && mover))
+                *s |= NET_VIEW_SEEN;
+            return true;
+        }
+    }
+
     if (!net_view_reserve(v, idx))
         return false;
     s = &v->st[idx];
