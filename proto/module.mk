@@ -24,6 +24,13 @@ $(PROTO_GEN_C) $(PROTO_GEN_H) &: proto/reap.proto
 	@mkdir -p $(PROTO_GEN_DIR)
 	$(PROTOC_C) --c_out=$(PROTO_GEN_DIR) --proto_path=proto $<
 
+# The descriptor set lets a test decode packets with an independent decoder in Python.
+PROTO_DESC := $(PROTO_GEN_DIR)/reap.desc
+TEST_PREREQS += $(PROTO_DESC)
+$(PROTO_DESC): proto/reap.proto
+	@mkdir -p $(PROTO_GEN_DIR)
+	$(PROTOC_C) --descriptor_set_out=$@ --proto_path=proto $<
+
 $(PROTO_GEN_DIR)/reap.pb-c.o: $(PROTO_GEN_C)
 	$(CC) $(CPPFLAGS_BASE) $(CPPFLAGS_proto) $(CFLAGS_BASE) $(CFLAGS) -c $< -o $@
 

@@ -155,9 +155,9 @@ void net_view_close(net_view *v, net_index *ix, uint32_t idx)
 
 void net_view_spawn_sent(net_view *v, const net_index *ix, uint32_t idx)
 {
-    uint8_t *s = &v->st[idx];
+    uint8_t *s = idx < v->cap ? &v->st[idx] : NULL;
 
-    if ((*s & NET_VIEW_STATE) != NET_VIEW_PENDING)
+    if (s == NULL || (*s & NET_VIEW_STATE) != NET_VIEW_PENDING)
         return;
     *s = (uint8_t)((*s & ~NET_VIEW_STATE) | NET_VIEW_OPEN);
     v->n_pending--;
@@ -167,9 +167,9 @@ void net_view_spawn_sent(net_view *v, const net_index *ix, uint32_t idx)
 
 void net_view_destroy_sent(net_view *v, net_index *ix, uint32_t idx)
 {
-    uint8_t *s = &v->st[idx];
+    uint8_t *s = idx < v->cap ? &v->st[idx] : NULL;
 
-    if ((*s & NET_VIEW_STATE) != NET_VIEW_CLOSING)
+    if (s == NULL || (*s & NET_VIEW_STATE) != NET_VIEW_CLOSING)
         return;
     *s = (uint8_t)(*s & ~NET_VIEW_STATE);
     v->n_closing--;

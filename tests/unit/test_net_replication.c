@@ -55,6 +55,8 @@ typedef struct fixture {
     mirror m;
     msg_arena arena;
     void *arena_buf;
+    const char *capture_dir;   /* when set, every replication packet received is saved there */
+    uint32_t captured;
 } fixture;
 
 static uint32_t mirror_slot(const mirror *m, uint64_t id)
@@ -148,6 +150,18 @@ static bool mirror_holds(const mirror *m, uint64_t id)
     return mirror_has(m, id);
 }
 
+static void capture(fixture *fx, const uint8_t *data, size_t len)
+{
+    char path[256];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%06u.bin", fx->capture_dir, fx->captured++);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
 static void pump(fixture *fx)
 {
     ENetEvent ev;
@@ -167,6 +181,8 @@ static void pump(fixture *fx)
                 assert_int_equal(msg_decode(&fx->arena, ev.packet->data, ev.packet->dataLength,
                                             0, &env), MSG_OK);
                 mirror_apply(&fx->m, env);
+                if (fx->capture_dir != NULL && ev.channelID != MSG_CHANNEL_CONTROL)
+                    capture(fx, ev.packet->data, ev.packet->dataLength);
                 enet_packet_destroy(ev.packet);
             }
         }
@@ -442,11 +458,156 @@ static void test_a_snapshot_of_ten_thousand_actors_arrives_complete(void **state
     assert_true(fx->nd->counters.spawn_bytes_sent <= (uint64_t)(n + 2) * (100000 / 30 + 64));
 }
 
+/* ---- the wire ------------------------------------------------------------------------------- */
+
+static void expect_spawn(FILE *f, const actor *a)
+{
+    fprintf(f, "spawn %llu %u %u %u %d %d %d\n", (unsigned long long)a->net_id, a->net_index,
+            (unsigned)a->kind, a->owner_player_id, wire_quantize(a->pos[0], WIRE_DEFAULT_STEP),
+            wire_quantize(a->pos[1], WIRE_DEFAULT_STEP),
+            wire_quantize(a->pos[2], WIRE_DEFAULT_STEP));
+}
+
+static void test_captured_packets_decode_with_the_independent_python_decoder(void **state)
+{
+    fixture *fx = *state;
+    char dir[] = "/tmp/reap-wire-XXXXXX", path[300], cmd[1024];
+    const char *build = getenv("REAP_BUILD_DIR");
+    actor *props[40], *mover = &fx->other->pawn->base;
+    FILE *f;
+    int rc;
+
+    /* Given props at awkward positions (negative, fractional, one off the ground) and another
+     * player's pawn moving nearby, every packet the client gets saved... */
+    assert_non_null(mkdtemp(dir));
+    fx->capture_dir = dir;
+    for (int i = 0; i < 40; i++)
+        props[i] = spawn_prop(fx, fx->other, (float)i * 37.31f - 700.0f, -(float)i * 11.97f);
+    props[7]->pos[2] = 55.55f;
+    world_actor_moved(fx->w, props[7]);
+    mover->moves = true;
+    place(fx, mover, 120.25f, -80.75f);
+    for (int i = 0; i < 20; i++) {
+        frame(fx);
+        mover->pos[0] += 13.37f;
+        mover->pos[1] -= 7.1f;
+        mover->move_serial++;
+        world_grid_move(&fx->w->grid, mover);
+    }
+    frames(fx, 10);
+
+    /* ...when the Python decoder reads them with what the server knows as the truth... */
+    snprintf(path, sizeof path, "%s/expected.txt", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 40; i++)
+        expect_spawn(f, props[i]);
+    fprintf(f, "last %u %d %d %d\n", mover->net_index, wire_quantize(mover->pos[0], 0.1f),
+            wire_quantize(mover->pos[1], 0.1f), wire_quantize(mover->pos[2], 0.1f));
+    assert_int_equal(fclose(f), 0);
+    /* Debian's python3, which python3-protobuf installs into (not whatever is first on PATH). */
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/wire/decode_reap.py %s/gen/reap.desc %s "
+             "--expect %s"
+             " > %s/decoded.txt 2>&1", build != NULL ? build : "build", dir, path, dir);
+    rc = system(cmd);
+
+    /* ...it agrees on every spawn and on the last position sent. */
+    if (rc != 0) {
+        snprintf(cmd, sizeof cmd, "tail -n 20 %s/decoded.txt", dir);
+        assert_int_equal(system(cmd), 0);
+    }
+    assert_int_equal(rc, 0);
+    assert_true(fx->captured > 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* ---- serialize once ------------------------------------------------------------------------ */
+
+/* Records encoded over n frames while `watchers` connections watch a crowd of moving pawns (the
+ * fixture's own, and others on an ENet peer that is not connected: their sends go nowhere). */
+static uint64_t records_encoded_with(fixture *fx, uint32_t watchers, uint32_t movers, int n,
+                                     uint64_t *out_changes)
+{
+    static net_connection extra[64];
+    player_controller *pcs[64];
+    net_index *ix = net_repl_index(fx->nd, fx->w);
+    uint64_t before = 0, changes = 0;
+
+    assert_true(watchers <= 64 && movers <= 64);
+    for (uint32_t i = 0; i < movers; i++) {
+        assert_int_equal(actor_spawn_player(fx->w, 100 + i, "crowd", &pcs[i]), GC_OK);
+        place(fx, &pcs[i]->pawn->base, (float)(i * 50), 300);
+    }
+    memset(extra, 0, sizeof extra);
+    for (uint32_t i = 1; i < watchers; i++) {
+        extra[i] = *fx->conn;
+        extra[i].peer = &fx->nd->host->peers[fx->conn->peer == &fx->nd->host->peers[0]];
+        net_view_init(&extra[i].view);
+        extra[i].player_id = 100 + i % movers;
+        extra[i].controller = pcs[i % movers];
+        net_repl_join(fx->nd, &extra[i]);
+    }
+    /* Three frames for every watcher to find its actors (each new actor's spawn record is
+     * encoded once then), then n frames counted. */
+    for (int k = -3; k < n; k++) {
+        if (k == 0)
+            before = ix->records_encoded;
+        for (uint32_t i = 0; k >= 0 && i < movers; i++) {
+            actor *a = &pcs[i]->pawn->base;
+            if ((k + (int)i) % 3 == 0) { /* a third of the crowd moves each frame */
+                a->pos[0] += 1.0f;
+                a->move_serial++;
+                changes++;
+            }
+        }
+        fx->e.frame++;
+        net_repl_begin_world(fx->nd, fx->w);
+        net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0);
+        for (uint32_t i = 1; i < watchers; i++)
+            net_repl_connection(fx->nd, &extra[i], 1.0 / 30.0);
+        world_outbox_reset(fx->w);
+        enet_host_flush(fx->nd->host);
+        pump(fx);
+    }
+    for (uint32_t i = 1; i < watchers; i++)
+        net_repl_leave(fx->nd, &extra[i]);
+    *out_changes = changes;
+    return ix->records_encoded - before;
+}
+
+static void test_records_encoded_equal_the_changes_with_one_watcher(void **state)
+{
+    fixture *fx = *state;
+    uint64_t changes, encoded;
+
+    encoded = records_encoded_with(fx, 1, 30, 12, &changes);
+
+    assert_int_equal(encoded, changes);
+}
+
+static void test_records_encoded_equal_the_changes_with_fifty_watchers(void **state)
+{
+    fixture *fx = *state;
+    uint64_t changes, encoded;
+
+    encoded = records_encoded_with(fx, 50, 30, 12, &changes);
+
+    assert_int_equal(encoded, changes); /* not 50 times as many */
+    assert_true(changes > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_an_actor_beyond_the_cull_distance_is_never_sent,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_captured_packets_decode_with_the_independent_python_decoder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_records_encoded_equal_the_changes_with_one_watcher,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_records_encoded_equal_the_changes_with_fifty_watchers, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_crossing_into_relevancy_sends_one_spawn_and_out_one_destroy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_static_actors_follow_the_players_own_movement,
