@@ -210,6 +210,9 @@ static void admin_metrics_render_frame(engine *e, strbuf *out)
     metric_u64(out, "reap_net_replication_pairs", "gauge",
                "Actor-connection pairs after the last frame: actors relevant to or still held "
                "by each connection, summed.", nc->pairs);
+    metric_u64(out, "reap_net_replication_pair_frames_total", "counter",
+               "Actor-connection pairs summed over frames (over reap_frames_total: the pairs a "
+               "frame handles).", nc->pair_frames);
     metric_u64(out, "reap_net_refused_inputs_total", "counter",
                "MoveInput messages not applied (not finite, too fast or over the rate).",
                nc->refused_inputs);

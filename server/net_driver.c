@@ -324,6 +324,7 @@ void net_driver_replicate(net_driver *nd, double dt)
                  nd->conns[i].view.n_closing;
     nd->counters.records_encoded = encoded;
     nd->counters.pairs = pairs;
+    nd->counters.pair_frames += pairs;
     enet_host_flush(nd->host);
     net_account_host(nd);
 }

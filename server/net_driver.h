@@ -59,6 +59,7 @@ typedef struct net_driver_counters {
     uint64_t spawn_records_sent, spawn_bytes_sent;   /* ActorSpawn: records, wire bytes */
     uint64_t update_records_sent, update_bytes_sent; /* ActorUpdate: records, wire bytes */
     uint64_t pairs;            /* actor-connection pairs (relevant or held) after the frame */
+    uint64_t pair_frames;      /* pairs summed over frames */
 } net_driver_counters;
 
 /* Opens the UDP host on bind:port (port 0 = any free port) and starts watching its socket.

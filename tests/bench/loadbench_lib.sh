@@ -44,3 +44,31 @@ start_server() {
     die "could not start $SERVER on a free loopback port (see $log)"
 }
 
+
+# scrape FILE: the server's /metrics (empty when neither curl nor wget is there).
+scrape() {
+    if command -v curl >/dev/null 2>&1; then
+        curl -s -m 5 "http://127.0.0.1:$ADMIN/metrics" >"$1" 2>/dev/null
+    elif command -v wget >/dev/null 2>&1; then
+        wget -q -T 5 -O "$1" "http://127.0.0.1:$ADMIN/metrics" 2>/dev/null
+    else
+        : >"$1"
+    fi
+}
+
+# replication_figures BEFORE AFTER: pairs per frame, bytes per update, bytes per spawn and
+# records encoded per frame over the run, tab-separated ("-" for what is missing).
+replication_figures() {
+    awk 'BEGIN { OFS = "\t" }
+        FNR == 1 { file++ }
+        /^reap_/ { v[file, $1] = $2 }
+        function dl(name) { return v[2, name] - v[1, name] }
+        function ratio(a, b) { return (b > 0 && ((2, a) in v)) ? a_over_b(dl(a), dl(b)) : "-" }
+        function a_over_b(x, y) { return sprintf("%.4f", x / y) }
+        END {
+            print ratio("reap_net_replication_pair_frames_total", "reap_frames_total"),
+                ratio("reap_net_update_bytes_sent_total", "reap_net_update_records_sent_total"),
+                ratio("reap_net_spawn_bytes_sent_total", "reap_net_actor_spawns_sent_total"),
+                ratio("reap_net_records_encoded_total", "reap_frames_total")
+        }' "$1" "$2" 2>/dev/null || printf -- '-\t-\t-\t-'
+}
