@@ -43,12 +43,17 @@ static const char engine_usage[] =
     "                        AGONES_SDK_HTTP_PORT is set)\n"
     "  --agones-player-tracking  track players with Agones' alpha player endpoints\n"
     "                        instead of the 'players' list\n"
+    "  --agones-shutdown-idle SECONDS  with Agones: once Allocated, ask for Shutdown\n"
+    "                        after SECONDS with no player (default 0 = never)\n"
     "  --help                print this help and exit\n"
     "  --version             print the version and exit\n"
     "\n"
     "admin endpoint: GET /metrics, GET /healthz, POST /console (one command per request).\n"
     "SIGINT/SIGTERM: say goodbye to clients, run a full purge, exit 0. SIGHUP: re-read the\n"
-    "config file's console variables. SIGUSR1: log a status line.\n";
+    "config file's console variables. SIGUSR1: log a status line. Under Agones, 'quit' asks\n"
+    "for Shutdown and the server stays up until SIGTERM.\n"
+    "config files: reap's own (deploy/reap.ini) are strict; a file named *Engine.ini, or\n"
+    "with a [/Script/...] or [SystemSettings] section, is read as Unreal Engine reads it.\n";
 
 const char *engine_options_usage(void)
 {
@@ -102,6 +107,8 @@ static const engine_option_def engine_option_defs[] = {
     { "log-level", "LogLevel", ENGINE_OPT_LOG_LEVEL, 0, 0 },
     { "log-format", "LogFormat", ENGINE_OPT_LOG_FORMAT, 0, 0 },
     { "admin-token", "AdminTokenFile", ENGINE_OPT_ADMIN_TOKEN, 0, 0 },
+    { "agones-shutdown-idle", "AgonesShutdownIdle", ENGINE_OPT_AGONES_SHUTDOWN_IDLE, 0,
+      604800 },
 };
 
 #define ENGINE_OPTION_COUNT (sizeof engine_option_defs / sizeof engine_option_defs[0])
@@ -165,6 +172,7 @@ static bool engine_option_store(engine_options *opts, const engine_option_def *d
     case ENGINE_OPT_TICK_HZ: opts->tick_hz = n; break;
     case ENGINE_OPT_MAX_PLAYERS: opts->max_players = n; break;
     case ENGINE_OPT_ADMIN_PORT: opts->admin_port = n; break;
+    case ENGINE_OPT_AGONES_SHUTDOWN_IDLE: opts->agones_shutdown_idle_s = n; break;
     default: break;
     }
     return true;
