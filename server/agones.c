@@ -110,22 +110,24 @@ static void agones_maybe_free(agones *a);
 
 /* ---- the queue -------------------------------------------------------------------------- */
 
-static agones_request *agones_enqueue(agones *a, agones_kind kind, const char *method,
-                                      const char *path, const char *body)
+/* Queues a request; join says add or remove for a player request. */
+static void agones_enqueue(agones *a, agones_kind kind, bool join, const char *method,
+                           const char *path, const char *body)
 {
     agones_request *r;
 
     if (a == NULL || a->multi == NULL)
-        return NULL;
+        return;
     if (a->queued >= AGONES_QUEUE_MAX) {
         log_warn("agones: %u requests waiting for the sidecar; dropping %s %s", a->queued,
                  method, path);
-        return NULL;
+        return;
     }
     r = calloc(1, sizeof *r);
     if (r == NULL)
-        return NULL;
+        return;
     r->kind = kind;
+    r->join = join;
     r->method = method;
     snprintf(r->path, sizeof r->path, "%s", path);
     snprintf(r->body, sizeof r->body, "%s", body);
@@ -138,7 +140,6 @@ static agones_request *agones_enqueue(agones *a, agones_kind kind, const char *m
     if (kind == AGONES_REQ_GAMESERVER)
         a->gameserver_queued = true;
     agones_start_next(a);
-    return r;
 }
 
 static void agones_pop(agones *a)
@@ -428,18 +429,21 @@ static void agones_finished(agones *a, CURLcode rc, long status, const char *rep
         a->unreachable = false;
     }
     if (!transient && status >= 200 && status < 300) {
-        a->retry_ms = 0;
-        if (r->kind == AGONES_REQ_PROBE)
-            agones_probe_answered(a, reply);
-        else if (r->kind == AGONES_REQ_GAMESERVER)
-            agones_gameserver_answered(a, reply);
-        else if (strcmp(r->path, "/ready") == 0)
-            log_info("agones: Ready");
-        else if (strcmp(r->path, "/shutdown") == 0)
-            log_info("agones: Shutdown sent");
-        else
-            log_debug("agones: %s %s: %ld", r->method, r->path, status);
+        agones_kind kind = r->kind;
+        char path[sizeof r->path];
+
+        /* Off the queue first: what the answer leads to may queue a request (Shutdown). */
+        snprintf(path, sizeof path, "%s", r->path);
+        log_debug("agones: %s %s: %ld", r->method, r->path, status);
         agones_pop(a);
+        if (kind == AGONES_REQ_PROBE)
+            agones_probe_answered(a, reply);
+        else if (kind == AGONES_REQ_GAMESERVER)
+            agones_gameserver_answered(a, reply);
+        else if (strcmp(path, "/ready") == 0)
+            log_info("agones: Ready");
+        else if (strcmp(path, "/shutdown") == 0)
+            log_info("agones: Shutdown sent");
         return;
     }
     if (status == 404 && r->kind == AGONES_REQ_PROBE && strcmp(a->list_version, "v1beta1") == 0) {
@@ -721,7 +725,7 @@ static void agones_idle_cb(uv_timer_t *timer)
         return;
     }
     if (a->ready_sent && !a->shutdown_sent && !a->gameserver_queued)
-        agones_enqueue(a, AGONES_REQ_GAMESERVER, "GET", "/gameserver", "");
+        agones_enqueue(a, AGONES_REQ_GAMESERVER, false, "GET", "/gameserver", "");
 }
 
 int agones_create(uv_loop_t *loop, const agones_config *cfg, agones **out_agones, char *err,
@@ -769,7 +773,7 @@ int agones_create(uv_loop_t *loop, const agones_config *cfg, agones **out_agones
     log_info("agones: talking to the SDK sidecar on 127.0.0.1:%u (%s player tracking)",
              cfg->port, cfg->alpha_players ? "alpha" : "list");
     if (!cfg->alpha_players)
-        agones_enqueue(a, AGONES_REQ_PROBE, "GET", "/v1beta1/lists/players", "");
+        agones_enqueue(a, AGONES_REQ_PROBE, false, "GET", "/v1beta1/lists/players", "");
     *out_agones = a;
     return 0;
 }
@@ -779,7 +783,7 @@ void agones_ready(agones *a)
     if (a == NULL || a->ready_sent)
         return;
     a->ready_sent = true;
-    agones_enqueue(a, AGONES_REQ_STATE, "POST", "/ready", "{}");
+    agones_enqueue(a, AGONES_REQ_STATE, false, "POST", "/ready", "{}");
     /* The first health ping right behind Ready, not a period later. */
     agones_health_cb(&a->health_timer);
 }
@@ -787,14 +791,10 @@ void agones_ready(agones *a)
 static void agones_player_request(agones *a, const char *value, bool join)
 {
     char escaped[2 * AGONES_VALUE_MAX], body[AGONES_BODY_MAX];
-    agones_request *r;
-
     json_escape(escaped, sizeof escaped, value);
     snprintf(body, sizeof body, a->cfg.alpha_players ? "{\"playerID\":\"%s\"}"
                                                      : "{\"value\":\"%s\"}", escaped);
-    r = agones_enqueue(a, AGONES_REQ_PLAYER, "POST", join ? "(add)" : "(remove)", body);
-    if (r != NULL)
-        r->join = join;
+    agones_enqueue(a, AGONES_REQ_PLAYER, join, "POST", join ? "(add)" : "(remove)", body);
 }
 
 void agones_player_joined(agones *a, uint32_t player_id, const char *value)
@@ -841,7 +841,7 @@ void agones_set_label(agones *a, const char *key, const char *value)
     json_escape(k, sizeof k, key);
     json_escape(v, sizeof v, value);
     snprintf(body, sizeof body, "{\"key\":\"%s\",\"value\":\"%s\"}", k, v);
-    agones_enqueue(a, AGONES_REQ_STATE, "PUT", "/metadata/label", body);
+    agones_enqueue(a, AGONES_REQ_STATE, false, "PUT", "/metadata/label", body);
 }
 
 void agones_shutdown(agones *a)
@@ -849,7 +849,7 @@ void agones_shutdown(agones *a)
     if (a == NULL || a->shutdown_sent)
         return;
     a->shutdown_sent = true;
-    agones_enqueue(a, AGONES_REQ_STATE, "POST", "/shutdown", "{}");
+    agones_enqueue(a, AGONES_REQ_STATE, false, "POST", "/shutdown", "{}");
 }
 
 static void agones_close_deadline_cb(uv_timer_t *timer)
