@@ -520,6 +520,19 @@ static void engine_signal_cb(uv_signal_t *sig, int signum)
 {
     engine *e = sig->data;
 
+    if (e->awaiting_sigterm) {
+        /* The worlds are stopped: only SIGTERM/SIGINT mean something now. */
+        if (signum != SIGTERM && signum != SIGINT) {
+            log_info("signal %d: stopped, waiting for SIGTERM; ignored", signum);
+            return;
+        }
+        log_info("%s: exiting", signum == SIGINT ? "SIGINT" : "SIGTERM");
+        e->awaiting_sigterm = false;
+        agones_close(e->agones);
+        e->agones = NULL;
+        engine_close_handles(e);
+        return;
+    }
     if (signum == SIGHUP) {
         engine_reload_config(e);
         return;
@@ -530,14 +543,6 @@ static void engine_signal_cb(uv_signal_t *sig, int signum)
     }
     if (signum == SIGUSR2) {
         log_info("SIGUSR2: ignored");
-        return;
-    }
-    if (e->awaiting_sigterm) {
-        log_info("%s: exiting", signum == SIGINT ? "SIGINT" : "SIGTERM");
-        e->awaiting_sigterm = false;
-        agones_close(e->agones);
-        e->agones = NULL;
-        engine_close_handles(e);
         return;
     }
     if (e->stopping) {

@@ -717,23 +717,31 @@ static unsigned char *engine_config_read(const char *path, size_t *out_len, char
 {
     FILE *f = engine_config_open(path, err, err_size);
     unsigned char *bytes;
-    size_t n;
+    struct stat st;
+    size_t n, size;
 
     if (f == NULL)
         return NULL;
-    bytes = malloc((size_t)ENGINE_CONFIG_MAX_BYTES + 1);
+    /* The size is a hint (the file may change while it is read); the limit is what counts. */
+    size = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+    if (size > ENGINE_CONFIG_MAX_BYTES)
+        size = ENGINE_CONFIG_MAX_BYTES;
+    bytes = malloc(size + 1);
     if (bytes == NULL) {
         snprintf(err, err_size, "cannot read config file '%s': out of memory", path);
         fclose(f);
         return NULL;
     }
-    n = fread(bytes, 1, (size_t)ENGINE_CONFIG_MAX_BYTES + 1, f);
-    if (ferror(f) || n > ENGINE_CONFIG_MAX_BYTES) {
+    n = fread(bytes, 1, size + 1, f);
+    if (ferror(f) || n > ENGINE_CONFIG_MAX_BYTES || n > size) {
         if (ferror(f))
             snprintf(err, err_size, "cannot read config file '%s': %s", path, strerror(errno));
-        else
+        else if (n > ENGINE_CONFIG_MAX_BYTES)
             snprintf(err, err_size, "config file '%s' is larger than %d MB", path,
                      ENGINE_CONFIG_MAX_BYTES >> 20);
+        else
+            snprintf(err, err_size, "config file '%s' grew while it was read; try again",
+                     path);
         free(bytes);
         fclose(f);
         return NULL;
