@@ -416,7 +416,10 @@ static char *engine_ini_reader(char *str, int num, void *stream)
     ctx->pos += (size_t)len;
     ctx->line++;
     str[len] = '\0';
-    if (str[len - 1] != '\n' && len == num - 1 && ctx->text[ctx->pos] != '\0') {
+    /* A CRLF line that fills the buffer up to its CR still fits: the LF is all that is left. */
+    if (str[len - 1] == '\r' && ctx->text[ctx->pos] == '\n')
+        ctx->pos++;
+    else if (str[len - 1] != '\n' && len == num - 1 && ctx->text[ctx->pos] != '\0') {
         char limit[16];
 
         snprintf(limit, sizeof limit, "%d", num - 2);

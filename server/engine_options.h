@@ -78,9 +78,11 @@ void engine_options_default(engine_options *opts);
 engine_options_result engine_options_parse(engine_options *opts, int argc, char **argv,
                                            char *err, size_t err_size);
 
-/* Reads the ini file: [Server] keys fill options the command line did not give, and
- * [ConsoleVariables] entries are set in reg with source INI. On failure err names the file,
- * the line and the bad key or value. */
+/* Reads the ini file: [Server] keys fill options the command line did not give, and cvars are
+ * set in reg with source INI: from [ConsoleVariables] in reap's own (strict) files, from UE's
+ * cvar sections in a UE file (named *Engine.ini, UTF-16, or with a UE section; see
+ * engine_options.c), where what reap does not know is a warning counted in config_warnings.
+ * On failure err names the file, the line and the bad key or value. */
 int engine_options_load_config(engine_options *opts, cvar_registry *reg, const char *path,
                                char *err, size_t err_size);
 
