@@ -477,11 +477,11 @@ static void agones_finished(agones *a, CURLcode rc, long status, const char *rep
     }
     /* Transient: keep it at the head and try again later, a bounded number of times for
      * the list and player calls (a retried add that had landed reads "already exists"). */
+    r->attempts++;
     if ((r->kind == AGONES_REQ_PLAYER || (r->kind == AGONES_REQ_PROBE && status != 0)) &&
-        ++r->attempts >= AGONES_PLAYER_ATTEMPTS) {
+        r->attempts >= AGONES_PLAYER_ATTEMPTS) {
         log_warn("agones: %s %s %s failed %u times; given up", r->method, r->path, r->body,
                  r->attempts);
-        a->retry_ms = 0;
         agones_pop(a);
         return;
     }
@@ -496,10 +496,12 @@ static void agones_finished(agones *a, CURLcode rc, long status, const char *rep
                        "agones: sidecar at 127.0.0.1:%u unreachable (%s %s: %s); retrying, "
                        "the server keeps running", a->cfg.port, r->method, r->path, why);
         a->unreachable = true;
-    } else {
-        log_warn("agones: %s %s: HTTP %ld (%.200s); retrying in %u ms", r->method, r->path,
-                 status, reply, a->retry_ms);
+    } else if (r->attempts == 1) {
+        log_warn("agones: %s %s: HTTP %ld (%.200s); retrying", r->method, r->path, status,
+                 reply);
     }
+    log_debug("agones: %s %s failed (attempt %u); next try in %u ms", r->method, r->path,
+              r->attempts, a->retry_ms);
 }
 
 static void agones_health_finished(agones *a, CURLcode rc, long status)

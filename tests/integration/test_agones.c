@@ -50,6 +50,7 @@ typedef struct sidecar {
     int value_count;
     const char *state;          /* status.state: "Ready", "Allocated" */
     bool stall_adds;            /* never answer addValue (a sidecar stuck on it) */
+    bool lose_next_add_answer;  /* the next add lands but answers 500 (as after a timeout) */
 } sidecar;
 
 static sidecar sc;
@@ -176,6 +177,10 @@ static void sidecar_lists(sidecar *s, sidecar_conn *c, const char *method, const
             snprintf(msg, sizeof msg, "out of range. No available capacity. Current Capacity: "
                      "%d, List Size: %d", s->capacity, s->value_count);
             sidecar_error(c, msg);
+        } else if (s->lose_next_add_answer) {
+            s->lose_next_add_answer = false;
+            sidecar_add_value(s, value);
+            sidecar_error(c, "transport is closing");
         } else {
             sidecar_add_value(s, value);
             sidecar_list_json(s, list, sizeof list);
@@ -556,6 +561,31 @@ static void test_health_pings_go_on_while_a_list_call_hangs(void **state)
     sidecar_close(&sc);
 }
 
+static void test_an_add_that_landed_but_failed_is_retried_once_and_then_done(void **state)
+{
+    harness_server srv;
+
+    (void)state;
+    sidecar_open(&sc, true);
+    sc.lose_next_add_answer = true;
+    start_with_sidecar(&srv, sc.port, NULL);
+    sidecar_wait(&sc, &srv, "POST /ready", NULL, 10.0);
+
+    const char *args[] = { "--server", srv.endpoint, "--name", "gu", "--hold", "0.2", NULL };
+    assert_int_equal(run_client_serving(&sc, &srv, args), 0);
+    int rm = sidecar_wait(&sc, &srv, "POST /v1beta1/lists/players:removeValue", "gu", 15.0);
+
+    /* A 500 the SDK server does not word as done: retried; the retry meets "already
+     * exists", which is done; the leave then removes the value. */
+    assert_int_equal(sidecar_count(&sc, 0, "POST /v1beta1/lists/players:addValue", "gu"), 2);
+    assert_true(sidecar_find(&sc, rm + 1, "POST /v1beta1/lists/players:addValue", "gu") < 0);
+    assert_int_equal(sc.value_count, 0);
+    assert_non_null(strstr(srv.proc.out, "transport is closing"));
+    assert_int_equal(harness_server_stop(&srv), 0);
+    harness_server_free(&srv);
+    sidecar_close(&sc);
+}
+
 static void test_a_full_list_drops_the_add_and_the_remove_of_it_is_done(void **state)
 {
     harness_server srv;
@@ -742,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_ready_health_players_and_shutdown_reach_the_sidecar),
         cmocka_unit_test(test_a_sidecar_down_at_start_is_retried_and_players_are_served_meanwhile),
         cmocka_unit_test(test_health_pings_go_on_while_a_list_call_hangs),
+        cmocka_unit_test(test_an_add_that_landed_but_failed_is_retried_once_and_then_done),
         cmocka_unit_test(test_a_full_list_drops_the_add_and_the_remove_of_it_is_done),
         cmocka_unit_test(test_a_matchmakers_player_id_from_the_allocation_is_honoured),
         cmocka_unit_test(
