@@ -52,8 +52,9 @@ static const char engine_usage[] =
     "SIGINT/SIGTERM: say goodbye to clients, run a full purge, exit 0. SIGHUP: re-read the\n"
     "config file's console variables. SIGUSR1: log a status line. Under Agones, 'quit' asks\n"
     "for Shutdown and the server stays up until SIGTERM.\n"
-    "config files: reap's own (deploy/reap.ini) are strict; a file named *Engine.ini, or\n"
-    "with a [/Script/...] or [SystemSettings] section, is read as Unreal Engine reads it.\n";
+    "config files: reap's own (deploy/reap.ini) are strict; a file named *Engine.ini, in\n"
+    "UTF-16, or with a [/Script/...], [SystemSettings], [Core.*], [URL] or\n"
+    "[OnlineSubsystem*] section is read as Unreal Engine reads it (README: Configuration).\n";
 
 const char *engine_options_usage(void)
 {
