@@ -4,8 +4,9 @@
  * Names and defaults follow Unreal Engine so that operators recognise them. Every cvar has an
  * id (an enum, for the per-frame reads of the engine), a name (matched case-insensitively, as
  * UE does), a type, a default, an inclusive range and a line of help. Values are set, in order
- * of precedence, by the console `set`, `--cvar name=value`, the ini file's [ConsoleVariables]
- * section, and the defaults. Process-wide state: one registry per server.
+ * of precedence, by the console `set`, `--cvar name=value`, the ini file (reap's
+ * [ConsoleVariables], or a UE file's cvar sections in UE's own order: engine_options.c), and the
+ * defaults. Process-wide state: one registry per server.
  */
 #ifndef REAP_CVAR_H
 #define REAP_CVAR_H

@@ -154,32 +154,33 @@ bool engine_players_connected(const engine *e)
     return e->net != NULL && net_driver_connection_count(e->net) > 0;
 }
 
-/* Players are known to Agones by "<id>-<name>": ids are unique for the server's life, names
- * are what an operator looks for. */
-static void engine_agones_player_key(uint32_t player_id, const char *name, char *buf,
-                                     size_t buf_size)
+/* Players are known to Agones by the id their matchmaker gave (the GameServerAllocation put
+ * it in the list; the hello carries it), else by "<id>-<name>": ids are unique for the
+ * server's life, names are what an operator looks for. */
+void engine_player_joined(engine *e, uint32_t player_id, const char *name,
+                          const char *agones_id)
 {
-    snprintf(buf, buf_size, "%u-%s", player_id, name != NULL ? name : "");
-}
-
-void engine_player_joined(engine *e, uint32_t player_id, const char *name)
-{
-    char key[96];
+    char value[AGONES_VALUE_MAX];
 
     if (e->agones == NULL)
         return;
-    engine_agones_player_key(player_id, name, key, sizeof key);
-    agones_player_joined(e->agones, key);
+    if (agones_id != NULL && agones_id[0] != '\0') {
+        if (agones_value_is_valid(agones_id)) {
+            agones_player_joined(e->agones, player_id, agones_id);
+            return;
+        }
+        log_warn("agones: player %u's matchmaker id is not a list value (1-%d printable "
+                 "characters, no space); listed as %u-%s", player_id, AGONES_VALUE_MAX - 1,
+                 player_id, name != NULL ? name : "");
+    }
+    snprintf(value, sizeof value, "%u-%s", player_id, name != NULL ? name : "");
+    agones_player_joined(e->agones, player_id, value);
 }
 
 void engine_player_left(engine *e, uint32_t player_id, const char *name)
 {
-    char key[96];
-
-    if (e->agones == NULL)
-        return;
-    engine_agones_player_key(player_id, name, key, sizeof key);
-    agones_player_left(e->agones, key);
+    (void)name;
+    agones_player_left(e->agones, player_id);
 }
 
 static double engine_free_memory(engine *e, uint64_t now_ns)
@@ -432,11 +433,17 @@ static void engine_stop_cb(uv_timer_t *timer)
     else
         log_warn("final full purge failed: %s", gc_result_str(r));
 
-    /* Agones: the goodbye is said, the players are gone: the sidecar may delete the pod. The
-     * request finishes while the loop closes the other handles. */
+    /* Agones: the goodbye is said, the players are gone: the sidecar may delete the pod. On
+     * a signal the request finishes while the loop closes the other handles. After `quit`
+     * the server stays up until Agones sends SIGTERM: a container that exits first may be
+     * restarted by the kubelet before the pod is deleted. */
     agones_shutdown(e->agones);
-    agones_close(e->agones);
-    e->agones = NULL;
+    e->awaiting_sigterm = e->agones != NULL && strcmp(e->stop_reason, "SIGTERM") != 0 &&
+                          strcmp(e->stop_reason, "SIGINT") != 0;
+    if (!e->awaiting_sigterm) {
+        agones_close(e->agones);
+        e->agones = NULL;
+    }
     service_close(e->service);
     e->service = NULL;
     console_close(e->console);
@@ -447,6 +454,11 @@ static void engine_stop_cb(uv_timer_t *timer)
     e->dashboard = NULL;
     net_driver_close(e->net);
     e->net = NULL;
+    if (e->awaiting_sigterm) {
+        log_info("agones: Shutdown asked; staying up until SIGTERM");
+        engine_close_handle((uv_handle_t *)&e->frame_timer);
+        return;
+    }
     engine_close_handles(e);
 }
 
@@ -508,6 +520,19 @@ static void engine_signal_cb(uv_signal_t *sig, int signum)
 {
     engine *e = sig->data;
 
+    if (e->awaiting_sigterm) {
+        /* The worlds are stopped: only SIGTERM/SIGINT mean something now. */
+        if (signum != SIGTERM && signum != SIGINT) {
+            log_info("signal %d: stopped, waiting for SIGTERM; ignored", signum);
+            return;
+        }
+        log_info("%s: exiting", signum == SIGINT ? "SIGINT" : "SIGTERM");
+        e->awaiting_sigterm = false;
+        agones_close(e->agones);
+        e->agones = NULL;
+        engine_close_handles(e);
+        return;
+    }
     if (signum == SIGHUP) {
         engine_reload_config(e);
         return;
@@ -636,6 +661,8 @@ static int engine_start_agones(engine *e, char *err, size_t err_size)
     if (!agones_config_from_env(e->opts.agones, e->opts.agones_alpha_players, &cfg, err,
                                 err_size))
         return err[0] != '\0' ? -1 : 0;
+    cfg.max_players = e->opts.max_players;
+    cfg.shutdown_idle_s = e->opts.agones_shutdown_idle_s;
     if (agones_create(e->loop, &cfg, &e->agones, err, err_size) != 0)
         return -1;
     snprintf(worlds, sizeof worlds, "%u", e->world_count);

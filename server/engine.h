@@ -101,6 +101,7 @@ typedef struct engine {
     uint64_t trim_destroyed;           /* objects destroyed at the last malloc_trim */
 
     bool stopping;
+    bool awaiting_sigterm;        /* quit under Agones: Shutdown asked, the pod goes next */
     char stop_reason[64];
 } engine;
 
@@ -140,7 +141,9 @@ bool engine_players_connected(const engine *e);
 /* The net driver tells the engine when a player has joined a world (after its Welcome) and
  * when it has left (goodbye, timeout or kick), for whatever tracks players outside the
  * process (orchestrators). name is borrowed for the call. */
-void engine_player_joined(engine *e, uint32_t player_id, const char *name);
+/* agones_id: the player id a matchmaker gave in the hello ("" or NULL: none). */
+void engine_player_joined(engine *e, uint32_t player_id, const char *name,
+                          const char *agones_id);
 void engine_player_left(engine *e, uint32_t player_id, const char *name);
 
 #endif /* REAP_ENGINE_H */

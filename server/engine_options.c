@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ue_ini.h"
+
 static const char engine_usage[] =
     "usage: reap-server [options]\n"
     "\n"
@@ -41,12 +43,18 @@ static const char engine_usage[] =
     "                        AGONES_SDK_HTTP_PORT is set)\n"
     "  --agones-player-tracking  track players with Agones' alpha player endpoints\n"
     "                        instead of the 'players' list\n"
+    "  --agones-shutdown-idle SECONDS  with Agones: once Allocated, ask for Shutdown\n"
+    "                        after SECONDS with no player (default 0 = never)\n"
     "  --help                print this help and exit\n"
     "  --version             print the version and exit\n"
     "\n"
     "admin endpoint: GET /metrics, GET /healthz, POST /console (one command per request).\n"
     "SIGINT/SIGTERM: say goodbye to clients, run a full purge, exit 0. SIGHUP: re-read the\n"
-    "config file's console variables. SIGUSR1: log a status line.\n";
+    "config file's console variables. SIGUSR1: log a status line. Under Agones, 'quit' asks\n"
+    "for Shutdown and the server stays up until SIGTERM.\n"
+    "config files: reap's own (deploy/reap.ini) are strict; a file named *Engine.ini, in\n"
+    "UTF-16, or with a [/Script/...], [SystemSettings], [Core.*], [URL] or\n"
+    "[OnlineSubsystem*] section is read as Unreal Engine reads it (README: Configuration).\n";
 
 const char *engine_options_usage(void)
 {
@@ -100,6 +108,8 @@ static const engine_option_def engine_option_defs[] = {
     { "log-level", "LogLevel", ENGINE_OPT_LOG_LEVEL, 0, 0 },
     { "log-format", "LogFormat", ENGINE_OPT_LOG_FORMAT, 0, 0 },
     { "admin-token", "AdminTokenFile", ENGINE_OPT_ADMIN_TOKEN, 0, 0 },
+    { "agones-shutdown-idle", "AgonesShutdownIdle", ENGINE_OPT_AGONES_SHUTDOWN_IDLE, 0,
+      604800 },
 };
 
 #define ENGINE_OPTION_COUNT (sizeof engine_option_defs / sizeof engine_option_defs[0])
@@ -163,6 +173,7 @@ static bool engine_option_store(engine_options *opts, const engine_option_def *d
     case ENGINE_OPT_TICK_HZ: opts->tick_hz = n; break;
     case ENGINE_OPT_MAX_PLAYERS: opts->max_players = n; break;
     case ENGINE_OPT_ADMIN_PORT: opts->admin_port = n; break;
+    case ENGINE_OPT_AGONES_SHUTDOWN_IDLE: opts->agones_shutdown_idle_s = n; break;
     default: break;
     }
     return true;
@@ -262,57 +273,60 @@ engine_options_result engine_options_parse(engine_options *opts, int argc, char 
 
 /* ---- the config file ------------------------------------------------------------------ */
 
-/* How a section of the file is read. reap's own sections are strict (a typo stops the
- * server); Unreal Engine's sections map their keys to the same cvars, and what reap does not
- * know there is a warning, as UE itself treats unknown cvars. */
-typedef enum engine_ini_section {
-    ENGINE_INI_SERVER,
-    ENGINE_INI_CVARS,
-    ENGINE_INI_UE_CVARS,     /* [SystemSettings], [/Script/Engine.GarbageCollectionSettings] */
-    ENGINE_INI_UE_OTHER,     /* any other [/Script/...] or UE section: ignored with a warning */
-    ENGINE_INI_UNKNOWN,
-} engine_ini_section;
+/* A file is read one of two ways. reap's own files (deploy/reap.ini: only [Server] and
+ * [ConsoleVariables]) are strict: an unknown section, key or value, a key given twice or a
+ * line too long stops the server. A file is Unreal Engine's when its name ends in
+ * "Engine.ini" (DefaultEngine.ini, WindowsEngine.ini...), when it is UTF-16, or when it holds
+ * a section only UE files have ([/Script/...], [SystemSettings], [Core.*], [URL],
+ * [OnlineSubsystem*]); it is then read as UE reads it (ue_ini.h), and what reap does not know
+ * is a warning. Only its [Server] section stays strict. */
 
-static const char *const engine_ue_cvar_sections[] = {
-    "SystemSettings",
+enum {
+    ENGINE_CONFIG_MAX_BYTES = 16 << 20, /* real DefaultEngine.ini files are under 100 KB */
+};
+
+/* The sections of a UE file that hold cvars, in the order they apply: UE sets the project
+ * settings (ECVF_SetByProjectSetting) below [ConsoleVariables] and [SystemSettings]
+ * (ECVF_SetBySystemSettingsIni, applied in that order, so [SystemSettings] wins a tie). */
+typedef enum engine_ue_slot {
+    ENGINE_UE_SLOT_GC_SETTINGS,
+    ENGINE_UE_SLOT_CONSOLE_VARIABLES,
+    ENGINE_UE_SLOT_SYSTEM_SETTINGS,
+    ENGINE_UE_SLOT_COUNT,
+} engine_ue_slot;
+
+static const char *const engine_ue_slot_sections[ENGINE_UE_SLOT_COUNT] = {
     "/Script/Engine.GarbageCollectionSettings",
+    "ConsoleVariables",
+    "SystemSettings",
 };
 
-/* Sections a UE project's DefaultEngine.ini commonly holds besides the two above. */
-static const char *const engine_ue_other_sections[] = {
-    "URL", "Core.Log", "Core.System", "OnlineSubsystem", "ConsoleVariables.Editor",
-};
-
-static engine_ini_section engine_ini_classify(const char *section)
-{
-    if (strcasecmp(section, "Server") == 0)
-        return ENGINE_INI_SERVER;
-    if (strcasecmp(section, "ConsoleVariables") == 0)
-        return ENGINE_INI_CVARS;
-    for (size_t i = 0; i < sizeof engine_ue_cvar_sections / sizeof *engine_ue_cvar_sections; i++)
-        if (strcasecmp(section, engine_ue_cvar_sections[i]) == 0)
-            return ENGINE_INI_UE_CVARS;
-    if (strncmp(section, "/Script/", 8) == 0)
-        return ENGINE_INI_UE_OTHER;
-    for (size_t i = 0; i < sizeof engine_ue_other_sections / sizeof *engine_ue_other_sections; i++)
-        if (strcasecmp(section, engine_ue_other_sections[i]) == 0)
-            return ENGINE_INI_UE_OTHER;
-    return ENGINE_INI_UNKNOWN;
-}
+/* One Key=Value pair of a UE cvar section, as UE's config keeps it (a multimap per section). */
+typedef struct engine_ue_pair {
+    engine_ue_slot slot;
+    int line;
+    bool alive;
+    char *key;
+    char *value;
+} engine_ue_pair;
 
 typedef struct engine_ini_ctx {
     engine_options *opts;
     cvar_registry *reg;
     const char *path;
-    FILE *file;
-    int line;              /* the line the reader returned last (1-based) */
-    int max_line;          /* longest line inih can hold, newline included */
+    const char *text;      /* the whole file, UTF-8 */
+    size_t pos;            /* the reap reader's place in text */
+    int line;              /* the line being read (1-based) */
     char *err;
     size_t err_size;
     bool failed;
     char **seen;           /* "section\nkey" of every key so far, to find duplicates */
     size_t seen_count, seen_cap;
-    char warned_section[128];
+    /* UE files only */
+    char **warned;         /* sections warned about once */
+    size_t warned_count, warned_cap;
+    engine_ue_pair *pairs;
+    size_t pair_count, pair_cap;
 } engine_ini_ctx;
 
 static void engine_ini_fail(engine_ini_ctx *ctx, const char *fmt, const char *a, const char *b)
@@ -335,25 +349,78 @@ static void engine_ini_warn(engine_ini_ctx *ctx, const char *fmt, const char *a,
     ctx->opts->config_warnings++;
 }
 
-/* inih's line reader, replaced so that a line too long for inih's buffer is an error rather
- * than silently cut in two, and so that the handler knows the line it is called for. */
+/* Grows *items (of item_size bytes each) so that one more fits; false when out of memory. */
+static bool engine_grow(void **items, size_t *cap, size_t count, size_t item_size)
+{
+    void *grown;
+    size_t next;
+
+    if (count < *cap)
+        return true;
+    next = *cap ? *cap * 2 : 32;
+    grown = realloc(*items, next * item_size);
+    if (grown == NULL)
+        return false;
+    *items = grown;
+    *cap = next;
+    return true;
+}
+
+/* Adds s to the string set (case-insensitive); true if it was there already. */
+static bool engine_string_set_add(char ***set, size_t *count, size_t *cap, const char *s)
+{
+    char *copy;
+
+    for (size_t i = 0; i < *count; i++)
+        if (strcasecmp((*set)[i], s) == 0)
+            return true;
+    copy = strdup(s);
+    if (copy == NULL || !engine_grow((void **)set, cap, *count, sizeof **set)) {
+        free(copy);
+        return false;
+    }
+    (*set)[(*count)++] = copy;
+    return false;
+}
+
+static void engine_string_set_free(char **set, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(set[i]);
+    free(set);
+}
+
+/* Remembers section/name; true if it was seen before. */
+static bool engine_ini_seen_before(engine_ini_ctx *ctx, const char *section, const char *name)
+{
+    char key[512];
+
+    snprintf(key, sizeof key, "%s\n%s", section, name);
+    return engine_string_set_add(&ctx->seen, &ctx->seen_count, &ctx->seen_cap, key);
+}
+
+/* inih's line reader over the file's text, so that a line too long for inih's buffer is an
+ * error rather than silently cut in two, and so that the handler knows its line. */
 static char *engine_ini_reader(char *str, int num, void *stream)
 {
     engine_ini_ctx *ctx = stream;
-    int len = 0, c = EOF;
+    const char *p = ctx->text + ctx->pos;
+    int len = 0;
 
-    if (ctx->failed)
+    if (ctx->failed || *p == '\0')
         return NULL;
-    while (len < num - 1 && (c = getc(ctx->file)) != EOF) {
-        str[len++] = (char)c;
-        if (c == '\n')
+    while (len < num - 1 && p[len] != '\0') {
+        str[len] = p[len];
+        if (p[len++] == '\n')
             break;
     }
-    if (len == 0)
-        return NULL;
+    ctx->pos += (size_t)len;
     ctx->line++;
     str[len] = '\0';
-    if (str[len - 1] != '\n' && len == num - 1 && (c = getc(ctx->file)) != EOF) {
+    /* A CRLF line that fills the buffer up to its CR still fits: the LF is all that is left. */
+    if (str[len - 1] == '\r' && ctx->text[ctx->pos] == '\n')
+        ctx->pos++;
+    else if (str[len - 1] != '\n' && len == num - 1 && ctx->text[ctx->pos] != '\0') {
         char limit[16];
 
         snprintf(limit, sizeof limit, "%d", num - 2);
@@ -364,58 +431,14 @@ static char *engine_ini_reader(char *str, int num, void *stream)
     return str;
 }
 
-/* Remembers section/name; true if it was seen before. */
-static bool engine_ini_seen_before(engine_ini_ctx *ctx, const char *section, const char *name)
-{
-    size_t len = strlen(section) + strlen(name) + 2;
-    char *key = malloc(len);
-
-    if (key == NULL)
-        return false;
-    snprintf(key, len, "%s\n%s", section, name);
-    for (size_t i = 0; i < ctx->seen_count; i++) {
-        if (strcasecmp(ctx->seen[i], key) == 0) {
-            free(key);
-            return true;
-        }
-    }
-    if (ctx->seen_count == ctx->seen_cap) {
-        size_t cap = ctx->seen_cap ? ctx->seen_cap * 2 : 32;
-        char **grown = realloc(ctx->seen, cap * sizeof *grown);
-        if (grown == NULL) {
-            free(key);
-            return false;
-        }
-        ctx->seen = grown;
-        ctx->seen_cap = cap;
-    }
-    ctx->seen[ctx->seen_count++] = key;
-    return false;
-}
-
-static int engine_ini_cvar(engine_ini_ctx *ctx, const char *section, const char *name,
-                           const char *value, bool strict)
-{
-    char msg[256];
-    cvar_id id;
-    cvar_result r;
-
-    if (!strict && !cvar_find(name, &id)) {
-        engine_ini_warn(ctx, "[%s] %s: not a console variable reap has; ignored", section, name);
-        return 1;
-    }
-    r = cvar_set(ctx->reg, name, value, CVAR_SOURCE_INI, msg, sizeof msg);
-    if (r != CVAR_OK && r != CVAR_E_OVERRIDDEN) {
-        engine_ini_fail(ctx, "%s%s", msg, "");
-        return 0;
-    }
-    return 1;
-}
-
 static int engine_ini_server(engine_ini_ctx *ctx, const char *name, const char *value)
 {
     char msg[256];
 
+    if (engine_ini_seen_before(ctx, "Server", name)) {
+        engine_ini_fail(ctx, "duplicate key '%s' in [%s] (each key once)", name, "Server");
+        return 0;
+    }
     for (size_t d = 0; d < ENGINE_OPTION_COUNT; d++) {
         const engine_option_def *def = &engine_option_defs[d];
         char what[80];
@@ -435,38 +458,230 @@ static int engine_ini_server(engine_ini_ctx *ctx, const char *name, const char *
     return 0;
 }
 
+/* inih's handler for reap's own files: everything is strict. */
 static int engine_ini_cb(void *user, const char *section, const char *name, const char *value)
 {
     engine_ini_ctx *ctx = user;
-    engine_ini_section kind = engine_ini_classify(section);
-    bool strict = kind == ENGINE_INI_SERVER || kind == ENGINE_INI_CVARS;
+    char msg[256];
+    cvar_result r;
 
     if (ctx->failed)
         return 0;
-    if (kind == ENGINE_INI_UNKNOWN) {
-        engine_ini_fail(ctx, "unknown section [%s] (expected [Server], [ConsoleVariables], "
-                        "[SystemSettings] or a UE [/Script/...] section)%s", section, "");
+    if (strcasecmp(section, "Server") == 0)
+        return engine_ini_server(ctx, name, value);
+    if (strcasecmp(section, "ConsoleVariables") != 0) {
+        engine_ini_fail(ctx, "unknown section [%s] (reap's files have [Server] and "
+                        "[ConsoleVariables]; a UE file is one named *Engine.ini or with a "
+                        "[/Script/...] or [SystemSettings] section)%s", section, "");
         return 0;
     }
-    if (kind == ENGINE_INI_UE_OTHER) {
-        if (strcmp(ctx->warned_section, section) != 0) {
-            snprintf(ctx->warned_section, sizeof ctx->warned_section, "%s", section);
-            engine_ini_warn(ctx, "section [%s] is Unreal Engine's and means nothing to reap; "
-                            "ignored%s", section, "");
-        }
-        return 1;
+    if (engine_ini_seen_before(ctx, "ConsoleVariables", name)) {
+        engine_ini_fail(ctx, "duplicate key '%s' in [%s] (each key once)", name, section);
+        return 0;
     }
-    if (engine_ini_seen_before(ctx, section, name)) {
-        if (strict) {
-            engine_ini_fail(ctx, "duplicate key '%s' in [%s] (each key once)", name, section);
+    r = cvar_set(ctx->reg, name, value, CVAR_SOURCE_INI, msg, sizeof msg);
+    if (r != CVAR_OK && r != CVAR_E_OVERRIDDEN) {
+        engine_ini_fail(ctx, "%s%s", msg, "");
+        return 0;
+    }
+    return 1;
+}
+
+static int engine_load_reap_file(engine_ini_ctx *ctx)
+{
+    int line = ini_parse_stream(engine_ini_reader, ctx, engine_ini_cb, ctx);
+
+    if (!ctx->failed && line != 0) {
+        ctx->line = line;
+        engine_ini_fail(ctx, "syntax error (expected [Section] or KEY = VALUE)%s%s", "", "");
+    }
+    return ctx->failed ? -1 : 0;
+}
+
+/* ---- UE files ---- */
+
+static bool engine_ue_ini_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+
+    base = base != NULL ? base + 1 : path;
+    n = strlen(base);
+    return n >= 10 && strcasecmp(base + n - 10, "Engine.ini") == 0;
+}
+
+static bool engine_ue_slot_of(const char *section, engine_ue_slot *out_slot)
+{
+    for (int s = 0; s < ENGINE_UE_SLOT_COUNT; s++) {
+        if (strcasecmp(section, engine_ue_slot_sections[s]) == 0) {
+            *out_slot = (engine_ue_slot)s;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool engine_ue_pair_add(engine_ini_ctx *ctx, engine_ue_slot slot, const char *key,
+                               const char *value)
+{
+    engine_ue_pair *p;
+
+    if (!engine_grow((void **)&ctx->pairs, &ctx->pair_cap, ctx->pair_count, sizeof *p))
+        return false;
+    p = &ctx->pairs[ctx->pair_count];
+    p->key = strdup(key);
+    p->value = strdup(value);
+    if (p->key == NULL || p->value == NULL) {
+        free(p->key);
+        free(p->value);
+        return false;
+    }
+    p->slot = slot;
+    p->line = ctx->line;
+    p->alive = true;
+    ctx->pair_count++;
+    return true;
+}
+
+/* The pair of slot with key (and value, when not NULL) that is still alive; NULL if none. */
+static engine_ue_pair *engine_ue_pair_find(engine_ini_ctx *ctx, engine_ue_slot slot,
+                                           const char *key, const char *value)
+{
+    for (size_t i = 0; i < ctx->pair_count; i++) {
+        engine_ue_pair *p = &ctx->pairs[i];
+
+        if (p->alive && p->slot == slot && strcasecmp(p->key, key) == 0 &&
+            (value == NULL || strcmp(p->value, value) == 0))
+            return p;
+    }
+    return NULL;
+}
+
+/* One key line of a UE cvar section: UE's config operations on the section's pairs. */
+static int engine_ue_cvar_entry(engine_ini_ctx *ctx, engine_ue_slot slot,
+                                const ue_ini_entry *e)
+{
+    engine_ue_pair *p;
+    cvar_id id;
+
+    if (e->op == UE_INI_OTHER) {
+        engine_ini_warn(ctx, "[%s] %s: a struct-array key (@ or *) means nothing for a console "
+                        "variable; ignored", e->section, e->key);
+        return 0;
+    }
+    if (!cvar_find(e->key, &id)) {
+        engine_ini_warn(ctx, "[%s] %s: not a console variable reap has; ignored", e->section,
+                        e->key);
+        return 0;
+    }
+    if (e->value == NULL && e->op != UE_INI_CLEAR) {
+        engine_ini_warn(ctx, "[%s] %s: no '=' and no value; ignored", e->section, e->key);
+        return 0;
+    }
+    switch (e->op) {
+    case UE_INI_SET:
+        p = engine_ue_pair_find(ctx, slot, e->key, NULL);
+        if (p != NULL) {
+            char *v = strdup(e->value);
+            if (v == NULL)
+                return -1;
+            free(p->value);
+            p->value = v;
+            p->line = e->line;
             return 0;
         }
-        engine_ini_warn(ctx, "duplicate key '%s' in [%s]: the last value wins, as in UE", name,
-                        section);
+        return engine_ue_pair_add(ctx, slot, e->key, e->value) ? 0 : -1;
+    case UE_INI_ADD_UNIQUE:
+        if (engine_ue_pair_find(ctx, slot, e->key, e->value) != NULL)
+            return 0;
+        return engine_ue_pair_add(ctx, slot, e->key, e->value) ? 0 : -1;
+    case UE_INI_ADD:
+        return engine_ue_pair_add(ctx, slot, e->key, e->value) ? 0 : -1;
+    case UE_INI_REMOVE:
+        p = engine_ue_pair_find(ctx, slot, e->key, e->value);
+        if (p != NULL)
+            p->alive = false;
+        else
+            log_debug("%s:%d: -%s=%s removes nothing", ctx->path, e->line, e->key, e->value);
+        return 0;
+    case UE_INI_CLEAR:
+        while ((p = engine_ue_pair_find(ctx, slot, e->key, NULL)) != NULL)
+            p->alive = false;
+        return 0;
+    case UE_INI_OTHER: break;
     }
-    if (kind == ENGINE_INI_SERVER)
-        return engine_ini_server(ctx, name, value);
-    return engine_ini_cvar(ctx, section, name, value, strict);
+    return 0;
+}
+
+static int engine_ue_entry_cb(void *user, const ue_ini_entry *e)
+{
+    engine_ini_ctx *ctx = user;
+    engine_ue_slot slot;
+
+    ctx->line = e->line;
+    if (strcasecmp(e->section, "Server") == 0) {
+        if (e->key == NULL)
+            return 0;
+        if (e->op != UE_INI_SET || e->value == NULL) {
+            engine_ini_fail(ctx, "'%s' in [Server]: reap's own section takes KEY = VALUE "
+                            "only%s", e->key, "");
+            return -1;
+        }
+        return engine_ini_server(ctx, e->key, e->value) ? 0 : -1;
+    }
+    if (engine_ue_slot_of(e->section, &slot))
+        return e->key != NULL ? engine_ue_cvar_entry(ctx, slot, e) : 0;
+    if (!engine_string_set_add(&ctx->warned, &ctx->warned_count, &ctx->warned_cap, e->section)) {
+        if (e->section[0] == '\0')
+            engine_ini_warn(ctx, "keys before the first section mean nothing to reap; "
+                            "ignored%s%s", "", "");
+        else
+            engine_ini_warn(ctx, "section [%s] means nothing to reap; ignored%s", e->section,
+                            "");
+    }
+    return 0;
+}
+
+/* Sets the pairs left once the whole file is read, slot by slot: UE's priorities. A value
+ * reap cannot take is a warning and the value before it stays, as UE keeps a cvar's value
+ * when it cannot parse the text. */
+static void engine_ue_apply(engine_ini_ctx *ctx)
+{
+    for (int s = 0; s < ENGINE_UE_SLOT_COUNT; s++) {
+        for (size_t i = 0; i < ctx->pair_count; i++) {
+            engine_ue_pair *p = &ctx->pairs[i];
+            char msg[256];
+            cvar_result r;
+
+            if (!p->alive || p->slot != (engine_ue_slot)s)
+                continue;
+            r = cvar_set(ctx->reg, p->key, p->value, CVAR_SOURCE_INI, msg, sizeof msg);
+            if (r == CVAR_OK || r == CVAR_E_OVERRIDDEN)
+                continue;
+            ctx->line = p->line;
+            engine_ini_warn(ctx, "[%s] %s; the value before it stays",
+                            engine_ue_slot_sections[s], msg);
+        }
+    }
+}
+
+static int engine_load_ue_file(engine_ini_ctx *ctx, bool utf16)
+{
+    int rc;
+
+    log_info("%s: read as an Unreal Engine file%s", ctx->path, utf16 ? " (UTF-16)" : "");
+    rc = ue_ini_parse(ctx->text, engine_ue_entry_cb, ctx);
+    if (rc != 0 && !ctx->failed)
+        engine_ini_fail(ctx, "out of memory reading the file%s%s", "", "");
+    if (!ctx->failed)
+        engine_ue_apply(ctx);
+    for (size_t i = 0; i < ctx->pair_count; i++) {
+        free(ctx->pairs[i].key);
+        free(ctx->pairs[i].value);
+    }
+    free(ctx->pairs);
+    engine_string_set_free(ctx->warned, ctx->warned_count);
+    return ctx->failed ? -1 : 0;
 }
 
 /* Opens path for reading only if it is a regular file; never blocks (a FIFO with no writer
@@ -500,31 +715,78 @@ static FILE *engine_config_open(const char *path, char *err, size_t err_size)
     return f;
 }
 
+/* The file's bytes, malloc'd (free them); NULL with err set. */
+static unsigned char *engine_config_read(const char *path, size_t *out_len, char *err,
+                                         size_t err_size)
+{
+    FILE *f = engine_config_open(path, err, err_size);
+    unsigned char *bytes;
+    struct stat st;
+    size_t n, size;
+
+    if (f == NULL)
+        return NULL;
+    /* The size is a hint (the file may change while it is read); the limit is what counts. */
+    size = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+    if (size > ENGINE_CONFIG_MAX_BYTES)
+        size = ENGINE_CONFIG_MAX_BYTES;
+    bytes = malloc(size + 1);
+    if (bytes == NULL) {
+        snprintf(err, err_size, "cannot read config file '%s': out of memory", path);
+        fclose(f);
+        return NULL;
+    }
+    n = fread(bytes, 1, size + 1, f);
+    if (ferror(f) || n > ENGINE_CONFIG_MAX_BYTES || n > size) {
+        if (ferror(f))
+            snprintf(err, err_size, "cannot read config file '%s': %s", path, strerror(errno));
+        else if (n > ENGINE_CONFIG_MAX_BYTES)
+            snprintf(err, err_size, "config file '%s' is larger than %d MB", path,
+                     ENGINE_CONFIG_MAX_BYTES >> 20);
+        else
+            snprintf(err, err_size, "config file '%s' grew while it was read; try again",
+                     path);
+        free(bytes);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *out_len = n;
+    return bytes;
+}
+
 int engine_options_load_config(engine_options *opts, cvar_registry *reg, const char *path,
                                char *err, size_t err_size)
 {
     engine_ini_ctx ctx = { 0 };
-    int line;
+    unsigned char *bytes;
+    char *text = NULL, why[160];
+    size_t len = 0;
+    bool utf16 = false;
+    int rc;
 
+    bytes = engine_config_read(path, &len, err, err_size);
+    if (bytes == NULL)
+        return -1;
+    rc = ue_ini_decode(bytes, len, &text, &utf16, why, sizeof why);
+    free(bytes);
+    if (rc != 0) {
+        snprintf(err, err_size, "%s: cannot read the file: %s", path, why);
+        return -1;
+    }
     ctx.opts = opts;
     ctx.reg = reg;
     ctx.path = path;
+    ctx.text = text;
     ctx.err = err;
     ctx.err_size = err_size;
-    ctx.file = engine_config_open(path, err, err_size);
-    if (ctx.file == NULL)
-        return -1;
-    line = ini_parse_stream(engine_ini_reader, &ctx, engine_ini_cb, &ctx);
-    if (!ctx.failed && ferror(ctx.file))
-        snprintf(err, err_size, "cannot read config file '%s': %s", path, strerror(errno));
-    else if (!ctx.failed && line != 0)
-        snprintf(err, err_size, "%s:%d: syntax error (expected [Section] or KEY = VALUE)", path,
-                 line);
-    fclose(ctx.file);
-    for (size_t i = 0; i < ctx.seen_count; i++)
-        free(ctx.seen[i]);
-    free(ctx.seen);
-    return ctx.failed || line != 0 ? -1 : 0;
+    if (utf16 || engine_ue_ini_name(path) || ue_ini_has_ue_section(text))
+        rc = engine_load_ue_file(&ctx, utf16);
+    else
+        rc = engine_load_reap_file(&ctx);
+    engine_string_set_free(ctx.seen, ctx.seen_count);
+    free(text);
+    return rc;
 }
 
 int engine_options_reload_cvars(cvar_registry *reg, const char *path, char *err,

@@ -33,6 +33,7 @@ enum {
     ENGINE_OPT_LOG_LEVEL = 1u << 7,
     ENGINE_OPT_ADMIN_TOKEN = 1u << 8,
     ENGINE_OPT_LOG_FORMAT = 1u << 9,
+    ENGINE_OPT_AGONES_SHUTDOWN_IDLE = 1u << 10,
 };
 
 enum {
@@ -55,6 +56,8 @@ typedef struct engine_options {
     char admin_token[ENGINE_ADMIN_TOKEN_MAX + 1]; /* read by engine_options_load_admin_token */
     bool agones;               /* --agones (also on when AGONES_SDK_HTTP_PORT is set) */
     bool agones_alpha_players; /* --agones-player-tracking: the alpha player endpoints */
+    uint32_t agones_shutdown_idle_s; /* --agones-shutdown-idle: Allocated and empty this long,
+                                        Shutdown (0 = never) */
     uint32_t config_warnings;  /* warnings the config file raised (UE keys reap ignores) */
     const char *cvars[ENGINE_OPTIONS_MAX_CVARS]; /* "NAME=VALUE", borrowed from argv */
     uint32_t cvar_count;
@@ -75,9 +78,11 @@ void engine_options_default(engine_options *opts);
 engine_options_result engine_options_parse(engine_options *opts, int argc, char **argv,
                                            char *err, size_t err_size);
 
-/* Reads the ini file: [Server] keys fill options the command line did not give, and
- * [ConsoleVariables] entries are set in reg with source INI. On failure err names the file,
- * the line and the bad key or value. */
+/* Reads the ini file: [Server] keys fill options the command line did not give, and cvars are
+ * set in reg with source INI: from [ConsoleVariables] in reap's own (strict) files, from UE's
+ * cvar sections in a UE file (named *Engine.ini, UTF-16, or with a UE section; see
+ * engine_options.c), where what reap does not know is a warning counted in config_warnings.
+ * On failure err names the file, the line and the bad key or value. */
 int engine_options_load_config(engine_options *opts, cvar_registry *reg, const char *path,
                                char *err, size_t err_size);
 

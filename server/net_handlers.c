@@ -145,7 +145,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
     log_info("player %u '%s' joined %s from %s", conn->player_id, conn->name, w->name,
              conn->address);
-    engine_player_joined(nd->engine, conn->player_id, conn->name);
+    engine_player_joined(nd->engine, conn->player_id, conn->name, h->matchmaker_player_id);
 }
 
 static void net_handle_spawn(net_driver *nd, net_connection *conn, const Reap__Envelope *env)

@@ -2,7 +2,8 @@
 """Checks deploy/agones/*.yaml offline: each document against deploy/agones/schema.json (the
 Agones CRD fields the manifests use), plus the relations between them that a schema cannot
 state: the game port is 7777/UDP as reap-server listens, the Fleet's name is the one the
-FleetAutoscaler scales, the Agones health period leaves room for reap's 2 s pings.
+FleetAutoscaler scales and the GameServerAllocation selects, the Agones health period leaves
+room for reap's 2 s pings.
 
 usage: check_agones_manifests.py DIR   (exit 0 when every check holds; else each failure named)
 """
@@ -27,7 +28,7 @@ def main() -> int:
             continue
         for doc in yaml.safe_load_all(path.read_text()):
             kind = doc.get("kind") if isinstance(doc, dict) else None
-            if kind not in ("GameServer", "Fleet", "FleetAutoscaler"):
+            if kind not in ("GameServer", "Fleet", "FleetAutoscaler", "GameServerAllocation"):
                 failures.append(f"{path.name}: unexpected document kind {kind!r}")
                 continue
             sub = dict(schema[kind])
@@ -38,7 +39,7 @@ def main() -> int:
                 failures.append(f"{path.name}: {kind} {where}: {err.message}")
             docs[kind] = doc
 
-    for kind in ("GameServer", "Fleet", "FleetAutoscaler"):
+    for kind in ("GameServer", "Fleet", "FleetAutoscaler", "GameServerAllocation"):
         if kind not in docs:
             failures.append(f"no {kind} manifest in {root}")
     if not failures:
@@ -54,12 +55,18 @@ def main() -> int:
         if docs["FleetAutoscaler"]["spec"]["fleetName"] != fleet:
             failures.append(f"the FleetAutoscaler scales "
                             f"{docs['FleetAutoscaler']['spec']['fleetName']!r}, not {fleet!r}")
+        for sel in docs["GameServerAllocation"]["spec"]["selectors"]:
+            if sel.get("matchLabels", {}).get("agones.dev/fleet") != fleet:
+                failures.append(f"the GameServerAllocation must select agones.dev/fleet: {fleet}")
+        if "players" not in docs["GameServer"]["spec"].get("lists", {}):
+            failures.append("the GameServer needs a 'players' list for reap's player tracking")
         if docs["Fleet"]["spec"].get("scheduling") != "Packed":
             failures.append("the Fleet should use Packed scheduling")
     for f in failures:
         print(f"check_agones_manifests: {f}")
     if not failures:
-        print("check_agones_manifests: GameServer, Fleet and FleetAutoscaler hold")
+        print("check_agones_manifests: GameServer, Fleet, FleetAutoscaler and "
+              "GameServerAllocation hold")
     return 1 if failures else 0
 
 

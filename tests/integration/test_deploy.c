@@ -39,7 +39,8 @@ static void test_the_agones_manifests_use_only_documented_crd_fields(void **stat
     (void)state;
     if (run_cmd(&p, "python3", args, 60.0) != 0)
         fail_msg("the manifests do not hold:\n%s", p.out);
-    assert_non_null(strstr(p.out, "GameServer, Fleet and FleetAutoscaler hold"));
+    assert_non_null(strstr(p.out, "GameServer, Fleet, FleetAutoscaler and GameServerAllocation "
+                                  "hold"));
     harness_proc_free(&p);
 }
 

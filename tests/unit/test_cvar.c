@@ -424,6 +424,22 @@ static void test_a_line_too_long_to_read_whole_is_an_error_naming_its_line(void 
     assert_true(cvar_get(&reg, CVAR_GC_MIN_CLUSTER_SIZE) == 5.0);
 }
 
+static void test_the_line_limit_of_reaps_files_does_not_count_a_crlf(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char text[1024], err[512] = "";
+
+    (void)state;
+    snprintf(text, sizeof text, "[ConsoleVariables]\r\n%-198s\r\n", "gc.MinGCClusterSize = 7");
+    assert_int_equal(load_ini_text(text, &opts, &reg, err, sizeof err), 0);
+    assert_true(cvar_get(&reg, CVAR_GC_MIN_CLUSTER_SIZE) == 7.0);
+
+    snprintf(text, sizeof text, "[ConsoleVariables]\r\n%-199s\r\n", "gc.MinGCClusterSize = 7");
+    assert_int_equal(load_ini_text(text, &opts, &reg, err, sizeof err), -1);
+    assert_non_null(strstr(err, ":2: line longer than 198 characters"));
+}
+
 static void test_a_duplicate_key_in_reaps_sections_is_an_error_naming_it(void **state)
 {
     engine_options opts;
@@ -590,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_a_fifo_as_the_config_file_is_refused_without_waiting_for_a_writer),
         cmocka_unit_test(test_a_device_or_a_directory_as_the_config_file_is_refused_by_name),
         cmocka_unit_test(test_a_line_too_long_to_read_whole_is_an_error_naming_its_line),
+        cmocka_unit_test(test_the_line_limit_of_reaps_files_does_not_count_a_crlf),
         cmocka_unit_test(test_a_duplicate_key_in_reaps_sections_is_an_error_naming_it),
         cmocka_unit_test(test_ues_sections_set_the_same_cvars_and_unknown_ue_keys_only_warn),
         cmocka_unit_test(test_a_typo_in_reaps_own_sections_still_stops_the_server),
