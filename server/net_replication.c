@@ -394,11 +394,19 @@ static uint64_t repl_gather(repl_frame *f)
     n = 0;
     for (k = 0; k < v->movers_count; k++) {
         net_view_item it = v->movers[k];
-        const net_mover_hot *h = &mhot[it.slot];
-        uint8_t state = v->st[it.index] & NET_VIEW_STATE;
+        const net_mover_hot *h;
+        uint8_t state;
         uint32_t age, period;
         net_candidate *cd;
 
+        /* Not due yet: decided from the item alone, without touching the actor's data (most
+         * of a crowd, most frames). A stale item waits until it is due to be dropped. */
+        if (it.period != 0 && f->frame - it.frame < it.period) {
+            v->movers[n++] = it;
+            continue;
+        }
+        h = &mhot[it.slot];
+        state = v->st[it.index] & NET_VIEW_STATE;
         if (h->index != it.index && state != NET_VIEW_NONE) {
             /* Its slot went to another mover (the index may have a new actor): follow it. */
             it.slot = f->ix->v[it.index].mover_slot;
