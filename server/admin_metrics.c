@@ -145,8 +145,14 @@ void admin_metrics_render(engine *e, strbuf *out)
                "policy).", nc->bad_messages);
     metric_u64(out, "reap_net_bad_datagrams_total", "counter",
                "UDP datagrams that were not ENet protocol for this server.", nc->bad_datagrams);
-    metric_u64(out, "reap_net_kicked_total", "counter",
-               "Connections dropped for too many bad messages or no hello in time.", nc->kicked);
+    /* Every reason is written, zero or not, so the family sums to every kick. */
+    metric_header(out, "reap_net_kicked_total", "counter",
+                  "Connections the server disconnected, by reason: too many bad messages, no "
+                  "hello in time, flooding.");
+    for (int r = 0; r < NET_KICK_REASONS; r++)
+        strbuf_printf(out, "reap_net_kicked_total{reason=\"%s\"} %llu\n",
+                      net_kick_reason_name((net_kick_reason)r),
+                      (unsigned long long)nc->kicked_by[r]);
     metric_u64(out, "reap_net_refused_full_total", "counter",
                "Connections refused because the server was full.", nc->refused_full);
     metric_u64(out, "reap_net_oversize_packets_total", "counter",
@@ -208,4 +214,12 @@ static void admin_metrics_render_frame(engine *e, strbuf *out)
     metric_u64(out, "reap_net_refused_fragments_total", "counter",
                "Fragments of packets larger than net.MaxMessageBytes dropped before reassembly.",
                nc->refused_fragments);
+    metric_header(out, "reap_net_dropped_messages_total", "counter",
+                  "Client messages the datagram filter dropped before decoding, by reason: "
+                  "over a channel's rate, over net.MaxMessagesPerFrame, waiting behind a "
+                  "dropped reliable one, from a connection being closed.");
+    for (int r = 0; r < NET_DROP_REASONS; r++)
+        strbuf_printf(out, "reap_net_dropped_messages_total{reason=\"%s\"} %llu\n",
+                      net_drop_reason_name((net_drop_reason)r),
+                      (unsigned long long)nc->dropped[r]);
 }

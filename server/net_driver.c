@@ -76,16 +76,50 @@ net_policy_limits net_limits(const net_driver *nd)
     lim.request_burst = cvar_get(cv, CVAR_NET_REQUEST_BURST);
     lim.move_rate = cvar_get(cv, CVAR_NET_MAX_MOVE_INPUT_RATE);
     lim.max_pawn_speed = cvar_get(cv, CVAR_NET_MAX_PAWN_SPEED);
+    lim.max_messages_per_frame = (uint32_t)cvar_get_int(cv, CVAR_NET_MAX_MESSAGES_PER_FRAME);
+    lim.flood_kick_seconds = cvar_get(cv, CVAR_NET_FLOOD_KICK_SECONDS);
     return lim;
 }
 
-static void net_kick(net_driver *nd, net_connection *conn, const char *why, uint32_t seq)
+const char *net_kick_reason_name(net_kick_reason r)
+{
+    static const char *const names[NET_KICK_REASONS] = {
+        [NET_KICK_BAD_MESSAGES] = "bad_messages",
+        [NET_KICK_HELLO_TIMEOUT] = "hello_timeout",
+        [NET_KICK_FLOOD] = "flood",
+    };
+    return (unsigned)r < NET_KICK_REASONS ? names[r] : "?";
+}
+
+const char *net_drop_reason_name(net_drop_reason r)
+{
+    static const char *const names[NET_DROP_REASONS] = {
+        [NET_DROP_RATE] = "rate",
+        [NET_DROP_BUDGET] = "budget",
+        [NET_DROP_WAITING] = "waiting",
+        [NET_DROP_CLOSING] = "closing",
+    };
+    return (unsigned)r < NET_DROP_REASONS ? names[r] : "?";
+}
+
+void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
+              uint32_t seq)
 {
     net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_KICKED, why, seq);
     log_warn("net: kicking %s (player %u): %s", conn->address, conn->player_id, why);
     conn->kicked = true;
     conn->state = NET_CONN_CLOSING;
     nd->counters.kicked++;
+    nd->counters.kicked_by[reason]++;
+    enet_peer_disconnect_later(conn->peer, 0);
+}
+
+void net_close_after_error(net_connection *conn)
+{
+    if (conn->state == NET_CONN_CLOSING)
+        return;
+    conn->kicked = true;
+    conn->state = NET_CONN_CLOSING;
     enet_peer_disconnect_later(conn->peer, 0);
 }
 
@@ -107,7 +141,7 @@ void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code, uint
     if (conn->state != NET_CONN_CLOSING && net_policy_note_bad_message(&conn->policy, &lim)) {
         snprintf(text, sizeof text, "disconnected after %u bad messages (net.MaxBadMessages)",
                  conn->policy.bad_messages);
-        net_kick(nd, conn, text, seq);
+        net_kick(nd, conn, NET_KICK_BAD_MESSAGES, text, seq);
     }
 }
 
@@ -188,7 +222,7 @@ static void net_sweep_silent(net_driver *nd, double now)
             continue;
         snprintf(text, sizeof text, "no hello within %g s (net.HelloTimeout)", limit);
         nd->counters.bad_messages++;
-        net_kick(nd, c, text, 0);
+        net_kick(nd, c, NET_KICK_HELLO_TIMEOUT, text, 0);
     }
 }
 
@@ -536,6 +570,7 @@ static size_t net_queued_bytes(const ENetPeer *peer)
 void net_driver_list_players(const net_driver *nd, strbuf *out)
 {
     static const char *const states[] = { "free", "connected", "joined", "closing" };
+    double now = engine_now(nd->engine);
     uint32_t n = 0;
 
     for (size_t i = 0; i < nd->host->peerCount; i++) {
@@ -543,14 +578,20 @@ void net_driver_list_players(const net_driver *nd, strbuf *out)
 
         if (c->state == NET_CONN_FREE)
             continue;
+        /* in: messages per second it sends; dropped: by the datagram filter, never decoded;
+         * refused: decoded and refused (bad messages, move inputs not applied). */
         strbuf_printf(out,
                       "%-4u %-20s %-8s %-10s actors=%u relevant=%u rtt=%ums queued=%zuB "
-                      "sent=%lluB addr=%s\n",
+                      "sent=%lluB in=%.0f/s dropped=%llu refused=%llu addr=%s\n",
                       c->player_id, c->name[0] ? c->name : "-", c->world ? c->world->name : "-",
                       states[c->state], c->controller ? actor_owned_count(c->controller) : 0,
                       net_channels_count(&c->channels), c->peer ? c->peer->roundTripTime : 0,
                       c->peer ? net_queued_bytes(c->peer) : 0,
-                      (unsigned long long)c->bytes_sent, c->address);
+                      (unsigned long long)c->bytes_sent,
+                      net_policy_message_rate(&c->policy, now),
+                      (unsigned long long)c->policy.dropped,
+                      (unsigned long long)c->policy.bad_messages + c->policy.refused_inputs,
+                      c->address);
         n++;
     }
     strbuf_printf(out, "%u connection(s), %u player(s)\n", n, nd->player_count);

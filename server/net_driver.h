@@ -31,10 +31,30 @@
 typedef struct engine engine;
 typedef struct net_driver net_driver;
 
+/* Why a connection was disconnected by the server (reap_net_kicked_total{reason}). */
+typedef enum net_kick_reason {
+    NET_KICK_BAD_MESSAGES = 0, /* net.MaxBadMessages reached */
+    NET_KICK_HELLO_TIMEOUT,    /* no hello within net.HelloTimeout */
+    NET_KICK_FLOOD,            /* over net.MaxMessagesPerFrame for net.FloodKickSeconds */
+    NET_KICK_REASONS
+} net_kick_reason;
+
+/* Why the datagram filter dropped a message before decoding it
+ * (reap_net_dropped_messages_total{reason}). */
+typedef enum net_drop_reason {
+    NET_DROP_RATE = 0,  /* its channel's bucket was empty */
+    NET_DROP_BUDGET,    /* past net.MaxMessagesPerFrame this frame */
+    NET_DROP_WAITING,   /* reliable, behind one that was dropped: resent by ENet later */
+    NET_DROP_CLOSING,   /* from a connection the server is closing */
+    NET_DROP_REASONS
+} net_drop_reason;
+
 typedef struct net_driver_counters {
     uint64_t bad_messages;     /* error replies for bad input (reap_net_bad_messages_total) */
     uint64_t bad_datagrams;    /* datagrams that are not ENet protocol at all */
     uint64_t kicked;           /* connections dropped for repeated abuse or silence */
+    uint64_t kicked_by[NET_KICK_REASONS]; /* the same by reason; they sum to kicked */
+    uint64_t dropped[NET_DROP_REASONS];   /* messages the datagram filter dropped, by reason */
     uint64_t refused_full;     /* connections refused because the server was full */
     uint64_t oversize_packets; /* packets too large for ENet to reassemble, refused */
     uint64_t connects;
@@ -81,6 +101,10 @@ void net_driver_replicate(net_driver *nd, double dt);
 uint32_t net_driver_connection_count(const net_driver *nd); /* connected peers */
 uint32_t net_driver_player_count(const net_driver *nd);     /* joined a world */
 const net_driver_counters *net_driver_counters_get(const net_driver *nd);
+
+/* The label values of reap_net_kicked_total{reason} and reap_net_dropped_messages_total. */
+const char *net_kick_reason_name(net_kick_reason r);
+const char *net_drop_reason_name(net_drop_reason r);
 
 /* Console `players`: one line per connection. */
 void net_driver_list_players(const net_driver *nd, strbuf *out);

@@ -74,6 +74,11 @@ typedef struct net_connection {
     bool oversize_reported;         /* a packet ENet will drop was refused: which one */
     uint16_t oversize_seq;
     double last_input_notice;       /* last error sent for a refused MoveInput */
+    /* The datagram filter's: per channel, the first reliable message it dropped and is
+     * waiting for again; later ones on that channel are dropped too, so ENet never holds
+     * messages out of order behind it. */
+    bool filter_waiting[NET_POLICY_CHANNELS];
+    uint16_t filter_wait_seq[NET_POLICY_CHANNELS];
 
     /* Replication (net_replication.c). */
     net_channels channels;
@@ -151,6 +156,13 @@ void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, 
 void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code, uint32_t seq,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void net_leave_world(net_driver *nd, net_connection *conn, const char *reason);
+/* Sends ERROR_CODE_KICKED with why, logs it once, counts it under reason, and closes the
+ * connection once the error is delivered. */
+void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
+              uint32_t seq);
+/* Closes a connection once what is queued for it (the error just sent) is delivered: for
+ * a client that cannot go on (wrong protocol, bad hello). Not a kick: nothing is counted. */
+void net_close_after_error(net_connection *conn);
 
 /* ---- net_filter.c ---- */
 int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event);
