@@ -357,9 +357,23 @@ void net_driver_replicate(net_driver *nd, double dt)
 
 /* ---- lifetime ----------------------------------------------------------------------------- */
 
+static void net_poll_cb(uv_poll_t *handle, int status, int events);
+
+static void net_poll_resume_cb(uv_timer_t *timer)
+{
+    net_driver *nd = timer->data;
+
+    uv_poll_start(&nd->poll, UV_READABLE, net_poll_cb);
+}
+
+/* Under a stream of datagrams the socket is drained faster than they come, so the loop would
+ * wake once per datagram, and waking (two context switches, epoll, ENet's send pass) costs
+ * more than a datagram the filter drops. After a read the poll rests NET_POLL_PAUSE_MS while
+ * the kernel queues what arrives; the next read takes it all at once. */
 static void net_poll_cb(uv_poll_t *handle, int status, int events)
 {
     net_driver *nd = handle->data;
+    uint64_t before = nd->counters.datagrams_in;
 
     (void)events;
     if (status < 0) {
@@ -367,6 +381,8 @@ static void net_poll_cb(uv_poll_t *handle, int status, int events)
         return;
     }
     net_driver_service(nd);
+    if (nd->counters.datagrams_in != before && uv_poll_stop(&nd->poll) == 0)
+        uv_timer_start(&nd->poll_pause, net_poll_resume_cb, NET_POLL_PAUSE_MS, 0);
 }
 
 static void net_driver_free(net_driver *nd)
@@ -419,6 +435,9 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
     /* What one peer may hold in unfinished or undelivered packets: a few maximal messages. */
     nd->host->maximumWaitingData = 4 * NET_MAX_PACKET;
     nd->host->intercept = net_intercept_cb;
+    /* Room for what arrives while a frame runs or the poll rests, flood included, so the
+     * kernel does not drop other players' datagrams (the kernel caps it at rmem_max). */
+    enet_socket_set_option(nd->host->socket, ENET_SOCKOPT_RCVBUF, NET_SOCKET_RCVBUF);
     if (enet_socket_get_address(nd->host->socket, &nd->host->address) != 0)
         nd->host->address.port = (enet_uint16)port;
     nd->conns = calloc(nd->host->peerCount, sizeof *nd->conns);
@@ -435,8 +454,12 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
     }
     msg_arena_init(&nd->arena, nd->arena_buf, NET_ARENA_BYTES);
     r = uv_poll_init(e->loop, &nd->poll, nd->host->socket);
-    if (r == 0)
+    if (r == 0) {
+        uv_timer_init(e->loop, &nd->poll_pause);
+        nd->poll_pause.data = nd;
+        nd->open_handles = 2;
         r = uv_poll_start(&nd->poll, UV_READABLE, net_poll_cb);
+    }
     if (r != 0) {
         snprintf(err, err_size, "cannot watch the udp socket: %s", uv_strerror(r));
         goto fail;
@@ -519,7 +542,8 @@ static void net_close_cb(uv_handle_t *handle)
 {
     net_driver *nd = handle->data;
 
-    free(nd);
+    if (--nd->open_handles == 0)
+        free(nd);
 }
 
 void net_driver_close(net_driver *nd)
@@ -530,15 +554,19 @@ void net_driver_close(net_driver *nd)
         net_intercept_driver = NULL;
     gc_referencer_remove(nd->engine->heap, nd->referencer);
     /* Stop watching the socket before ENet closes it. */
-    if (nd->poll_started)
+    if (nd->poll_started) {
         uv_poll_stop(&nd->poll);
+        uv_timer_stop(&nd->poll_pause);
+    }
     net_driver_free(nd);
     enet_host_destroy(nd->host);
     nd->host = NULL;
-    if (nd->poll_started)
+    if (nd->poll_started) {
         uv_close((uv_handle_t *)&nd->poll, net_close_cb);
-    else
+        uv_close((uv_handle_t *)&nd->poll_pause, net_close_cb);
+    } else {
         free(nd);
+    }
 }
 
 uint32_t net_driver_connection_count(const net_driver *nd)

@@ -5,7 +5,7 @@
  * Guarantees: garbage is swallowed and counted; each message of a connected peer is counted
  * against its frame budget and its channel's bucket (net_policy.h) and, past them, taken out
  * of the datagram before ENet or protobuf see it, counted by reason; a peer that floods for
- * net.FloodKickSeconds is kicked; fragments of packets larger than
+ * net.FloodKickSeconds is kicked, and its address may not connect for a while; fragments of packets larger than
  * net.MaxMessageBytes never reach ENet's reassembly (which would allocate the whole packet up
  * front), and their sender is told once per packet; a CONNECT is let through only while the
  * handshakes in flight leave room for everyone else (per address and in total; the oldest
@@ -105,6 +105,12 @@ typedef struct net_filter_ctx {
     net_policy_limits lim;
     double now;
     uint64_t frame;
+    /* Once a message of the datagram is over the frame's budget, or the connection is
+     * closing, so are the ones after it: those are only counted, and the counts are added
+     * once, at the end (a flood's datagrams are full of them). */
+    bool over;
+    net_drop_reason over_reason;
+    uint32_t over_commands, over_messages;
 } net_filter_ctx;
 
 static bool net_filter_drop(net_filter_ctx *cx, net_drop_reason reason)
@@ -112,6 +118,14 @@ static bool net_filter_drop(net_filter_ctx *cx, net_drop_reason reason)
     cx->nd->counters.dropped[reason]++;
     cx->conn->policy.dropped++;
     return false;
+}
+
+/* Drops this and every later message of the datagram (see net_filter_ctx). */
+static bool net_filter_drop_rest(net_filter_ctx *cx, net_drop_reason reason)
+{
+    cx->over = true;
+    cx->over_reason = reason;
+    return net_filter_drop(cx, reason);
 }
 
 /* Sequence numbers wrap: distances are taken from what ENet delivered last on the channel. */
@@ -135,15 +149,39 @@ static void net_filter_wait(net_connection *conn, unsigned channel, uint16_t seq
     }
 }
 
+/* The flooder's address may not connect again for NET_COOLDOWN_S: a client that just
+ * reconnects would flood again at once. Host and port, not the host alone: players behind one
+ * address (a NAT, or load-test bots) are not punished for one of them. */
+static void net_cooldown_add(net_driver *nd, const ENetAddress *a, double now)
+{
+    size_t pick = 0;
+
+    for (size_t i = 0; i < NET_COOLDOWN_SLOTS; i++)
+        if (nd->cooldown[i].until < nd->cooldown[pick].until)
+            pick = i;
+    nd->cooldown[pick].address = *a;
+    nd->cooldown[pick].until = now + NET_COOLDOWN_S;
+}
+
+static bool net_cooling_down(const net_driver *nd, const ENetAddress *a, double now)
+{
+    for (size_t i = 0; i < NET_COOLDOWN_SLOTS; i++)
+        if (nd->cooldown[i].until > now && nd->cooldown[i].address.host == a->host &&
+            nd->cooldown[i].address.port == a->port)
+            return true;
+    return false;
+}
+
 static void net_filter_kick_flooder(net_filter_ctx *cx)
 {
-    char why[160];
+    char why[200];
 
     snprintf(why, sizeof why,
              "flooding: over net.MaxMessagesPerFrame=%u in every second for %g s "
-             "(net.FloodKickSeconds)",
-             cx->lim.max_messages_per_frame, cx->lim.flood_kick_seconds);
+             "(net.FloodKickSeconds); this address may not connect for %d s",
+             cx->lim.max_messages_per_frame, cx->lim.flood_kick_seconds, NET_COOLDOWN_S);
     net_kick(cx->nd, cx->conn, NET_KICK_FLOOD, why, 0);
+    net_cooldown_add(cx->nd, &cx->conn->peer->address, cx->now);
 }
 
 /* Decides one command of a connected peer: true keeps it for ENet. Only messages (and ENet's
@@ -176,8 +214,13 @@ static bool net_filter_keep(net_filter_ctx *cx, uint8_t command, const uint8_t *
     default:
         return true;
     }
+    if (cx->over) {
+        cx->over_commands++;
+        cx->over_messages += starts;
+        return false;
+    }
     if (conn->state == NET_CONN_CLOSING)
-        return net_filter_drop(cx, NET_DROP_CLOSING);
+        return net_filter_drop_rest(cx, NET_DROP_CLOSING);
     if (command != ENET_PROTOCOL_COMMAND_PING && channel >= conn->peer->channelCount)
         return true; /* ENet refuses it, and the rest of the datagram with it */
     reliable = command == ENET_PROTOCOL_COMMAND_SEND_RELIABLE ||
@@ -199,12 +242,12 @@ static bool net_filter_keep(net_filter_ctx *cx, uint8_t command, const uint8_t *
         v = net_policy_count(&conn->policy, &cx->lim, cx->now, cx->frame);
         if (v == NET_POLICY_FLOOD) {
             net_filter_kick_flooder(cx);
-            return net_filter_drop(cx, NET_DROP_BUDGET);
+            return net_filter_drop_rest(cx, NET_DROP_BUDGET);
         }
         if (v == NET_POLICY_OVER_BUDGET) {
             if (reliable)
                 net_filter_wait(conn, channel, seq);
-            return net_filter_drop(cx, NET_DROP_BUDGET);
+            return net_filter_drop_rest(cx, NET_DROP_BUDGET);
         }
         if (command != ENET_PROTOCOL_COMMAND_PING &&
             net_policy_take(&conn->policy, &cx->lim, cx->now, channel) != NET_POLICY_ALLOW) {
@@ -286,6 +329,11 @@ static size_t net_datagram_police(net_filter_ctx *cx, uint8_t *data, size_t len,
     }
     if (at < len && to != at)
         memmove(data + to, data + at, len - at);
+    if (cx->over_commands > 0) {
+        cx->nd->counters.dropped[cx->over_reason] += cx->over_commands;
+        cx->conn->policy.dropped += cx->over_commands;
+        net_policy_count_more(&cx->conn->policy, cx->over_messages);
+    }
     return to + (len - at);
 }
 
@@ -323,6 +371,11 @@ static bool net_admit_handshake(net_driver *nd, const ENetAddress *from, double 
     uint32_t total = 0, same_address = 0;
     ENetPeer *oldest = NULL;
     double oldest_seen = 0;
+
+    if (net_cooling_down(nd, from, now)) {
+        nd->counters.refused_handshakes++;
+        return false;
+    }
 
     for (size_t i = 0; i < host->peerCount; i++) {
         ENetPeer *p = &host->peers[i];
@@ -407,6 +460,7 @@ int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event)
     conn = &nd->conns[peer_id];
     /* A datagram that finishes the handshake may carry the hello: the connection is policed
      * from the next one on (ENet reports the connect as this datagram is handled). */
+    memset(&cx, 0, sizeof cx);
     cx.nd = nd;
     cx.conn = conn->state == NET_CONN_FREE ? NULL : conn;
     if (cx.conn != NULL) {

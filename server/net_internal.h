@@ -49,6 +49,10 @@ enum {
     NET_HANDSHAKES_PER_ADDRESS = 32,
     NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
     NET_MSG_ITEMS = 64,           /* actor states or moves in one replication message */
+    NET_POLL_PAUSE_MS = 2,        /* after reading the socket, wait this long to read again */
+    NET_SOCKET_RCVBUF = 4 << 20,  /* the UDP socket's receive buffer, bytes */
+    NET_COOLDOWN_SLOTS = 16,      /* addresses kicked for flooding, refused for a while */
+    NET_COOLDOWN_S = 10,          /* how long such an address may not connect again */
 };
 
 typedef enum net_conn_state {
@@ -113,6 +117,8 @@ struct net_driver {
     ENetHost *host;
     uv_poll_t poll;
     bool poll_started;
+    uv_timer_t poll_pause;          /* re-arms the poll a moment after a read (net_poll_cb) */
+    int open_handles;               /* libuv handles not closed yet: nd is freed at 0 */
     net_connection *conns;          /* host->peerCount entries, indexed like host->peers */
     uint32_t conn_count;
     uint32_t player_count;
@@ -128,6 +134,11 @@ struct net_driver {
     double *handshake_seen;         /* per peer: when it was first seen half-open (0: not) */
     double *rest_until;             /* per peer: a reset handshake's slot rests until then */
     uint32_t resting;
+    /* Addresses (host and port) kicked for flooding: their CONNECTs are refused until then. */
+    struct {
+        ENetAddress address;
+        double until;
+    } cooldown[NET_COOLDOWN_SLOTS];
 
     /* Scratch reused every message and every frame (nothing allocated per item). */
     uint64_t *ids;                  /* spawn ack net ids, destroy ids */

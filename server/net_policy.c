@@ -141,6 +141,18 @@ net_policy_verdict net_policy_count(net_policy_state *st, const net_policy_limit
                                                            : NET_POLICY_OVER_BUDGET;
 }
 
+static uint32_t net_add_saturating(uint32_t a, uint32_t b)
+{
+    return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+void net_policy_count_more(net_policy_state *st, uint32_t n)
+{
+    st->messages += n;
+    st->rate_count = net_add_saturating(st->rate_count, n);
+    st->frame_messages = net_add_saturating(st->frame_messages, n);
+}
+
 net_policy_verdict net_policy_take(net_policy_state *st, const net_policy_limits *lim,
                                    double now, unsigned channel)
 {

@@ -104,6 +104,10 @@ net_policy_verdict net_policy_check_move(net_policy_state *st, const net_policy_
 net_policy_verdict net_policy_count(net_policy_state *st, const net_policy_limits *lim,
                                     double now, uint64_t frame);
 
+/* n more messages seen at the time and in the frame of the last one counted: counted as
+ * net_policy_count would, without a verdict (the filter knows them to be over budget). */
+void net_policy_count_more(net_policy_state *st, uint32_t n);
+
 /* One message on `channel` that the budget let through: ALLOW spends a token of the
  * channel's filter bucket, OVER_RATE (the bucket is empty) spends none. Channels the protocol
  * does not have are left to ENet, which refuses them: ALLOW. */

@@ -701,6 +701,21 @@ static void test_a_move_input_flood_is_dropped_unread_and_the_flooder_is_kicked(
     if (good.status != 0)
         fail_msg("the well-behaved client beside the flood failed:\n%s", good.out);
     assert_non_null(strstr(good.out, "left gracefully"));
+
+    /* From the same address and port it may not come straight back. */
+    {
+        ENetAddress addr;
+        enet_address_set_host_ip(&addr, "127.0.0.1");
+        addr.port = (enet_uint16)s.port;
+        r.peer = enet_host_connect(r.host, &addr, MSG_CHANNEL_COUNT, 0);
+        assert_non_null(r.peer);
+        enet_host_flush(r.host);
+        harness_wait_metric(&s, "reap_net_refused_handshakes_total", HARNESS_GE, 1, 10.0);
+        raw_poll(&r);
+        assert_int_not_equal(r.peer->state, ENET_PEER_STATE_CONNECTED);
+        enet_peer_reset(r.peer);
+        r.disconnected = true;
+    }
     raw_close(&r);
     harness_proc_free(&good);
     assert_int_equal(harness_server_stop(&s), 0);
@@ -730,9 +745,7 @@ static void test_reliable_messages_past_the_frame_budget_wait_and_keep_their_ord
     assert_false(r.pongs_out_of_order);
     assert_int_equal(r.errors, 0);
     assert_true(harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"budget\"}") >=
-                1);
-    assert_true(
-        harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"waiting\"}") >= 1);
+                20);
     raw_close(&r);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
