@@ -9,7 +9,8 @@
 # compare the two windows of one run.
 #
 # usage: tests/bench/flood_bench.sh BUILD OUTDIR     (make flood-bench runs it under flock)
-#        FLOOD_BENCH_MODES="move spawn destroy stats garbage" FLOOD_BENCH_WINDOW=8
+#        FLOOD_BENCH_MODES="move move-rotate spawn destroy stats garbage" FLOOD_BENCH_WINDOW=8
+#        (move-rotate: the move flood, rejoining from a new port after each kick)
 #        FLOOD_BENCH_BOTS=20
 set -u
 BUILD=${1:-build}
@@ -20,7 +21,7 @@ FLOODER=$BUILD/tests/bench/flood_client
 TICK=$(getconf CLK_TCK)
 WINDOW=${FLOOD_BENCH_WINDOW:-8}
 BOTS=${FLOOD_BENCH_BOTS:-20}
-MODES=${FLOOD_BENCH_MODES:-move spawn destroy stats garbage}
+MODES=${FLOOD_BENCH_MODES:-move move-rotate spawn destroy stats garbage}
 
 die() { echo "flood_bench: $*" >&2; exit 1; }
 . "$(dirname "$0")/loadbench_lib.sh"
@@ -59,7 +60,11 @@ for mode in $MODES; do
     sleep "$WINDOW"
     c1=$(cpu_of "$SERVER_PID"); f1=$(metric reap_frames_total); t1=$(now)
     d1=$(metric reap_net_datagrams_received_total)
-    "$FLOODER" "127.0.0.1:$PORT" --mode "$mode" --duration "$WINDOW" >"$OUT/flood-$mode.txt" 2>&1
+    case $mode in
+    *-rotate) set -- --mode "${mode%-rotate}" --rotate-ports ;;
+    *) set -- --mode "$mode" ;;
+    esac
+    "$FLOODER" "127.0.0.1:$PORT" "$@" --duration "$WINDOW" >"$OUT/flood-$mode.txt" 2>&1
     c2=$(cpu_of "$SERVER_PID"); f2=$(metric reap_frames_total); t2=$(now)
     d2=$(metric reap_net_datagrams_received_total)
 

@@ -5,12 +5,16 @@
  * line of key=value figures that flood_bench.sh reads.
  *
  * usage: flood_client HOST:PORT --mode move|spawn|destroy|stats|garbage [--duration S]
+ *                    [--rotate-ports]
  *
  *   move     MoveInput on channel 2 (unreliable sequenced)
  *   spawn    SpawnRequest of one prop, channel 0 (reliable)
  *   destroy  DestroyRequest naming an actor nobody owns, channel 0
  *   stats    StatsRequest, channel 0
  *   garbage  bytes that are no Envelope, on channel 2
+ *
+ * --rotate-ports rejoins from a new UDP port each time, as an attacker would once the server
+ * refuses its address for a while after a kick.
  *
  * Loopback only: the bench runs it against a server it started on 127.0.0.1.
  */
@@ -23,6 +27,7 @@
 
 #include <enet/enet.h>
 
+#include "client_net.h"
 #include "reap_msg.h"
 
 enum {
@@ -87,23 +92,25 @@ static void on_event(flood_run *run, ENetEvent *ev)
     enet_packet_destroy(ev->packet);
 }
 
-static bool send_env(ENetPeer *peer, uint8_t channel, const Reap__Envelope *env)
+/* Queues raw bytes (the garbage mode): unreliable on the updates channel. */
+static bool send_raw(ENetPeer *peer, const void *data, size_t len)
 {
-    uint8_t buf[512];
-    size_t len;
-    ENetPacket *p;
+    ENetPacket *p = enet_packet_create(data, len, 0);
 
-    if (msg_encode(env, buf, sizeof buf, &len) != MSG_OK)
-        return false;
-    p = enet_packet_create(buf, len,
-                           channel == MSG_CHANNEL_UPDATES ? 0 : ENET_PACKET_FLAG_RELIABLE);
     if (p == NULL)
         return false;
-    if (enet_peer_send(peer, channel, p) != 0) {
+    if (enet_peer_send(peer, MSG_CHANNEL_UPDATES, p) != 0) {
         enet_packet_destroy(p);
         return false;
     }
     return true;
+}
+
+static bool send_env(ENetPeer *peer, uint8_t channel, const Reap__Envelope *env)
+{
+    static uint8_t buf[512];
+
+    return client_net_send(peer, buf, sizeof buf, channel, env);
 }
 
 static bool send_one(ENetPeer *peer, flood_mode mode, uint32_t n)
@@ -141,16 +148,8 @@ static bool send_one(ENetPeer *peer, flood_mode mode, uint32_t n)
         return send_env(peer, MSG_CHANNEL_CONTROL, &env);
     case FLOOD_GARBAGE: {
         uint8_t junk[12] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
-        ENetPacket *p;
         memcpy(junk + 8, &n, sizeof n);
-        p = enet_packet_create(junk, sizeof junk, 0);
-        if (p == NULL)
-            return false;
-        if (enet_peer_send(peer, MSG_CHANNEL_UPDATES, p) != 0) {
-            enet_packet_destroy(p);
-            return false;
-        }
-        return true;
+        return send_raw(peer, junk, sizeof junk);
     }
     }
     return false;
@@ -224,6 +223,7 @@ int main(int argc, char **argv)
     flood_mode mode = FLOOD_MOVE;
     double duration = 10.0, kick_times[FLOOD_MAX_CONNECTIONS], start, deadline;
     int connections = 0, kicks = 0, failed_joins = 0;
+    bool rotate = false;
     uint64_t sent = 0;
     char host_ip[64];
     unsigned port;
@@ -249,9 +249,11 @@ int main(int argc, char **argv)
                 fprintf(stderr, "flood_client: --duration must be in (0, 600] seconds\n");
                 return 2;
             }
+        } else if (strcmp(argv[i], "--rotate-ports") == 0) {
+            rotate = true;
         } else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: flood_client HOST:PORT --mode move|spawn|destroy|stats|garbage "
-                   "[--duration S]\n");
+                   "[--duration S] [--rotate-ports]\n");
             return 0;
         } else if (server == NULL && argv[i][0] != '-') {
             server = argv[i];
@@ -279,6 +281,12 @@ int main(int argc, char **argv)
     deadline = start + duration;
     while (now_s() < deadline && connections < FLOOD_MAX_CONNECTIONS && failed_joins < 20) {
         flood_run run;
+        if (rotate && connections + failed_joins > 0) {
+            enet_host_destroy(host);
+            host = enet_host_create(NULL, 1, MSG_CHANNEL_COUNT, 0, 0);
+            if (host == NULL)
+                return 1;
+        }
         if (!flood_once(host, &addr, mode, deadline, &run)) {
             failed_joins++;
             continue;

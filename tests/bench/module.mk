@@ -67,8 +67,8 @@ BENCH_BINS += $(BENCH_PEERS_BIN) $(BENCH_GC_BIN) $(BENCH_CHURN_BIN)
 BENCH_FLOOD_BIN := $(BENCH_OBJDIR)/flood_client
 $(BENCH_OBJDIR)/flood_client.o: CPPFLAGS_tests += $(CPPFLAGS_proto)
 $(BENCH_OBJDIR)/flood_client.o: | $(PROTO_GEN_H)
-$(BENCH_FLOOD_BIN): $(BENCH_OBJDIR)/flood_client.o $(PROTO_LIB)
-	$(CC) $(LDFLAGS_BASE) $< $(PROTO_LIB) $(call pc_libs,libenet) $(PROTO_LIBS) -o $@
+$(BENCH_FLOOD_BIN): $(BENCH_OBJDIR)/flood_client.o $(CLIENT_LIB) $(PROTO_LIB)
+	$(CC) $(LDFLAGS_BASE) $< $(CLIENT_LIB) $(PROTO_LIB) $(CLIENT_LIBS) $(PROTO_LIBS) -o $@
 
 .PHONY: flood-bench
 flood-bench: build-all $(BENCH_FLOOD_BIN)
