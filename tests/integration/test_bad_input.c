@@ -734,18 +734,24 @@ static void test_reliable_messages_past_the_frame_budget_wait_and_keep_their_ord
     raw_connect(&r, s.port);
     raw_hello(&r);
 
-    /* One datagram, so one frame: ten get through, the rest are resent by ENet. */
+    /* One datagram, so one frame: ten get through, the rest are resent by ENet. The next
+     * datagram, sent long before a resend is due, carries only later ones: they wait. */
     for (uint64_t i = 1; i <= 30; i++)
         raw_queue_ping(&r, i);
     enet_host_flush(r.host);
-    for (double deadline = harness_now() + 20.0; r.pongs < 30 && harness_now() < deadline;)
+    for (uint64_t i = 31; i <= 35; i++)
+        raw_queue_ping(&r, i);
+    enet_host_flush(r.host);
+    for (double deadline = harness_now() + 20.0; r.pongs < 35 && harness_now() < deadline;)
         raw_wait(&r, NULL, r.errors + 1, 0.1);
 
-    assert_int_equal(r.pongs, 30);
+    assert_int_equal(r.pongs, 35);
     assert_false(r.pongs_out_of_order);
     assert_int_equal(r.errors, 0);
     assert_true(harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"budget\"}") >=
                 20);
+    assert_true(
+        harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"waiting\"}") >= 5);
     raw_close(&r);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
