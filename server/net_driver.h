@@ -12,8 +12,10 @@
  * within net.MaxClientRate bytes per second and ENet's window (net_replication.c).
  *
  * Input handling (the hot path) allocates nothing per message: packets are decoded into a
- * reused arena and replies are encoded into a reused buffer. Anything undecodable, unknown,
- * oversize or over policy is answered with an Error to that peer and counted
+ * reused arena and replies are encoded into a reused buffer. Before that, the datagram filter
+ * drops unread what a peer sends past its frame budget (net.MaxMessagesPerFrame) or twice its
+ * rates, and kicks a peer that floods for net.FloodKickSeconds. Anything undecodable,
+ * unknown, oversize or over policy is answered with an Error to that peer and counted
  * (reap_net_bad_messages_total); a peer that reaches net.MaxBadMessages is disconnected.
  * Nothing a peer sends affects another peer.
  */

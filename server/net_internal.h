@@ -2,7 +2,8 @@
  * net_internal.h - shared by the net driver's own files, nobody else.
  *
  *   net_driver.c       the ENet host: service loop, connections, shutdown, console view
- *   net_filter.c       datagrams before ENet sees them: garbage, oversize fragments, handshakes
+ *   net_filter.c       datagrams before ENet sees them: garbage, oversize fragments, handshakes,
+ *                      each message against its peer's frame budget and channel bucket
  *   net_handlers.c     client messages: hello, spawn, destroy, stats, ping, moves, goodbye
  *   net_replication.c  per connection: relevancy, channels, priority, budget, packing
  *
