@@ -111,6 +111,8 @@ void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, cons
     conn->state = NET_CONN_CLOSING;
     nd->counters.kicked++;
     nd->counters.kicked_by[reason]++;
+    if (reason != NET_KICK_HELLO_TIMEOUT)
+        net_filter_cool_down(nd, &conn->peer->address, engine_now(nd->engine));
     enet_peer_disconnect_later(conn->peer, 0);
 }
 

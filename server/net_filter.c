@@ -149,10 +149,7 @@ static void net_filter_wait(net_connection *conn, unsigned channel, uint16_t seq
     }
 }
 
-/* The flooder's address may not connect again for NET_COOLDOWN_S: a client that just
- * reconnects would flood again at once. Host and port, not the host alone: players behind one
- * address (a NAT, or load-test bots) are not punished for one of them. */
-static void net_cooldown_add(net_driver *nd, const ENetAddress *a, double now)
+void net_filter_cool_down(net_driver *nd, const ENetAddress *a, double now)
 {
     size_t pick = 0;
 
@@ -178,10 +175,9 @@ static void net_filter_kick_flooder(net_filter_ctx *cx)
 
     snprintf(why, sizeof why,
              "flooding: over net.MaxMessagesPerFrame=%u in every second for %g s "
-             "(net.FloodKickSeconds); this address may not connect for %d s",
-             cx->lim.max_messages_per_frame, cx->lim.flood_kick_seconds, NET_COOLDOWN_S);
+             "(net.FloodKickSeconds)",
+             cx->lim.max_messages_per_frame, cx->lim.flood_kick_seconds);
     net_kick(cx->nd, cx->conn, NET_KICK_FLOOD, why, 0);
-    net_cooldown_add(cx->nd, &cx->conn->peer->address, cx->now);
 }
 
 /* Decides one command of a connected peer: true keeps it for ENet. Only messages (and ENet's

@@ -52,7 +52,7 @@ enum {
     NET_MSG_ITEMS = 64,           /* actor states or moves in one replication message */
     NET_POLL_PAUSE_MS = 2,        /* after reading the socket, wait this long to read again */
     NET_SOCKET_RCVBUF = 4 << 20,  /* the UDP socket's receive buffer, bytes */
-    NET_COOLDOWN_SLOTS = 16,      /* addresses kicked for flooding, refused for a while */
+    NET_COOLDOWN_SLOTS = 16,      /* addresses kicked for abuse, refused for a while */
     NET_COOLDOWN_S = 10,          /* how long such an address may not connect again */
 };
 
@@ -135,7 +135,7 @@ struct net_driver {
     double *handshake_seen;         /* per peer: when it was first seen half-open (0: not) */
     double *rest_until;             /* per peer: a reset handshake's slot rests until then */
     uint32_t resting;
-    /* Addresses (host and port) kicked for flooding: their CONNECTs are refused until then. */
+    /* Addresses (host and port) kicked for abuse: their CONNECTs are refused until then. */
     struct {
         ENetAddress address;
         double until;
@@ -169,7 +169,8 @@ void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code, uint
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void net_leave_world(net_driver *nd, net_connection *conn, const char *reason);
 /* Sends ERROR_CODE_KICKED with why, logs it once, counts it under reason, and closes the
- * connection once the error is delivered. */
+ * connection once the error is delivered. Abuse (bad messages, a flood) also puts the
+ * address in the cooldown; silence does not (load-test bots share one address and port). */
 void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
               uint32_t seq);
 /* Closes a connection once what is queued for it (the error just sent) is delivered: for
@@ -178,6 +179,10 @@ void net_close_after_error(net_connection *conn);
 
 /* ---- net_filter.c ---- */
 int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event);
+/* The address (host and port) of a peer kicked for abuse may not connect again for
+ * NET_COOLDOWN_S: a client that just reconnected would go on at once. Host and port, not the
+ * host alone: players behind one address (a NAT) are not punished for one of them. */
+void net_filter_cool_down(net_driver *nd, const ENetAddress *address, double now);
 /* Resets handshakes that did not finish in time; called a few times a second. */
 void net_filter_sweep_handshakes(net_driver *nd, double now);
 /* Copies text into out (out_size > 0) with anything unprintable or non-ASCII escaped as \xNN,
