@@ -9,8 +9,9 @@
 # compare the two windows of one run.
 #
 # usage: tests/bench/flood_bench.sh BUILD OUTDIR     (make flood-bench runs it under flock)
-#        FLOOD_BENCH_MODES="move move-rotate spawn destroy stats garbage" FLOOD_BENCH_WINDOW=8
-#        (move-rotate: the move flood, rejoining from a new port after each kick)
+#        FLOOD_BENCH_MODES="move spawn destroy stats garbage" FLOOD_BENCH_WINDOW=8
+#        (each mode also as MODE-rotate: rejoining from a new port after each kick, which the
+#        server's 10 s refusal of a kicked address and port does not stop)
 #        FLOOD_BENCH_BOTS=20
 set -u
 BUILD=${1:-build}
@@ -21,7 +22,8 @@ FLOODER=$BUILD/tests/bench/flood_client
 TICK=$(getconf CLK_TCK)
 WINDOW=${FLOOD_BENCH_WINDOW:-8}
 BOTS=${FLOOD_BENCH_BOTS:-20}
-MODES=${FLOOD_BENCH_MODES:-move move-rotate spawn destroy stats garbage}
+MODES=${FLOOD_BENCH_MODES:-move move-rotate spawn spawn-rotate destroy destroy-rotate stats \
+stats-rotate garbage garbage-rotate}
 
 die() { echo "flood_bench: $*" >&2; exit 1; }
 . "$(dirname "$0")/loadbench_lib.sh"
