@@ -41,11 +41,32 @@ PKG_CONFIG ?= pkg-config
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(WERROR)
-# CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS are the packager's (dpkg-buildflags: fortify, relro,
-# BIND_NOW); they are added to ours, never replace them.
-CPPFLAGS_BASE = -D_DEFAULT_SOURCE -DREAP_VERSION='"$(VERSION)"' -Igc/include $(CPPFLAGS)
-CFLAGS_BASE = -std=c11 $(OPT) $(WARNINGS) $(SANFLAGS) -MMD -MP -pthread
-LDFLAGS_BASE = $(SANFLAGS) -pthread $(LDFLAGS)
+
+# A server that parses untrusted datagrams is built hardened even when nobody passes flags,
+# as Debian's dpkg-buildflags would build it: a PIE, a stack protector, stack clash and (where
+# the compiler has it) control-flow protection, full RELRO (-z relro -z now: BIND_NOW), and
+# _FORTIFY_SOURCE=3. Fortify needs optimisation and sits badly with the sanitizers' own
+# interceptors, so only the release variant gets it, and a packager who sets it (in CPPFLAGS or
+# CFLAGS) keeps theirs. The packager's flags come after these, so they win.
+cc_has = $(shell echo 'int x;' | $(CC) -Werror $(1) -x c -c -o /dev/null - 2>/dev/null && echo $(1))
+HARDEN_CFLAGS := -fPIE -fstack-protector-strong $(call cc_has,-fstack-clash-protection) \
+	$(call cc_has,-fcf-protection)
+HARDEN_LDFLAGS := -pie -Wl,-z,relro,-z,now
+HARDEN_CPPFLAGS :=
+ifeq ($(VARIANT)$(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS)),release)
+  ifneq ($(filter -O1 -O2 -O3 -Os -Ofast,$(OPT)),)
+    ifeq ($(filter -O0,$(CFLAGS)),)
+      HARDEN_CPPFLAGS := -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3
+    endif
+  endif
+endif
+
+# CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS are the packager's (dpkg-buildflags); they are added
+# after ours, never replace them.
+CPPFLAGS_BASE = -D_DEFAULT_SOURCE -DREAP_VERSION='"$(VERSION)"' -Igc/include $(HARDEN_CPPFLAGS) \
+	$(CPPFLAGS)
+CFLAGS_BASE = -std=c11 $(OPT) $(WARNINGS) $(SANFLAGS) $(HARDEN_CFLAGS) -MMD -MP -pthread
+LDFLAGS_BASE = $(SANFLAGS) $(HARDEN_CFLAGS) $(HARDEN_LDFLAGS) -pthread $(LDFLAGS)
 
 pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pc_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)

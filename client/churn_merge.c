@@ -57,13 +57,15 @@ static void merge_rows(churn_timeline *dst, const churn_timeline *src, bool take
 static void merge_host(char *hosts, size_t size, const char *host)
 {
     const char *p = strstr(hosts, host);
-    size_t len = strlen(host);
+    size_t len = strlen(host), used = strlen(hosts);
 
     if (p != NULL && (p == hosts || p[-1] == ',') && (p[len] == '\0' || p[len] == ','))
         return;
-    if (hosts[0] != '\0' && strlen(hosts) + 1 < size)
-        strcat(hosts, ",");
-    strncat(hosts, host, size - strlen(hosts) - 1);
+    if (used > 0 && used + 1 < size) {
+        hosts[used++] = ',';
+        hosts[used] = '\0';
+    }
+    snprintf(hosts + used, size - used, "%s", host); /* a list too long is cut short */
 }
 
 int churn_merge_main(int argc, char **argv, FILE *out)

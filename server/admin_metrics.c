@@ -22,6 +22,13 @@ static void metric_u64(strbuf *out, const char *name, const char *type, const ch
     strbuf_printf(out, "%s %llu\n", name, (unsigned long long)value);
 }
 
+/* One series of a family counted by reason. Every reason is written, zero or not, so the
+ * family always sums to the whole. */
+static void metric_reason(strbuf *out, const char *name, const char *reason, uint64_t value)
+{
+    strbuf_printf(out, "%s{reason=\"%s\"} %llu\n", name, reason, (unsigned long long)value);
+}
+
 static void metric_f64(strbuf *out, const char *name, const char *type, const char *help,
                        double value)
 {
@@ -145,8 +152,12 @@ void admin_metrics_render(engine *e, strbuf *out)
                "policy).", nc->bad_messages);
     metric_u64(out, "reap_net_bad_datagrams_total", "counter",
                "UDP datagrams that were not ENet protocol for this server.", nc->bad_datagrams);
-    metric_u64(out, "reap_net_kicked_total", "counter",
-               "Connections dropped for too many bad messages or no hello in time.", nc->kicked);
+    metric_header(out, "reap_net_kicked_total", "counter",
+                  "Connections the server disconnected, by reason: too many bad messages, no "
+                  "hello in time, flooding.");
+    for (int r = 0; r < NET_KICK_REASONS; r++)
+        metric_reason(out, "reap_net_kicked_total", net_kick_reason_name((net_kick_reason)r),
+                      nc->kicked_by[r]);
     metric_u64(out, "reap_net_refused_full_total", "counter",
                "Connections refused because the server was full.", nc->refused_full);
     metric_u64(out, "reap_net_oversize_packets_total", "counter",
@@ -226,4 +237,11 @@ static void admin_metrics_render_frame(engine *e, strbuf *out)
     metric_u64(out, "reap_net_refused_fragments_total", "counter",
                "Fragments of packets larger than net.MaxMessageBytes dropped before reassembly.",
                nc->refused_fragments);
+    metric_header(out, "reap_net_dropped_messages_total", "counter",
+                  "Client messages the datagram filter dropped before decoding, by reason: "
+                  "over a channel's rate, over net.MaxMessagesPerFrame, waiting behind a "
+                  "dropped reliable one, from a connection being closed.");
+    for (int r = 0; r < NET_DROP_REASONS; r++)
+        metric_reason(out, "reap_net_dropped_messages_total",
+                      net_drop_reason_name((net_drop_reason)r), nc->dropped[r]);
 }

@@ -95,6 +95,12 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         "requests (ping, stats, destroy, checks) per second a player may make, sustained" },
     [CVAR_NET_REQUEST_BURST] = { "net.RequestBurst", CVAR_FLOAT, 40, 1, 1000000,
         "requests a player may make at once before net.RequestRatePerSecond applies" },
+    [CVAR_NET_MAX_MESSAGES_PER_FRAME] = { "net.MaxMessagesPerFrame", CVAR_INT, 256, 1,
+        1000000, "messages one connection may send per frame, all channels together; the rest "
+        "are dropped before decoding" },
+    [CVAR_NET_FLOOD_KICK_SECONDS] = { "net.FloodKickSeconds", CVAR_FLOAT, 2, 0.1, 3600,
+        "a connection over net.MaxMessagesPerFrame in every second for this long is "
+        "disconnected" },
     [CVAR_WORLD_EXTENT] = { "world.Extent", CVAR_FLOAT, 200000, 100, 20000000,
         "side of the square area (centred on 0,0) where pawns spawn and move, in units" },
     [CVAR_WORLD_PERSISTENT_PROPS] = { "world.PersistentProps", CVAR_INT, 0, 0, 4000000,

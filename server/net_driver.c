@@ -76,16 +76,52 @@ net_policy_limits net_limits(const net_driver *nd)
     lim.request_burst = cvar_get(cv, CVAR_NET_REQUEST_BURST);
     lim.move_rate = cvar_get(cv, CVAR_NET_MAX_MOVE_INPUT_RATE);
     lim.max_pawn_speed = cvar_get(cv, CVAR_NET_MAX_PAWN_SPEED);
+    lim.max_messages_per_frame = (uint32_t)cvar_get_int(cv, CVAR_NET_MAX_MESSAGES_PER_FRAME);
+    lim.flood_kick_seconds = cvar_get(cv, CVAR_NET_FLOOD_KICK_SECONDS);
     return lim;
 }
 
-static void net_kick(net_driver *nd, net_connection *conn, const char *why, uint32_t seq)
+const char *net_kick_reason_name(net_kick_reason r)
+{
+    static const char *const names[NET_KICK_REASONS] = {
+        [NET_KICK_BAD_MESSAGES] = "bad_messages",
+        [NET_KICK_HELLO_TIMEOUT] = "hello_timeout",
+        [NET_KICK_FLOOD] = "flood",
+    };
+    return (unsigned)r < NET_KICK_REASONS ? names[r] : "?";
+}
+
+const char *net_drop_reason_name(net_drop_reason r)
+{
+    static const char *const names[NET_DROP_REASONS] = {
+        [NET_DROP_RATE] = "rate",
+        [NET_DROP_BUDGET] = "budget",
+        [NET_DROP_WAITING] = "waiting",
+        [NET_DROP_CLOSING] = "closing",
+    };
+    return (unsigned)r < NET_DROP_REASONS ? names[r] : "?";
+}
+
+void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
+              uint32_t seq)
 {
     net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_KICKED, why, seq);
     log_warn("net: kicking %s (player %u): %s", conn->address, conn->player_id, why);
     conn->kicked = true;
     conn->state = NET_CONN_CLOSING;
     nd->counters.kicked++;
+    nd->counters.kicked_by[reason]++;
+    if (reason != NET_KICK_HELLO_TIMEOUT)
+        net_filter_cool_down(nd, &conn->peer->address, engine_now(nd->engine));
+    enet_peer_disconnect_later(conn->peer, 0);
+}
+
+void net_close_after_error(net_connection *conn)
+{
+    if (conn->state == NET_CONN_CLOSING)
+        return;
+    conn->kicked = true;
+    conn->state = NET_CONN_CLOSING;
     enet_peer_disconnect_later(conn->peer, 0);
 }
 
@@ -107,7 +143,7 @@ void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code, uint
     if (conn->state != NET_CONN_CLOSING && net_policy_note_bad_message(&conn->policy, &lim)) {
         snprintf(text, sizeof text, "disconnected after %u bad messages (net.MaxBadMessages)",
                  conn->policy.bad_messages);
-        net_kick(nd, conn, text, seq);
+        net_kick(nd, conn, NET_KICK_BAD_MESSAGES, text, seq);
     }
 }
 
@@ -188,7 +224,7 @@ static void net_sweep_silent(net_driver *nd, double now)
             continue;
         snprintf(text, sizeof text, "no hello within %g s (net.HelloTimeout)", limit);
         nd->counters.bad_messages++;
-        net_kick(nd, c, text, 0);
+        net_kick(nd, c, NET_KICK_HELLO_TIMEOUT, text, 0);
     }
 }
 
@@ -331,9 +367,23 @@ void net_driver_replicate(net_driver *nd, double dt)
 
 /* ---- lifetime ----------------------------------------------------------------------------- */
 
+static void net_poll_cb(uv_poll_t *handle, int status, int events);
+
+static void net_poll_resume_cb(uv_timer_t *timer)
+{
+    net_driver *nd = timer->data;
+
+    uv_poll_start(&nd->poll, UV_READABLE, net_poll_cb);
+}
+
+/* Under a stream of datagrams the socket is drained faster than they come, so the loop would
+ * wake once per datagram, and waking (two context switches, epoll, ENet's send pass) costs
+ * more than a datagram the filter drops. After a read the poll rests NET_POLL_PAUSE_MS while
+ * the kernel queues what arrives; the next read takes it all at once. */
 static void net_poll_cb(uv_poll_t *handle, int status, int events)
 {
     net_driver *nd = handle->data;
+    uint64_t before = nd->counters.datagrams_in;
 
     (void)events;
     if (status < 0) {
@@ -341,6 +391,8 @@ static void net_poll_cb(uv_poll_t *handle, int status, int events)
         return;
     }
     net_driver_service(nd);
+    if (nd->counters.datagrams_in != before && uv_poll_stop(&nd->poll) == 0)
+        uv_timer_start(&nd->poll_pause, net_poll_resume_cb, NET_POLL_PAUSE_MS, 0);
 }
 
 static void net_driver_free(net_driver *nd)
@@ -394,8 +446,9 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
         return -1;
     }
     /* ENet asks for 256 KB of socket buffer; a frame of acknowledgements and inputs from a
-     * crowd overflows that while the frame runs, and every datagram the kernel drops is a
-     * resend later. The kernel caps this at net.core.rmem_max / wmem_max. */
+     * crowd (or a flood, while the poll rests) overflows that while the frame runs, and every
+     * datagram the kernel drops is a resend later or another player's loss. The kernel caps
+     * this at net.core.rmem_max / wmem_max. */
     enet_socket_set_option(nd->host->socket, ENET_SOCKOPT_RCVBUF, NET_SOCKET_BUFFER);
     enet_socket_set_option(nd->host->socket, ENET_SOCKOPT_SNDBUF, NET_SOCKET_BUFFER);
     nd->host->maximumPacketSize = NET_MAX_PACKET;
@@ -422,8 +475,12 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
     }
     msg_arena_init(&nd->arena, nd->arena_buf, NET_ARENA_BYTES);
     r = uv_poll_init(e->loop, &nd->poll, nd->host->socket);
-    if (r == 0)
+    if (r == 0) {
+        uv_timer_init(e->loop, &nd->poll_pause);
+        nd->poll_pause.data = nd;
+        nd->open_handles = 2;
         r = uv_poll_start(&nd->poll, UV_READABLE, net_poll_cb);
+    }
     if (r != 0) {
         snprintf(err, err_size, "cannot watch the udp socket: %s", uv_strerror(r));
         goto fail;
@@ -506,7 +563,8 @@ static void net_close_cb(uv_handle_t *handle)
 {
     net_driver *nd = handle->data;
 
-    free(nd);
+    if (--nd->open_handles == 0)
+        free(nd);
 }
 
 void net_driver_close(net_driver *nd)
@@ -517,15 +575,19 @@ void net_driver_close(net_driver *nd)
         net_intercept_driver = NULL;
     gc_referencer_remove(nd->engine->heap, nd->referencer);
     /* Stop watching the socket before ENet closes it. */
-    if (nd->poll_started)
+    if (nd->poll_started) {
         uv_poll_stop(&nd->poll);
+        uv_timer_stop(&nd->poll_pause);
+    }
     net_driver_free(nd);
     enet_host_destroy(nd->host);
     nd->host = NULL;
-    if (nd->poll_started)
+    if (nd->poll_started) {
         uv_close((uv_handle_t *)&nd->poll, net_close_cb);
-    else
+        uv_close((uv_handle_t *)&nd->poll_pause, net_close_cb);
+    } else {
         free(nd);
+    }
 }
 
 uint32_t net_driver_connection_count(const net_driver *nd)
@@ -557,6 +619,7 @@ static size_t net_queued_bytes(const ENetPeer *peer)
 void net_driver_list_players(const net_driver *nd, strbuf *out)
 {
     static const char *const states[] = { "free", "connected", "joined", "closing" };
+    double now = engine_now(nd->engine);
     uint32_t n = 0;
 
     for (size_t i = 0; i < nd->host->peerCount; i++) {
@@ -564,15 +627,21 @@ void net_driver_list_players(const net_driver *nd, strbuf *out)
 
         if (c->state == NET_CONN_FREE)
             continue;
+        /* in: messages per second it sends; dropped: by the datagram filter, never decoded;
+         * refused: decoded and refused (bad messages, move inputs not applied). */
         strbuf_printf(out,
                       "%-4u %-20s %-8s %-10s actors=%u relevant=%u rtt=%ums queued=%zuB "
-                      "sent=%lluB addr=%s\n",
+                      "sent=%lluB in=%.0f/s dropped=%llu refused=%llu addr=%s\n",
                       c->player_id, c->name[0] ? c->name : "-", c->world ? c->world->name : "-",
                       states[c->state], c->controller ? actor_owned_count(c->controller) : 0,
                       net_view_relevant(&c->view) + c->view.n_closing,
                       c->peer ? c->peer->roundTripTime : 0,
                       c->peer ? net_queued_bytes(c->peer) : 0,
-                      (unsigned long long)c->bytes_sent, c->address);
+                      (unsigned long long)c->bytes_sent,
+                      net_policy_message_rate(&c->policy, now),
+                      (unsigned long long)c->policy.dropped,
+                      (unsigned long long)c->policy.bad_messages + c->policy.refused_inputs,
+                      c->address);
         n++;
     }
     strbuf_printf(out, "%u connection(s), %u player(s)\n", n, nd->player_count);

@@ -12,8 +12,10 @@
  * within net.MaxClientRate bytes per second and ENet's window (net_replication.c).
  *
  * Input handling (the hot path) allocates nothing per message: packets are decoded into a
- * reused arena and replies are encoded into a reused buffer. Anything undecodable, unknown,
- * oversize or over policy is answered with an Error to that peer and counted
+ * reused arena and replies are encoded into a reused buffer. Before that, the datagram filter
+ * drops unread what a peer sends past its frame budget (net.MaxMessagesPerFrame) or twice its
+ * rates, and kicks a peer that floods for net.FloodKickSeconds. Anything undecodable,
+ * unknown, oversize or over policy is answered with an Error to that peer and counted
  * (reap_net_bad_messages_total); a peer that reaches net.MaxBadMessages is disconnected.
  * Nothing a peer sends affects another peer.
  */
@@ -31,10 +33,30 @@
 typedef struct engine engine;
 typedef struct net_driver net_driver;
 
+/* Why a connection was disconnected by the server (reap_net_kicked_total{reason}). */
+typedef enum net_kick_reason {
+    NET_KICK_BAD_MESSAGES = 0, /* net.MaxBadMessages reached */
+    NET_KICK_HELLO_TIMEOUT,    /* no hello within net.HelloTimeout */
+    NET_KICK_FLOOD,            /* over net.MaxMessagesPerFrame for net.FloodKickSeconds */
+    NET_KICK_REASONS
+} net_kick_reason;
+
+/* Why the datagram filter dropped a message before decoding it
+ * (reap_net_dropped_messages_total{reason}). */
+typedef enum net_drop_reason {
+    NET_DROP_RATE = 0,  /* its channel's bucket was empty */
+    NET_DROP_BUDGET,    /* past net.MaxMessagesPerFrame this frame */
+    NET_DROP_WAITING,   /* reliable, behind one that was dropped: resent by ENet later */
+    NET_DROP_CLOSING,   /* from a connection the server is closing */
+    NET_DROP_REASONS
+} net_drop_reason;
+
 typedef struct net_driver_counters {
     uint64_t bad_messages;     /* error replies for bad input (reap_net_bad_messages_total) */
     uint64_t bad_datagrams;    /* datagrams that are not ENet protocol at all */
     uint64_t kicked;           /* connections dropped for repeated abuse or silence */
+    uint64_t kicked_by[NET_KICK_REASONS]; /* the same by reason; they sum to kicked */
+    uint64_t dropped[NET_DROP_REASONS];   /* messages the datagram filter dropped, by reason */
     uint64_t refused_full;     /* connections refused because the server was full */
     uint64_t oversize_packets; /* packets too large for ENet to reassemble, refused */
     uint64_t connects;
@@ -87,6 +109,10 @@ void net_driver_replicate(net_driver *nd, double dt);
 uint32_t net_driver_connection_count(const net_driver *nd); /* connected peers */
 uint32_t net_driver_player_count(const net_driver *nd);     /* joined a world */
 const net_driver_counters *net_driver_counters_get(const net_driver *nd);
+
+/* The label values of reap_net_kicked_total{reason} and reap_net_dropped_messages_total. */
+const char *net_kick_reason_name(net_kick_reason r);
+const char *net_drop_reason_name(net_drop_reason r);
 
 /* Console `players`: one line per connection. */
 void net_driver_list_players(const net_driver *nd, strbuf *out);

@@ -2,7 +2,10 @@
  * net_filter.c - every datagram, before ENet parses it (ENet's intercept hook).
  *
  * Assumes: called by ENet for each received datagram, with the host's receive buffer.
- * Guarantees: garbage is swallowed and counted; fragments of packets larger than
+ * Guarantees: garbage is swallowed and counted; each message of a connected peer is counted
+ * against its frame budget and its channel's bucket (net_policy.h) and, past them, taken out
+ * of the datagram before ENet or protobuf see it, counted by reason; a peer that floods for
+ * net.FloodKickSeconds is kicked, and its address may not connect for a while; fragments of packets larger than
  * net.MaxMessageBytes never reach ENet's reassembly (which would allocate the whole packet up
  * front), and their sender is told once per packet; a CONNECT is let through only while the
  * handshakes in flight leave room for everyone else (per address and in total; the oldest
@@ -18,6 +21,12 @@
 enum { NET_HANDSHAKE_TIMEOUT_S = 3, NET_SLOT_REST_S = 15 };
 
 /* ---- garbage datagrams ------------------------------------------------------------------ */
+
+/* The protocol header: peer id and flags, and the sent time if the flag says so. */
+static size_t net_header_size(const uint8_t *data)
+{
+    return (((data[0] << 8) | data[1]) & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) ? 4 : 2;
+}
 
 bool net_datagram_is_garbage(const ENetHost *host, const ENetAddress *from, const uint8_t *data,
                              size_t len)
@@ -89,23 +98,185 @@ typedef struct net_datagram_facts {
     uint16_t oversize_seq;
 } net_datagram_facts;
 
-/* Reads what the filter needs from a well-formed, uncompressed datagram of a known peer. */
-static void net_datagram_inspect(const uint8_t *data, size_t len, size_t limit,
-                                 net_datagram_facts *out)
+/* What the policing of one datagram needs, read once for all its commands. */
+typedef struct net_filter_ctx {
+    net_driver *nd;
+    net_connection *conn;    /* NULL: not policed (the handshake is finishing) */
+    net_policy_limits lim;
+    double now;
+    uint64_t frame;
+    /* Once a message of the datagram is over the frame's budget, or the connection is
+     * closing, so are the ones after it: those are only counted, and the counts are added
+     * once, at the end (a flood's datagrams are full of them). */
+    bool over;
+    net_drop_reason over_reason;
+    uint32_t over_commands, over_messages;
+} net_filter_ctx;
+
+static bool net_filter_drop(net_filter_ctx *cx, net_drop_reason reason)
+{
+    cx->nd->counters.dropped[reason]++;
+    cx->conn->policy.dropped++;
+    return false;
+}
+
+/* Drops this and every later message of the datagram (see net_filter_ctx). */
+static bool net_filter_drop_rest(net_filter_ctx *cx, net_drop_reason reason)
+{
+    cx->over = true;
+    cx->over_reason = reason;
+    return net_filter_drop(cx, reason);
+}
+
+/* Sequence numbers wrap: distances are taken from what ENet delivered last on the channel. */
+static uint16_t net_seq_ahead(const ENetPeer *peer, unsigned channel, uint16_t seq)
+{
+    return (uint16_t)(seq - peer->channels[channel].incomingReliableSequenceNumber);
+}
+
+/* A reliable message was dropped: its sender resends it, and the ones after it on the channel
+ * wait for it (ENet would hold them out of order, allocating, until it came). */
+static void net_filter_wait(net_connection *conn, unsigned channel, uint16_t seq)
+{
+    uint16_t ahead = net_seq_ahead(conn->peer, channel, seq);
+
+    if (ahead == 0 || ahead >= 0x8000)
+        return; /* ENet has it already: a resend, acknowledged once one gets through */
+    if (!conn->filter_waiting[channel] ||
+        ahead < net_seq_ahead(conn->peer, channel, conn->filter_wait_seq[channel])) {
+        conn->filter_waiting[channel] = true;
+        conn->filter_wait_seq[channel] = seq;
+    }
+}
+
+void net_filter_cool_down(net_driver *nd, const ENetAddress *a, double now)
+{
+    size_t pick = 0;
+
+    for (size_t i = 0; i < NET_COOLDOWN_SLOTS; i++)
+        if (nd->cooldown[i].until < nd->cooldown[pick].until)
+            pick = i;
+    nd->cooldown[pick].address = *a;
+    nd->cooldown[pick].until = now + NET_COOLDOWN_S;
+}
+
+static bool net_cooling_down(const net_driver *nd, const ENetAddress *a, double now)
+{
+    for (size_t i = 0; i < NET_COOLDOWN_SLOTS; i++)
+        if (nd->cooldown[i].until > now && nd->cooldown[i].address.host == a->host &&
+            nd->cooldown[i].address.port == a->port)
+            return true;
+    return false;
+}
+
+static void net_filter_kick_flooder(net_filter_ctx *cx)
+{
+    char why[200];
+
+    snprintf(why, sizeof why,
+             "flooding: over net.MaxMessagesPerFrame=%u in every second for %g s "
+             "(net.FloodKickSeconds)",
+             cx->lim.max_messages_per_frame, cx->lim.flood_kick_seconds);
+    net_kick(cx->nd, cx->conn, NET_KICK_FLOOD, why, 0);
+}
+
+/* Decides one command of a connected peer: true keeps it for ENet. Only messages (and ENet's
+ * pings) are policed; acknowledgements, disconnects and ENet's settings always pass. */
+static bool net_filter_keep(net_filter_ctx *cx, uint8_t command, const uint8_t *at)
+{
+    net_connection *conn = cx->conn;
+    ENetProtocolCommandHeader h;
+    unsigned channel;
+    uint16_t seq;
+    bool reliable, starts = true;
+    net_policy_verdict v;
+
+    memcpy(&h, at, sizeof h);
+    channel = h.channelID;
+    seq = ENET_NET_TO_HOST_16(h.reliableSequenceNumber);
+    switch (command) {
+    case ENET_PROTOCOL_COMMAND_PING:
+    case ENET_PROTOCOL_COMMAND_SEND_RELIABLE:
+    case ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE:
+    case ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED:
+        break;
+    case ENET_PROTOCOL_COMMAND_SEND_FRAGMENT:
+    case ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE_FRAGMENT: {
+        ENetProtocolSendFragment f;
+        memcpy(&f, at, sizeof f);
+        starts = f.fragmentNumber == 0; /* a message is counted once, at its first fragment */
+        break;
+    }
+    default:
+        return true;
+    }
+    if (cx->over) {
+        cx->over_commands++;
+        cx->over_messages += starts;
+        return false;
+    }
+    if (conn->state == NET_CONN_CLOSING)
+        return net_filter_drop_rest(cx, NET_DROP_CLOSING);
+    if (command != ENET_PROTOCOL_COMMAND_PING && channel >= conn->peer->channelCount)
+        return true; /* ENet refuses it, and the rest of the datagram with it */
+    reliable = command == ENET_PROTOCOL_COMMAND_SEND_RELIABLE ||
+               command == ENET_PROTOCOL_COMMAND_SEND_FRAGMENT;
+    reliable = reliable && channel < NET_POLICY_CHANNELS;
+    if (reliable && conn->filter_waiting[channel]) {
+        uint16_t wait_ahead = net_seq_ahead(conn->peer, channel, conn->filter_wait_seq[channel]);
+        if (wait_ahead == 0 || wait_ahead >= 0x8000)
+            conn->filter_waiting[channel] = false;
+        else if (net_seq_ahead(conn->peer, channel, seq) > wait_ahead) {
+            /* Still counted: a peer that keeps resending a window is still sending. */
+            if (starts && net_policy_count(&conn->policy, &cx->lim, cx->now, cx->frame) ==
+                              NET_POLICY_FLOOD)
+                net_filter_kick_flooder(cx);
+            return net_filter_drop(cx, NET_DROP_WAITING);
+        }
+    }
+    if (starts) {
+        v = net_policy_count(&conn->policy, &cx->lim, cx->now, cx->frame);
+        if (v == NET_POLICY_FLOOD) {
+            net_filter_kick_flooder(cx);
+            return net_filter_drop_rest(cx, NET_DROP_BUDGET);
+        }
+        if (v == NET_POLICY_OVER_BUDGET) {
+            if (reliable)
+                net_filter_wait(conn, channel, seq);
+            return net_filter_drop_rest(cx, NET_DROP_BUDGET);
+        }
+        if (command != ENET_PROTOCOL_COMMAND_PING &&
+            net_policy_take(&conn->policy, &cx->lim, cx->now, channel) != NET_POLICY_ALLOW) {
+            if (reliable)
+                net_filter_wait(conn, channel, seq);
+            return net_filter_drop(cx, NET_DROP_RATE);
+        }
+    }
+    if (reliable && conn->filter_waiting[channel] && seq == conn->filter_wait_seq[channel])
+        conn->filter_waiting[channel] = false;
+    return true;
+}
+
+/* Walks a well-formed, uncompressed datagram of a known peer: reads what the filter needs and,
+ * when cx->conn is set, removes the commands the policy drops, moving the rest down in place.
+ * Returns the datagram's new length. A malformed tail is left as it is, for ENet to refuse. */
+static size_t net_datagram_police(net_filter_ctx *cx, uint8_t *data, size_t len, size_t limit,
+                                  net_datagram_facts *out)
 {
     uint16_t raw = (uint16_t)((data[0] << 8) | data[1]);
-    size_t at = (raw & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) ? 4 : 2;
+    size_t at = net_header_size(data);
+    size_t to = at;
 
     memset(out, 0, sizeof *out);
     if (raw & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED)
-        return;
+        return len;
     while (at + sizeof(ENetProtocolCommandHeader) <= len) {
         uint8_t command = data[at] & ENET_PROTOCOL_COMMAND_MASK;
         size_t size = net_command_size(command);
         size_t payload = 0;
 
         if (size == 0 || at + size > len)
-            return;
+            break;
         switch (command) {
         case ENET_PROTOCOL_COMMAND_DISCONNECT:
             out->disconnect = true;
@@ -143,8 +314,23 @@ static void net_datagram_inspect(const uint8_t *data, size_t len, size_t limit,
         default:
             break;
         }
+        if (payload > len - at - size)
+            break;
+        if (cx->conn == NULL || net_filter_keep(cx, command, data + at)) {
+            if (to != at)
+                memmove(data + to, data + at, size + payload);
+            to += size + payload;
+        }
         at += size + payload;
     }
+    if (at < len && to != at)
+        memmove(data + to, data + at, len - at);
+    if (cx->over_commands > 0) {
+        cx->nd->counters.dropped[cx->over_reason] += cx->over_commands;
+        cx->conn->policy.dropped += cx->over_commands;
+        net_policy_count_more(&cx->conn->policy, cx->over_messages);
+    }
+    return to + (len - at);
 }
 
 /* ---- handshakes ------------------------------------------------------------------------------ */
@@ -181,6 +367,11 @@ static bool net_admit_handshake(net_driver *nd, const ENetAddress *from, double 
     uint32_t total = 0, same_address = 0;
     ENetPeer *oldest = NULL;
     double oldest_seen = 0;
+
+    if (net_cooling_down(nd, from, now)) {
+        nd->counters.refused_handshakes++;
+        return false;
+    }
 
     for (size_t i = 0; i < host->peerCount; i++) {
         ENetPeer *p = &host->peers[i];
@@ -242,12 +433,13 @@ void net_filter_sweep_handshakes(net_driver *nd, double now)
 int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event)
 {
     net_driver *nd = net_intercept_driver;
-    const uint8_t *data = host->receivedData;
+    uint8_t *data = host->receivedData;
     size_t len = host->receivedDataLength;
     net_datagram_facts facts;
+    net_filter_ctx cx;
     net_connection *conn;
     uint16_t peer_id;
-    size_t limit;
+    size_t limit, kept;
 
     (void)event;
     if (nd == NULL)
@@ -261,12 +453,25 @@ int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event)
     if (peer_id == ENET_PROTOCOL_MAXIMUM_PEER_ID) /* a CONNECT (anything else is garbage) */
         return net_admit_handshake(nd, &host->receivedAddress, engine_now(nd->engine)) ? 0 : 1;
     limit = (size_t)cvar_get_int(&nd->engine->cvars, CVAR_NET_MAX_MESSAGE_BYTES);
-    net_datagram_inspect(data, len, limit, &facts);
     conn = &nd->conns[peer_id];
+    /* A datagram that finishes the handshake may carry the hello: the connection is policed
+     * from the next one on (ENet reports the connect as this datagram is handled). */
+    memset(&cx, 0, sizeof cx);
+    cx.nd = nd;
+    cx.conn = conn->state == NET_CONN_FREE ? NULL : conn;
+    if (cx.conn != NULL) {
+        cx.lim = net_limits(nd);
+        cx.now = engine_now(nd->engine);
+        cx.frame = nd->engine->frame;
+    }
+    /* ENet reads the datagram from this buffer after the hook (no checksum is set, so a
+     * datagram with commands taken out is still whole). */
+    kept = net_datagram_police(&cx, data, len, limit, &facts);
+    host->receivedDataLength = kept;
     if (facts.disconnect)
         conn->sent_disconnect = true;
-    if (!facts.oversize)
-        return 0;
+    if (!facts.oversize) /* nothing left but the header: ENet has nothing to do */
+        return kept > net_header_size(data) ? 0 : 1;
     nd->counters.refused_fragments++;
     if ((conn->state == NET_CONN_CONNECTED || conn->state == NET_CONN_JOINED) &&
         !(conn->oversize_reported && conn->oversize_seq == facts.oversize_seq)) {

@@ -1,10 +1,12 @@
 /*
  * net_handlers.c - what the server does with each client message.
  *
- * Assumes: a decoded envelope from a connection that is not closing. Guarantees: every request
- * gets exactly one answer (its reply, or an Error naming what was wrong), every refusal is
- * counted, and what one connection can make the server do per message is bounded by its
- * rate buckets (net_policy.c): spawns, requests and move inputs each have their own.
+ * Assumes: a decoded envelope from a connection that is not closing, which the datagram
+ * filter let through (net_filter.c: within the frame's budget and twice the rates below).
+ * Guarantees: every request gets exactly one answer (its reply, or an Error naming what was
+ * wrong), every refusal is counted, a hello that cannot be accepted closes the connection,
+ * and what one connection can make the server do per message is bounded by its rate buckets
+ * (net_policy.c): spawns, requests and move inputs each have their own.
  */
 #include <math.h>
 #include <stdio.h>
@@ -78,6 +80,9 @@ bool net_name_is_valid(const char *name)
     return true;
 }
 
+/* A hello the server cannot accept (another protocol version, a bad name, no such world)
+ * is answered with the error, and the connection closes once the error is delivered: a
+ * client that cannot speak to this server has nothing more to say. */
 static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
 {
     const Reap__Hello *h = env->hello;
@@ -96,12 +101,14 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
         net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_VERSION, env->seq,
                    "protocol version %u is not supported (this server speaks %u)",
                    h->protocol_version, MSG_PROTOCOL_VERSION);
+        net_close_after_error(conn);
         return;
     }
     if (!net_name_is_valid(h->player_name)) {
         net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
                    "player name must be valid UTF-8 without control characters and shorter "
                    "than %d bytes", PLAYER_NAME_MAX);
+        net_close_after_error(conn);
         return;
     }
     w = engine_find_world(nd->engine, h->world);
@@ -111,6 +118,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
         net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD, env->seq,
                    "no world named '%s' (this server has World0..World%u)", shown,
                    nd->engine->world_count - 1);
+        net_close_after_error(conn);
         return;
     }
     conn->player_id = ++nd->next_player_id;
@@ -123,6 +131,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
         log_error("net: cannot spawn player for %s: %s", conn->address, gc_result_str(r));
         net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL, "cannot spawn player",
                        env->seq);
+        net_close_after_error(conn);
         return;
     }
     conn->controller = pc;

@@ -2,7 +2,8 @@
  * net_internal.h - shared by the net driver's own files, nobody else.
  *
  *   net_driver.c       the ENet host: service loop, connections, shutdown, console view
- *   net_filter.c       datagrams before ENet sees them: garbage, oversize fragments, handshakes
+ *   net_filter.c       datagrams before ENet sees them: garbage, oversize fragments, handshakes,
+ *                      each message against its peer's frame budget and channel bucket
  *   net_handlers.c     client messages: hello, spawn, destroy, stats, ping, moves, goodbye
  *   net_replication.c  per connection: relevancy, priority, budget, packing
  *   net_index.c        per world: the replication index, each actor's records encoded once
@@ -59,6 +60,9 @@ enum {
      * unreliable sequenced (also its sequence number), for the figures of bytes on the wire. */
     NET_RELIABLE_COMMAND_BYTES = 6,
     NET_UNRELIABLE_COMMAND_BYTES = 8,
+    NET_POLL_PAUSE_MS = 2,        /* after reading the socket, wait this long to read again */
+    NET_COOLDOWN_SLOTS = 16,      /* addresses kicked for abuse, refused for a while */
+    NET_COOLDOWN_S = 10,          /* how long such an address may not connect again */
 };
 
 typedef enum net_conn_state {
@@ -84,6 +88,11 @@ typedef struct net_connection {
     bool oversize_reported;         /* a packet ENet will drop was refused: which one */
     uint16_t oversize_seq;
     double last_input_notice;       /* last error sent for a refused MoveInput */
+    /* The datagram filter's: per channel, the first reliable message it dropped and is
+     * waiting for again; later ones on that channel are dropped too, so ENet never holds
+     * messages out of order behind it. */
+    bool filter_waiting[NET_POLICY_CHANNELS];
+    uint16_t filter_wait_seq[NET_POLICY_CHANNELS];
 
     /* Replication (net_replication.c). */
     net_view view;
@@ -124,6 +133,8 @@ struct net_driver {
     ENetHost *host;
     uv_poll_t poll;
     bool poll_started;
+    uv_timer_t poll_pause;          /* re-arms the poll a moment after a read (net_poll_cb) */
+    int open_handles;               /* libuv handles not closed yet: nd is freed at 0 */
     net_connection *conns;          /* host->peerCount entries, indexed like host->peers */
     uint32_t conn_count;
     uint32_t player_count;
@@ -139,6 +150,11 @@ struct net_driver {
     double *handshake_seen;         /* per peer: when it was first seen half-open (0: not) */
     double *rest_until;             /* per peer: a reset handshake's slot rests until then */
     uint32_t resting;
+    /* Addresses (host and port) kicked for abuse: their CONNECTs are refused until then. */
+    struct {
+        ENetAddress address;
+        double until;
+    } cooldown[NET_COOLDOWN_SLOTS];
 
     /* Scratch reused every message and every frame (nothing allocated per item). */
     uint64_t *ids;                  /* spawn ack net ids, destroy ids */
@@ -168,9 +184,21 @@ void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, 
 void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code, uint32_t seq,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void net_leave_world(net_driver *nd, net_connection *conn, const char *reason);
+/* Sends ERROR_CODE_KICKED with why, logs it once, counts it under reason, and closes the
+ * connection once the error is delivered. Abuse (bad messages, a flood) also puts the
+ * address in the cooldown; silence does not (load-test bots share one address and port). */
+void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
+              uint32_t seq);
+/* Closes a connection once what is queued for it (the error just sent) is delivered: for
+ * a client that cannot go on (wrong protocol, bad hello). Not a kick: nothing is counted. */
+void net_close_after_error(net_connection *conn);
 
 /* ---- net_filter.c ---- */
 int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event);
+/* The address (host and port) of a peer kicked for abuse may not connect again for
+ * NET_COOLDOWN_S: a client that just reconnected would go on at once. Host and port, not the
+ * host alone: players behind one address (a NAT) are not punished for one of them. */
+void net_filter_cool_down(net_driver *nd, const ENetAddress *address, double now);
 /* Resets handshakes that did not finish in time; called a few times a second. */
 void net_filter_sweep_handshakes(net_driver *nd, double now);
 /* Copies text into out (out_size > 0) with anything unprintable or non-ASCII escaped as \xNN,

@@ -1,9 +1,11 @@
 /*
- * net_policy.c - spawn token bucket, ownership limit, bad-message count.
+ * net_policy.c - token buckets (spawns, requests, moves, and the filter's per channel), the
+ * ownership limit, the frame's message budget and the flood rule, the bad-message count.
  */
 #include "net_policy.h"
 
 #include <math.h>
+#include <string.h>
 
 static void net_bucket_fill(net_bucket *b, double burst, double now)
 {
@@ -26,12 +28,33 @@ static bool net_bucket_take(net_bucket *b, double rate, double burst, double now
     return true;
 }
 
+/* The filter's bucket for a channel: moves on the updates channel; on the reliable ones
+ * requests, spawn requests (each asks for one actor at least) and a little room for hello and
+ * goodbye. */
+static void net_channel_bucket(const net_policy_limits *lim, unsigned channel, double *rate,
+                               double *burst)
+{
+    if (channel == NET_POLICY_UPDATES_CHANNEL) {
+        *rate = NET_POLICY_FILTER_HEADROOM * lim->move_rate;
+        *burst = NET_POLICY_FILTER_HEADROOM * lim->move_rate;
+    } else {
+        *rate = NET_POLICY_FILTER_HEADROOM * (lim->request_rate + lim->spawn_rate) + 1.0;
+        *burst = NET_POLICY_FILTER_HEADROOM * (lim->request_burst + lim->spawn_burst) + 4.0;
+    }
+}
+
 void net_policy_init(net_policy_state *st, const net_policy_limits *lim, double now)
 {
+    memset(st, 0, sizeof *st);
     net_bucket_fill(&st->spawns, lim->spawn_burst, now);
     net_bucket_fill(&st->requests, lim->request_burst, now);
     net_bucket_fill(&st->moves, lim->move_rate, now);
-    st->bad_messages = 0;
+    for (unsigned c = 0; c < NET_POLICY_CHANNELS; c++) {
+        double rate, burst;
+        net_channel_bucket(lim, c, &rate, &burst);
+        net_bucket_fill(&st->channels[c], burst, now);
+    }
+    st->rate_start = now;
 }
 
 net_policy_verdict net_policy_check_spawn(net_policy_state *st, const net_policy_limits *lim,
@@ -59,13 +82,87 @@ net_policy_verdict net_policy_check_move(net_policy_state *st, const net_policy_
 {
     double speed2 = (double)vx * vx + (double)vy * vy;
 
+    net_policy_verdict v = NET_POLICY_ALLOW;
+
     if (!isfinite(vx) || !isfinite(vy))
-        return NET_POLICY_BAD_VALUE;
-    if (speed2 > lim->max_pawn_speed * lim->max_pawn_speed)
-        return NET_POLICY_TOO_FAST;
-    if (!net_bucket_take(&st->moves, lim->move_rate, lim->move_rate, now, 1.0))
-        return NET_POLICY_OVER_RATE;
-    return NET_POLICY_ALLOW;
+        v = NET_POLICY_BAD_VALUE;
+    else if (speed2 > lim->max_pawn_speed * lim->max_pawn_speed)
+        v = NET_POLICY_TOO_FAST;
+    else if (!net_bucket_take(&st->moves, lim->move_rate, lim->move_rate, now, 1.0))
+        v = NET_POLICY_OVER_RATE;
+    if (v != NET_POLICY_ALLOW && st->refused_inputs < UINT32_MAX)
+        st->refused_inputs++;
+    return v;
+}
+
+/* Windows of at least a second; a window is closed by the first message after it. */
+static void net_rate_note(net_policy_state *st, double now)
+{
+    double age = now - st->rate_start;
+
+    if (age >= 1.0) {
+        st->rate_last = age < 2.0 ? st->rate_count : 0;
+        st->rate_start = now;
+        st->rate_count = 0;
+    }
+    if (st->rate_count < UINT32_MAX)
+        st->rate_count++;
+}
+
+double net_policy_message_rate(const net_policy_state *st, double now)
+{
+    double age = now - st->rate_start;
+
+    if (age < 1.0)
+        return st->rate_last;
+    return age < 2.0 ? st->rate_count / age : 0.0;
+}
+
+net_policy_verdict net_policy_count(net_policy_state *st, const net_policy_limits *lim,
+                                    double now, uint64_t frame)
+{
+    st->messages++;
+    net_rate_note(st, now);
+    if (frame != st->frame) {
+        st->frame = frame;
+        st->frame_messages = 0;
+    }
+    if (st->frame_messages < UINT32_MAX)
+        st->frame_messages++;
+    if (st->frame_messages <= lim->max_messages_per_frame)
+        return NET_POLICY_ALLOW;
+    /* A second with no frame over budget ends the run. */
+    if (!st->over_budget || now - st->over_last > 1.0) {
+        st->over_budget = true;
+        st->over_since = now;
+    }
+    st->over_last = now;
+    return now - st->over_since >= lim->flood_kick_seconds ? NET_POLICY_FLOOD
+                                                           : NET_POLICY_OVER_BUDGET;
+}
+
+static uint32_t net_add_saturating(uint32_t a, uint32_t b)
+{
+    return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+void net_policy_count_more(net_policy_state *st, uint32_t n)
+{
+    st->messages += n;
+    st->rate_count = net_add_saturating(st->rate_count, n);
+    st->frame_messages = net_add_saturating(st->frame_messages, n);
+}
+
+net_policy_verdict net_policy_take(net_policy_state *st, const net_policy_limits *lim,
+                                   double now, unsigned channel)
+{
+    double rate, burst;
+
+    if (channel >= NET_POLICY_CHANNELS)
+        return NET_POLICY_ALLOW;
+    net_channel_bucket(lim, channel, &rate, &burst);
+    return net_bucket_take(&st->channels[channel], rate, burst, now, 1.0) ? NET_POLICY_ALLOW
+                                                                          : NET_POLICY_OVER_RATE;
 }
 
 bool net_policy_note_bad_message(net_policy_state *st, const net_policy_limits *lim)

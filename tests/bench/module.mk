@@ -61,3 +61,15 @@ $(BENCH_CHURN_BIN): $(BENCH_OBJDIR)/churn_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB)
 		$(GC_LIBS) -lm -o $@
 
 BENCH_BINS += $(BENCH_PEERS_BIN) $(BENCH_GC_BIN) $(BENCH_CHURN_BIN)
+
+# The flood benchmark (issue 18): a hostile client beside a churn of honest bots; not part of
+# `make bench` (it needs the server and client built): `make flood-bench`.
+BENCH_FLOOD_BIN := $(BENCH_OBJDIR)/flood_client
+$(BENCH_OBJDIR)/flood_client.o: CPPFLAGS_tests += $(CPPFLAGS_proto)
+$(BENCH_OBJDIR)/flood_client.o: | $(PROTO_GEN_H)
+$(BENCH_FLOOD_BIN): $(BENCH_OBJDIR)/flood_client.o $(CLIENT_LIB) $(PROTO_LIB)
+	$(CC) $(LDFLAGS_BASE) $< $(CLIENT_LIB) $(PROTO_LIB) $(CLIENT_LIBS) $(PROTO_LIBS) -o $@
+
+.PHONY: flood-bench
+flood-bench: build-all $(BENCH_FLOOD_BIN)
+	flock /tmp/reap-bench.lock tests/bench/flood_bench.sh $(BUILD) $(BUILD)/bench

@@ -19,6 +19,8 @@ typedef struct raw_peer {
     int errors;
     bool welcomed;
     int pongs;
+    bool pongs_out_of_order;
+    uint64_t last_pong_nonce;
     int spawn_acks;
     uint32_t spawn_ack_count;
     int destroy_acks;
@@ -43,6 +45,9 @@ static void raw_on_event(raw_peer *r, ENetEvent *ev)
         } else if (env->body_case == REAP__ENVELOPE__BODY_WELCOME) {
             r->welcomed = true;
         } else if (env->body_case == REAP__ENVELOPE__BODY_PONG) {
+            if (r->pongs > 0 && env->pong->nonce <= r->last_pong_nonce)
+                r->pongs_out_of_order = true;
+            r->last_pong_nonce = env->pong->nonce;
             r->pongs++;
         } else if (env->body_case == REAP__ENVELOPE__BODY_SPAWN_ACK) {
             r->spawn_acks++;
@@ -96,20 +101,34 @@ static void raw_close(raw_peer *r)
     enet_host_destroy(r->host);
 }
 
+/* Queues bytes as one message on a channel (reliable but on the updates channel). */
+static void raw_queue_bytes(raw_peer *r, uint8_t channel, const void *data, size_t len)
+{
+    ENetPacket *p = enet_packet_create(data, len,
+                                       channel == MSG_CHANNEL_UPDATES ? 0
+                                                                      : ENET_PACKET_FLAG_RELIABLE);
+    assert_int_equal(enet_peer_send(r->peer, channel, p), 0);
+}
+
 static void raw_send_bytes(raw_peer *r, const void *data, size_t len)
 {
-    ENetPacket *p = enet_packet_create(data, len, ENET_PACKET_FLAG_RELIABLE);
-    assert_int_equal(enet_peer_send(r->peer, MSG_CHANNEL_CONTROL, p), 0);
+    raw_queue_bytes(r, MSG_CHANNEL_CONTROL, data, len);
     enet_host_flush(r->host);
 }
 
-static void raw_send(raw_peer *r, Reap__Envelope *env)
+static void raw_queue(raw_peer *r, uint8_t channel, Reap__Envelope *env)
 {
     uint8_t buf[4096];
     size_t len;
 
     assert_int_equal(msg_encode(env, buf, sizeof buf, &len), MSG_OK);
-    raw_send_bytes(r, buf, len);
+    raw_queue_bytes(r, channel, buf, len);
+}
+
+static void raw_send(raw_peer *r, Reap__Envelope *env)
+{
+    raw_queue(r, MSG_CHANNEL_CONTROL, env);
+    enet_host_flush(r->host);
 }
 
 static void raw_hello(raw_peer *r)
@@ -270,7 +289,8 @@ static void test_a_peer_that_keeps_sending_garbage_is_disconnected_and_nobody_el
     assert_true(raw_wait(&r, &r.disconnected, 0, 10.0));
 
     assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_KICKED);
-    assert_true(harness_server_metric(&s, "reap_net_kicked_total") == 1);
+    assert_true(harness_server_metric(&s, "reap_net_kicked_total{reason=\"bad_messages\"}") ==
+                1);
     assert_true(harness_proc_wait(&good, 30.0));
     if (good.status != 0)
         fail_msg("the well-behaved client failed:\n%s", good.out);
@@ -295,7 +315,8 @@ static void test_a_connection_that_never_says_hello_is_dropped(void **state)
 
     assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_KICKED);
     assert_non_null(strstr(r.last_error_text, "net.HelloTimeout"));
-    harness_wait_metric(&s, "reap_net_kicked_total", HARNESS_EQ, 1, 10.0);
+    harness_wait_metric(&s, "reap_net_kicked_total{reason=\"hello_timeout\"}", HARNESS_EQ, 1,
+                        10.0);
     raw_close(&r);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
@@ -347,7 +368,7 @@ static void test_a_packet_far_over_the_size_limit_is_refused_and_counted(void **
     harness_server_free(&s);
 }
 
-static void raw_ping(raw_peer *r, uint64_t nonce)
+static void raw_queue_ping(raw_peer *r, uint64_t nonce)
 {
     Reap__Envelope env = REAP__ENVELOPE__INIT;
     Reap__Ping ping = REAP__PING__INIT;
@@ -355,7 +376,34 @@ static void raw_ping(raw_peer *r, uint64_t nonce)
     ping.nonce = nonce;
     env.body_case = REAP__ENVELOPE__BODY_PING;
     env.ping = &ping;
-    raw_send(r, &env);
+    raw_queue(r, MSG_CHANNEL_CONTROL, &env);
+}
+
+static void raw_ping(raw_peer *r, uint64_t nonce)
+{
+    raw_queue_ping(r, nonce);
+    enet_host_flush(r->host);
+}
+
+static void raw_queue_move(raw_peer *r, uint32_t input_seq)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__MoveInput in = REAP__MOVE_INPUT__INIT;
+
+    in.input_seq = input_seq;
+    in.vx = 100.0f;
+    env.body_case = REAP__ENVELOPE__BODY_MOVE_INPUT;
+    env.move_input = &in;
+    raw_queue(r, MSG_CHANNEL_UPDATES, &env);
+}
+
+/* Handles what has arrived, without waiting. */
+static void raw_poll(raw_peer *r)
+{
+    ENetEvent ev;
+
+    while (enet_host_service(r->host, &ev, 0) > 0)
+        raw_on_event(r, &ev);
 }
 
 static long server_rss_kb(const harness_server *s)
@@ -426,7 +474,8 @@ static void test_unfinished_fragmented_packets_cannot_pin_the_servers_memory(voi
                                                              .outgoingReliableSequenceNumber +
                                                          1 + i));
     /* Each peer is told, and after net.MaxBadMessages such packets it is disconnected. */
-    harness_wait_metric(&s, "reap_net_kicked_total", HARNESS_EQ, 4, 10.0);
+    harness_wait_metric(&s, "reap_net_kicked_total{reason=\"bad_messages\"}", HARNESS_EQ, 4,
+                        10.0);
     after = server_rss_kb(&s);
 
     assert_true(after - before < 8 * 1024);
@@ -609,6 +658,206 @@ static void test_a_clean_disconnect_without_goodbye_is_not_a_timeout(void **stat
     harness_server_free(&s);
 }
 
+static void test_a_move_input_flood_is_dropped_unread_and_the_flooder_is_kicked(void **state)
+{
+    const char *const server_args[] = { "--cvar", "net.FloodKickSeconds=0.5", NULL };
+    harness_server s;
+    harness_proc good;
+    raw_peer r;
+    double started, elapsed, decoded_bound;
+    uint32_t sent = 0;
+
+    (void)state;
+    harness_server_start(&s, server_args);
+    const char *args[] = { "--server", s.endpoint, "--spawn", "10", "--hold", "2", NULL };
+    harness_proc_start(&good, "reap-client", args);
+    harness_wait_metric(&s, "reap_players_connected", HARNESS_EQ, 1, 10.0);
+    raw_connect(&r, s.port);
+    raw_hello(&r);
+
+    /* As fast as ENet sends them, for at most 20 s or 4 million inputs. */
+    started = harness_now();
+    while (!r.disconnected && sent < 4000000 && harness_now() - started < 20.0) {
+        for (int i = 0; i < 64; i++)
+            raw_queue_move(&r, ++sent);
+        raw_poll(&r);
+    }
+    elapsed = harness_now() - started;
+    print_message("flooder: %u move inputs in %.2f s before the kick\n", sent, elapsed);
+
+    assert_true(r.disconnected);
+    assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_KICKED);
+    assert_non_null(strstr(r.last_error_text, "net.MaxMessagesPerFrame"));
+    harness_wait_metric(&s, "reap_net_kicked_total{reason=\"flood\"}", HARNESS_EQ, 1, 10.0);
+    assert_true(harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"budget\"}") >
+                0);
+    /* What was decoded at all got through the updates channel's filter bucket: twice
+     * net.MaxMoveInputsPerSecond (60), as a burst and per second. Applied inputs plus refused
+     * ones cannot exceed it. */
+    decoded_bound = 2 * 60 * (1 + elapsed);
+    assert_true(harness_server_metric(&s, "reap_net_refused_inputs_total") <= decoded_bound);
+    assert_true(sent > 10 * decoded_bound);
+    assert_true(harness_proc_wait(&good, 30.0));
+    if (good.status != 0)
+        fail_msg("the well-behaved client beside the flood failed:\n%s", good.out);
+    assert_non_null(strstr(good.out, "left gracefully"));
+
+    /* From the same address and port it may not come straight back. */
+    {
+        ENetAddress addr;
+        enet_address_set_host_ip(&addr, "127.0.0.1");
+        addr.port = (enet_uint16)s.port;
+        r.peer = enet_host_connect(r.host, &addr, MSG_CHANNEL_COUNT, 0);
+        assert_non_null(r.peer);
+        enet_host_flush(r.host);
+        harness_wait_metric(&s, "reap_net_refused_handshakes_total", HARNESS_GE, 1, 10.0);
+        raw_poll(&r);
+        assert_int_not_equal(r.peer->state, ENET_PEER_STATE_CONNECTED);
+        enet_peer_reset(r.peer);
+        r.disconnected = true;
+    }
+    raw_close(&r);
+    harness_proc_free(&good);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_reliable_messages_past_the_frame_budget_wait_and_keep_their_order(void **state)
+{
+    const char *const server_args[] = { "--cvar", "net.MaxMessagesPerFrame=10", "--cvar",
+                                        "net.FloodKickSeconds=3600", NULL };
+    harness_server s;
+    raw_peer r;
+
+    (void)state;
+    harness_server_start(&s, server_args);
+    raw_connect(&r, s.port);
+    raw_hello(&r);
+
+    /* One datagram, so one frame: ten get through, the rest are resent by ENet. The next
+     * datagram, sent long before a resend is due, carries only later ones: they wait. */
+    for (uint64_t i = 1; i <= 30; i++)
+        raw_queue_ping(&r, i);
+    enet_host_flush(r.host);
+    for (uint64_t i = 31; i <= 35; i++)
+        raw_queue_ping(&r, i);
+    enet_host_flush(r.host);
+    for (double deadline = harness_now() + 20.0; r.pongs < 35 && harness_now() < deadline;)
+        raw_wait(&r, NULL, r.errors + 1, 0.1);
+
+    assert_int_equal(r.pongs, 35);
+    assert_false(r.pongs_out_of_order);
+    assert_int_equal(r.errors, 0);
+    assert_true(harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"budget\"}") >=
+                20);
+    assert_true(
+        harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"waiting\"}") >= 5);
+    raw_close(&r);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void test_a_client_within_the_allowed_rates_is_never_refused(void **state)
+{
+    harness_server s;
+    raw_peer r;
+    char view[4096];
+    double start, next_move, next_ping;
+    uint32_t moves = 0;
+    uint64_t pings = 0;
+
+    (void)state;
+    harness_server_start(&s, NULL);
+    raw_connect(&r, s.port);
+    raw_hello(&r);
+
+    /* Half of net.MaxMoveInputsPerSecond (60) and of net.RequestRatePerSecond (20) for 3 s;
+     * a late send is not made up for, so the pace never exceeds the rate. */
+    start = next_move = next_ping = harness_now();
+    while (harness_now() - start < 3.0) {
+        double now = harness_now();
+        if (now >= next_move) {
+            raw_queue_move(&r, ++moves);
+            next_move = (next_move + 1.0 / 30 > now ? next_move : now) + 1.0 / 30;
+        }
+        if (now >= next_ping) {
+            raw_queue_ping(&r, ++pings);
+            next_ping = (next_ping + 1.0 / 10 > now ? next_ping : now) + 1.0 / 10;
+        }
+        enet_host_flush(r.host);
+        raw_wait(&r, NULL, r.errors + 1, 0.005);
+    }
+    for (double deadline = harness_now() + 10.0; r.pongs < (int)pings &&
+                                                 harness_now() < deadline;)
+        raw_wait(&r, NULL, r.errors + 1, 0.1);
+
+    assert_int_equal(r.errors, 0);
+    assert_int_equal(r.pongs, (int)pings);
+    assert_false(r.pongs_out_of_order);
+    assert_false(r.disconnected);
+    assert_true(harness_server_metric(&s, "reap_net_refused_inputs_total") == 0);
+    assert_true(harness_server_metric(&s, "reap_net_rate_limited_total") == 0);
+    assert_true(harness_server_metric(&s, "reap_net_bad_messages_total") == 0);
+    assert_true(harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"rate\"}") ==
+                0);
+    assert_true(harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"budget\"}") ==
+                0);
+    assert_int_equal(harness_console(&s, "players", view, sizeof view), 200);
+    assert_non_null(strstr(view, "dropped=0 refused=0"));
+    assert_non_null(strstr(view, "in="));
+    raw_close(&r);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+static void raw_send_hello(raw_peer *r, uint32_t version, const char *name, const char *world)
+{
+    Reap__Envelope env = REAP__ENVELOPE__INIT;
+    Reap__Hello hello = REAP__HELLO__INIT;
+
+    hello.protocol_version = version;
+    hello.player_name = (char *)name;
+    hello.world = (char *)world;
+    env.body_case = REAP__ENVELOPE__BODY_HELLO;
+    env.hello = &hello;
+    raw_send(r, &env);
+}
+
+static void test_a_hello_the_server_cannot_accept_is_answered_and_the_connection_closed(
+    void **state)
+{
+    static const struct {
+        uint32_t version;
+        const char *name, *world;
+        Reap__ErrorCode code;
+    } cases[] = {
+        { MSG_PROTOCOL_VERSION + 1, "raw", "", REAP__ERROR_CODE__ERROR_CODE_VERSION },
+        { MSG_PROTOCOL_VERSION, "bad\nname", "", REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST },
+        { MSG_PROTOCOL_VERSION, "raw", "Nowhere", REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD },
+    };
+    harness_server s;
+
+    (void)state;
+    harness_server_start(&s, NULL);
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        raw_peer r;
+        raw_connect(&r, s.port);
+        raw_send_hello(&r, cases[i].version, cases[i].name, cases[i].world);
+        assert_true(raw_wait(&r, &r.disconnected, 0, 10.0));
+        assert_int_equal(r.errors, 1);
+        assert_int_equal(r.last_error, cases[i].code);
+        assert_false(r.welcomed);
+        raw_close(&r);
+    }
+
+    harness_wait_metric(&s, "reap_net_connections", HARNESS_EQ, 0, 10.0);
+    assert_true(harness_server_metric(&s, "reap_net_bad_messages_total") == 3);
+    assert_true(harness_server_metric(&s, "reap_net_timeouts_total") == 0);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -626,6 +875,11 @@ int main(void)
         cmocka_unit_test(test_a_spawn_limit_whose_answer_could_not_fit_is_refused_at_start),
         cmocka_unit_test(test_an_empty_destroy_request_gets_one_error_and_no_acknowledgement),
         cmocka_unit_test(test_a_clean_disconnect_without_goodbye_is_not_a_timeout),
+        cmocka_unit_test(test_a_move_input_flood_is_dropped_unread_and_the_flooder_is_kicked),
+        cmocka_unit_test(test_reliable_messages_past_the_frame_budget_wait_and_keep_their_order),
+        cmocka_unit_test(test_a_client_within_the_allowed_rates_is_never_refused),
+        cmocka_unit_test(
+            test_a_hello_the_server_cannot_accept_is_answered_and_the_connection_closed),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -28,6 +28,8 @@ static net_policy_limits limits(void)
         .request_burst = 5,
         .move_rate = 10,
         .max_pawn_speed = 1200,
+        .max_messages_per_frame = 8,
+        .flood_kick_seconds = 2,
     };
     return lim;
 }
@@ -270,6 +272,134 @@ static void test_move_inputs_over_their_rate_are_refused(void **state)
     assert_int_equal(allowed, 10); /* a second's worth at once, no more */
 }
 
+/* ---- the datagram filter's budget and buckets ------------------------------------------ */
+
+static void test_messages_past_the_frame_budget_are_over_budget_until_the_next_frame(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(net_policy_count(&st, &lim, 0.0, 7), NET_POLICY_ALLOW);
+
+    assert_int_equal(net_policy_count(&st, &lim, 0.0, 7), NET_POLICY_OVER_BUDGET);
+    assert_int_equal(net_policy_count(&st, &lim, 0.03, 8), NET_POLICY_ALLOW);
+}
+
+static void over_budget_at(net_policy_state *st, const net_policy_limits *lim, double now,
+                           uint64_t frame, net_policy_verdict *last)
+{
+    for (uint32_t i = 0; i <= lim->max_messages_per_frame; i++)
+        *last = net_policy_count(st, lim, now, frame);
+}
+
+static void test_a_peer_over_budget_in_every_second_for_the_flood_time_is_flooding(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+    net_policy_verdict v = NET_POLICY_ALLOW;
+    uint64_t frame = 0;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    for (double t = 0.0; t < 1.95; t += 0.5)
+        over_budget_at(&st, &lim, t, frame++, &v);
+    assert_int_equal(v, NET_POLICY_OVER_BUDGET);
+
+    over_budget_at(&st, &lim, 2.0, frame++, &v);
+    assert_int_equal(v, NET_POLICY_FLOOD);
+}
+
+static void test_a_second_within_budget_ends_a_flood_run(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+    net_policy_verdict v = NET_POLICY_ALLOW;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    over_budget_at(&st, &lim, 0.0, 1, &v);
+    over_budget_at(&st, &lim, 0.9, 2, &v);
+    net_policy_count(&st, &lim, 1.5, 3); /* within budget; nothing over until 2.1 */
+
+    over_budget_at(&st, &lim, 2.1, 4, &v); /* a run from 0.0 would be flooding by now */
+    assert_int_equal(v, NET_POLICY_OVER_BUDGET);
+    over_budget_at(&st, &lim, 3.0, 5, &v);
+    over_budget_at(&st, &lim, 3.9, 6, &v);
+    assert_int_equal(v, NET_POLICY_OVER_BUDGET);
+    over_budget_at(&st, &lim, 4.2, 7, &v);
+    assert_int_equal(v, NET_POLICY_FLOOD);
+}
+
+static void test_a_client_within_the_handlers_rates_never_meets_the_filters_buckets(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+    int refused = 0;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    /* Ten seconds at the move rate, plus a whole second's worth at once at the start. */
+    for (int i = 0; i < 10; i++)
+        refused += net_policy_take(&st, &lim, 0.0, NET_POLICY_UPDATES_CHANNEL) !=
+                   NET_POLICY_ALLOW;
+    for (int i = 0; i < 100; i++)
+        refused += net_policy_take(&st, &lim, i / lim.move_rate, NET_POLICY_UPDATES_CHANNEL) !=
+                   NET_POLICY_ALLOW;
+    for (int i = 0; i < 5 + 40; i++) /* the request burst and the spawn burst, one by one */
+        refused += net_policy_take(&st, &lim, 10.0, 0) != NET_POLICY_ALLOW;
+
+    assert_int_equal(refused, 0);
+}
+
+static void test_the_filters_buckets_stop_a_flood_at_twice_the_rate(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+    int allowed = 0;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    for (int i = 0; i < 1000; i++)
+        allowed += net_policy_take(&st, &lim, 0.0, NET_POLICY_UPDATES_CHANNEL) ==
+                   NET_POLICY_ALLOW;
+
+    assert_int_equal(allowed, (int)(NET_POLICY_FILTER_HEADROOM * lim.move_rate));
+    assert_int_equal(net_policy_take(&st, &lim, 0.0, 7), NET_POLICY_ALLOW); /* no such channel */
+}
+
+static void test_the_message_rate_is_the_last_seconds_and_falls_to_zero_when_silent(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    for (int i = 0; i < 50; i++)
+        net_policy_count(&st, &lim, i * 0.02, (uint64_t)i);
+    net_policy_count(&st, &lim, 1.0, 100);
+
+    assert_true(fabs(net_policy_message_rate(&st, 1.5) - 50.0) < 1e-9);
+    assert_true(net_policy_message_rate(&st, 3.5) == 0.0);
+    assert_int_equal(st.messages, 51);
+}
+
+static void test_refused_move_inputs_are_counted_per_connection(void **state)
+{
+    net_policy_limits lim = limits();
+    net_policy_state st;
+
+    (void)state;
+    net_policy_init(&st, &lim, 0.0);
+    net_policy_check_move(&st, &lim, 0.0, NAN, 0.0f);
+    net_policy_check_move(&st, &lim, 0.0, 5000.0f, 0.0f);
+    net_policy_check_move(&st, &lim, 0.0, 1.0f, 0.0f);
+
+    assert_int_equal(st.refused_inputs, 2);
+}
+
 static void test_player_names_are_printable_utf8_without_control_characters(void **state)
 {
     (void)state;
@@ -317,6 +447,13 @@ int main(void)
         cmocka_unit_test(test_requests_beyond_the_burst_are_over_rate_until_tokens_return),
         cmocka_unit_test(test_a_move_input_must_be_finite_and_within_the_speed_limit),
         cmocka_unit_test(test_move_inputs_over_their_rate_are_refused),
+        cmocka_unit_test(test_messages_past_the_frame_budget_are_over_budget_until_the_next_frame),
+        cmocka_unit_test(test_a_peer_over_budget_in_every_second_for_the_flood_time_is_flooding),
+        cmocka_unit_test(test_a_second_within_budget_ends_a_flood_run),
+        cmocka_unit_test(test_a_client_within_the_handlers_rates_never_meets_the_filters_buckets),
+        cmocka_unit_test(test_the_filters_buckets_stop_a_flood_at_twice_the_rate),
+        cmocka_unit_test(test_the_message_rate_is_the_last_seconds_and_falls_to_zero_when_silent),
+        cmocka_unit_test(test_refused_move_inputs_are_counted_per_connection),
         cmocka_unit_test(test_player_names_are_printable_utf8_without_control_characters),
         cmocka_unit_test(test_echoed_text_has_control_and_non_ascii_bytes_escaped),
     };
