@@ -152,12 +152,20 @@ void admin_metrics_render(engine *e, strbuf *out)
                "policy).", nc->bad_messages);
     metric_u64(out, "reap_net_bad_datagrams_total", "counter",
                "UDP datagrams that were not ENet protocol for this server.", nc->bad_datagrams);
-    metric_header(out, "reap_net_kicked_total", "counter",
+    {
+        uint64_t kicked = 0;
+
+        for (int r = 0; r < NET_KICK_REASONS; r++)
+            kicked += nc->kicked_by[r];
+        metric_u64(out, "reap_net_kicked_total", "counter",
+                   "Connections the server disconnected (every reason).", kicked);
+    }
+    metric_header(out, "reap_net_kicked_by_reason_total", "counter",
                   "Connections the server disconnected, by reason: too many bad messages, no "
                   "hello in time, flooding.");
     for (int r = 0; r < NET_KICK_REASONS; r++)
-        metric_reason(out, "reap_net_kicked_total", net_kick_reason_name((net_kick_reason)r),
-                      nc->kicked_by[r]);
+        metric_reason(out, "reap_net_kicked_by_reason_total",
+                      net_kick_reason_name((net_kick_reason)r), nc->kicked_by[r]);
     metric_u64(out, "reap_net_refused_full_total", "counter",
                "Connections refused because the server was full.", nc->refused_full);
     metric_u64(out, "reap_net_oversize_packets_total", "counter",

@@ -33,7 +33,7 @@
 typedef struct engine engine;
 typedef struct net_driver net_driver;
 
-/* Why a connection was disconnected by the server (reap_net_kicked_total{reason}). */
+/* Why a connection was disconnected by the server (reap_net_kicked_by_reason_total{reason}). */
 typedef enum net_kick_reason {
     NET_KICK_BAD_MESSAGES = 0, /* net.MaxBadMessages reached */
     NET_KICK_HELLO_TIMEOUT,    /* no hello within net.HelloTimeout */
@@ -110,7 +110,7 @@ uint32_t net_driver_connection_count(const net_driver *nd); /* connected peers *
 uint32_t net_driver_player_count(const net_driver *nd);     /* joined a world */
 const net_driver_counters *net_driver_counters_get(const net_driver *nd);
 
-/* The label values of reap_net_kicked_total{reason} and reap_net_dropped_messages_total. */
+/* The label values of reap_net_kicked_by_reason_total{reason} and reap_net_dropped_messages_total. */
 const char *net_kick_reason_name(net_kick_reason r);
 const char *net_drop_reason_name(net_drop_reason r);
 

@@ -74,7 +74,7 @@ for mode in $MODES; do
     churn_rc=$?
     kicked=""
     for reason in bad_messages hello_timeout flood; do
-        n=$(metric "reap_net_kicked_total{reason=\"$reason\"}")
+        n=$(metric "reap_net_kicked_by_reason_total{reason=\"$reason\"}")
         [ "$n" != 0 ] && kicked="$kicked$reason=$n,"
     done
     kicked=${kicked%,}

@@ -289,7 +289,7 @@ static void test_a_peer_that_keeps_sending_garbage_is_disconnected_and_nobody_el
     assert_true(raw_wait(&r, &r.disconnected, 0, 10.0));
 
     assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_KICKED);
-    assert_true(harness_server_metric(&s, "reap_net_kicked_total{reason=\"bad_messages\"}") ==
+    assert_true(harness_server_metric(&s, "reap_net_kicked_by_reason_total{reason=\"bad_messages\"}") ==
                 1);
     assert_true(harness_proc_wait(&good, 30.0));
     if (good.status != 0)
@@ -315,7 +315,7 @@ static void test_a_connection_that_never_says_hello_is_dropped(void **state)
 
     assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_KICKED);
     assert_non_null(strstr(r.last_error_text, "net.HelloTimeout"));
-    harness_wait_metric(&s, "reap_net_kicked_total{reason=\"hello_timeout\"}", HARNESS_EQ, 1,
+    harness_wait_metric(&s, "reap_net_kicked_by_reason_total{reason=\"hello_timeout\"}", HARNESS_EQ, 1,
                         10.0);
     raw_close(&r);
     assert_int_equal(harness_server_stop(&s), 0);
@@ -474,7 +474,7 @@ static void test_unfinished_fragmented_packets_cannot_pin_the_servers_memory(voi
                                                              .outgoingReliableSequenceNumber +
                                                          1 + i));
     /* Each peer is told, and after net.MaxBadMessages such packets it is disconnected. */
-    harness_wait_metric(&s, "reap_net_kicked_total{reason=\"bad_messages\"}", HARNESS_EQ, 4,
+    harness_wait_metric(&s, "reap_net_kicked_by_reason_total{reason=\"bad_messages\"}", HARNESS_EQ, 4,
                         10.0);
     after = server_rss_kb(&s);
 
@@ -688,7 +688,7 @@ static void test_a_move_input_flood_is_dropped_unread_and_the_flooder_is_kicked(
     assert_true(r.disconnected);
     assert_int_equal(r.last_error, REAP__ERROR_CODE__ERROR_CODE_KICKED);
     assert_non_null(strstr(r.last_error_text, "net.MaxMessagesPerFrame"));
-    harness_wait_metric(&s, "reap_net_kicked_total{reason=\"flood\"}", HARNESS_EQ, 1, 10.0);
+    harness_wait_metric(&s, "reap_net_kicked_by_reason_total{reason=\"flood\"}", HARNESS_EQ, 1, 10.0);
     assert_true(harness_server_metric(&s, "reap_net_dropped_messages_total{reason=\"budget\"}") >
                 0);
     /* What was decoded at all got through the updates channel's filter bucket: twice
