@@ -61,3 +61,16 @@ $(BENCH_CHURN_BIN): $(BENCH_OBJDIR)/churn_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB)
 		$(GC_LIBS) -lm -o $@
 
 BENCH_BINS += $(BENCH_PEERS_BIN) $(BENCH_GC_BIN) $(BENCH_CHURN_BIN)
+
+# One mark of the standard graph under cachegrind, reap (1 worker) against the floor: the
+# cache lines each touches per marked object and per reference (gc/README.md). Not part of
+# `make bench` (it takes about a minute); run it under flock like any benchmark.
+BENCH_PROBE_BIN := $(BENCH_OBJDIR)/mark_probe
+
+$(BENCH_PROBE_BIN): $(BENCH_OBJDIR)/mark_probe.o $(BENCH_COMMON_OBJS) $(GC_LIB)
+	$(CC) $(LDFLAGS_BASE) $(BENCH_OBJDIR)/mark_probe.o $(BENCH_COMMON_OBJS) $(GC_LIB) \
+		$(GC_LIBS) -lm -o $@
+
+.PHONY: bench-cachegrind
+bench-cachegrind: $(BENCH_PROBE_BIN)
+	tests/bench/cachegrind_probe.sh $(BENCH_PROBE_BIN)
