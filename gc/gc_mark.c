@@ -231,42 +231,76 @@ static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
     mark_header(w, h);
 }
 
-/* A killable reference. Most targets are plain objects: their mark byte is read and stored
- * beside the slab without touching the object (a plain store: see GC_MB_MARK); only a newly
- * marked one is prefetched, for its scan. Special objects take the header path. */
-static inline void mark_slot(gc_collector *w, void **slot)
+/* Killable references, `n` consecutive slots (a run of members, a piece of an array): the
+ * marker's hot loop. Most targets are plain objects in the region: their two bits are read
+ * (and the mark set) beside the slab without touching the object; only a newly marked one
+ * is prefetched, for its scan. Special objects and objects outside the region take the
+ * header path. The heap's tables are read into locals once, since the stores of marks
+ * (bytes) could alias anything the compiler would otherwise reload. */
+static void mark_slots(gc_collector *w, void **slots, uint32_t n)
 {
-    /* Two workers may scan one object (see GC_MB_MARK), and one may null a reference to
-     * garbage that the other reads: the slot is read and nulled atomically (plain moves). */
-    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
-    if (!p)
-        return;
-    gc_header *h = gc_hdr(p);
     if (w->direct) {
-        if (w->visit)
-            w->visit(w, h);
+        for (uint32_t i = 0; i < n; i++) {
+            /* One worker may null a reference to garbage that another reads: the slot is
+             * read and nulled atomically (plain moves). */
+            void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+            if (!p)
+                continue;
+            if (w->visit)
+                w->visit(w, gc_hdr(p));
+            else
+                check_slot(w, &slots[i], gc_hdr(p));
+        }
+        return;
+    }
+    const gc_heap *heap = w->heap;
+    const char *const region = heap->region;
+    const size_t region_bytes = heap->region_bytes;
+    const uint32_t *const inv = heap->slab_inv;
+    _Atomic uint8_t *const marks = heap->slab_marks;
+    const uint32_t mark_value = w->mark_value;
+    const bool alone = w->alone, prefetch = !w->no_prefetch;
+    for (uint32_t i = 0; i < n; i++) {
+        void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+        if (!p)
+            continue;
+        gc_header *h = gc_hdr(p);
+        uintptr_t off = (uintptr_t)((const char *)h - region);
+        if (off >= region_bytes) {
+            check_slot(w, &slots[i], h); /* outside the region: the header holds the mark */
+            continue;
+        }
+        uint32_t si = (uint32_t)(off >> GC_SLAB_SHIFT);
+        uint32_t slot = (uint32_t)(((off & (GC_SLAB_SIZE - 1)) * inv[si]) >> 32);
+        gc_mark_loc loc = {
+            &marks[((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT)],
+            (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1))),
+        };
+        uint8_t v = atomic_load_explicit(loc.byte, memory_order_relaxed);
+        if (v & gc_special_bit(loc.bit)) {
+            check_slot(w, &slots[i], h); /* the header decides */
+            continue;
+        }
+        if (((v & loc.bit) != 0) == mark_value)
+            continue;
+        if (alone)
+            atomic_store_explicit(loc.byte, (uint8_t)(v ^ loc.bit), memory_order_relaxed);
+        else if (!gc_mark_bit_set(loc, mark_value))
+            continue; /* another worker just won it */
+        if (prefetch)
+            __builtin_prefetch(h, 0, 3);
+        gc_work_block *b = w->block;
+        if (b && b->count < GC_WORK_BLOCK_CAPACITY)
+            b->objs[b->count++] = h;
         else
-            check_slot(w, slot, h);
-        return;
+            gc_worker_push(w, h);
     }
-    _Atomic uint8_t *mb = gc_mark_byte_of(w->heap, h);
-    uint8_t v = mb ? atomic_load_explicit(mb, memory_order_relaxed) : GC_MB_SPECIAL;
-    if (v & GC_MB_SPECIAL) {
-        check_slot(w, slot, h); /* special, or outside the region: the header decides */
-        return;
-    }
-    if ((v & GC_MB_MARK) == w->mark_value)
-        return;
-    atomic_store_explicit(mb, (uint8_t)(v ^ GC_MB_MARK), memory_order_relaxed);
-    if (!w->no_prefetch)
-        __builtin_prefetch(h, 0, 3);
-    gc_worker_push(w, h);
 }
 
 void gc_collector_add_ref(gc_collector *c, void **slot)
 {
     if (c && slot)
-        mark_slot(c, slot);
+        mark_slots(c, slot, 1);
 }
 
 void gc_collector_add_immutable(gc_collector *c, void *obj)
@@ -279,9 +313,7 @@ void gc_collector_add_immutable(gc_collector *c, void *obj)
 
 static void scan_ref_range(gc_collector *w, gc_ref_array *a, uint32_t start, uint32_t end)
 {
-    void **data = a->data;
-    for (uint32_t i = start; i < end; i++)
-        mark_slot(w, &data[i]);
+    mark_slots(w, (void **)a->data + start, end - start);
 }
 
 static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, char *base,
@@ -293,14 +325,11 @@ static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, ch
         case GC_OP_END:
             return;
         case GC_OP_REF:
-            mark_slot(w, (void **)(base + op->offset));
+            mark_slots(w, (void **)(base + op->offset), 1);
             break;
-        case GC_OP_REF_RUN: {
-            void **slots = (void **)(base + op->offset);
-            for (uint32_t k = 0; k < op->stride; k++)
-                mark_slot(w, &slots[k]);
+        case GC_OP_REF_RUN:
+            mark_slots(w, (void **)(base + op->offset), op->stride);
             break;
-        }
         case GC_OP_REF_ARRAY: {
             gc_ref_array *a = (gc_ref_array *)(base + op->offset);
             if (top_level && a->count > GC_ARRAY_PIECE && !w->visit) {
@@ -341,7 +370,10 @@ void gc_scan_object(gc_collector *w, gc_header *h)
     if (h->outer_index != GC_INDEX_NONE)
         mark_header(w, gc_object_at(heap, h->outer_index));
     w->scanning = h;
-    scan_ops(w, h, w->direct ? cls->schema : cls->mark_schema, gc_payload(h), true);
+    if (cls->run_count > 0 && !w->direct)
+        mark_slots(w, (void **)((char *)gc_payload(h) + cls->run_offset), cls->run_count);
+    else
+        scan_ops(w, h, w->direct ? cls->schema : cls->mark_schema, gc_payload(h), true);
     w->scanning = NULL;
     w->scanned++;
 }
@@ -483,6 +515,7 @@ gc_result gc_mark_begin(gc_heap *heap)
         w->mark_value = heap->mark_value;
         w->last_class = NULL;
         w->no_prefetch = heap->settings.no_prefetch;
+        w->alone = heap->mark_workers == 1;
         w->scanned = 0;
         w->stolen = 0;
     }

@@ -50,12 +50,11 @@ const char *gc_testing_check(gc_heap *heap)
             return "an object is half-destroyed while the collector is idle";
         if ((f & GC_F_ROOT) && (f & GC_F_GARBAGE))
             return "an object is both rooted and garbage";
-        _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
-        if (mb) {
+        if (gc_in_region(heap, h)) {
             uint32_t si = gc_slab_index(heap, h);
             uint32_t slot = gc_slab_slot(heap, si, h);
             const gc_slab_meta *m = &heap->slab_meta[si];
-            if (((atomic_load(mb) & GC_MB_SPECIAL) != 0) != ((f & GC_F_SPECIAL) != 0))
+            if (gc_special_bit_of(heap, h) != ((f & GC_F_SPECIAL) != 0))
                 return "an object's special bit disagrees with its flags";
             if (heap->region + ((size_t)si << GC_SLAB_SHIFT) + (size_t)slot * m->object_size !=
                     (char *)h || slot >= m->capacity)
