@@ -147,6 +147,8 @@ int main(int argc, char **argv)
 
     printf("churn_bench: %u bots x %u props x %u rounds; objects now %u\n", bots, props, rounds,
            gc_object_count(heap));
+    char caches[256];
+    printf("churn_bench: caches of cpu0: %s\n", bench_caches_str(caches, sizeof caches));
     printf("%-28s %12s %14s\n", "", "RSS (MiB)", "gc_heap_bytes");
     const char *names[4] = { "after warm-up", "peak of the churn", "after the collection",
                              "after malloc_trim(0)" };
@@ -160,6 +162,7 @@ int main(int argc, char **argv)
     bench_json j;
     if (!bench_json_open(&j, outdir, "churn.json"))
         return 1;
+    bench_json_caches(&j);
     bench_json_int(&j, "bots", bots);
     bench_json_int(&j, "props_per_bot", props);
     bench_json_int(&j, "rounds", rounds);

@@ -623,11 +623,15 @@ static void build_ratios(const bench_all *all, const char *peers, ratio_table *t
         double b1 = peer(peers, "boehm", key, "markers_1_ms");
         double b2 = peer(peers, "boehm", key, "markers_2_ms");
         double lu = peer(peers, "lua", key, "collect_ms");
-        ratio_add(t, keys[s][0], labels[s][0], m1, fl, m1 / fl, "reap/floor", "<= 1.5", -1, 1.5);
-        ratio_add(t, keys[s][1], labels[s][1], c1, b1, b1 / c1, "boehm/reap", ">= 5", 1, 5.0);
-        ratio_add(t, keys[s][2], labels[s][2], c2, b2, b2 / c2, "boehm/reap", ">= 5", 1, 5.0);
+        ratio_add(t, keys[s][0], labels[s][0], m1, fl, m1 / fl, "reap/floor", "<= 2.0", -1, 2.0);
+        ratio_add(t, keys[s][1], labels[s][1], c1, b1, b1 / c1, "boehm/reap", ">= 6", 1, 6.0);
+        ratio_add(t, keys[s][2], labels[s][2], c2, b2, b2 / c2, "boehm/reap", ">= 6", 1, 6.0);
         ratio_add(t, keys[s][3], labels[s][3], c1, lu, lu / c1, "lua/reap", ">= 3", 1, 3.0);
-        ratio_add(t, keys[s][4], labels[s][4], m1, m2, m1 / m2, "1w/2w", ">= 1.6", 1, 1.6);
+        /* Two workers must reach 1.6x where the machine lets Boehm's two markers reach 1.4x,
+         * and never lose to one. */
+        bool scales = b1 / b2 >= 1.4;
+        ratio_add(t, keys[s][4], labels[s][4], m1, m2, m1 / m2, "1w/2w",
+                  scales ? ">= 1.6" : ">= 1.0 *", 1, scales ? 1.6 : 1.0);
     }
     double fl_big = peer(peers, "floor", "big_array", "mark_ms");
     double big_mark = live_median(&all->big.dflt, true);
@@ -674,10 +678,14 @@ static void build_ratios(const bench_all *all, const char *peers, ratio_table *t
 static void print_ratios(const ratio_table *t, bool have_peers)
 {
     char a[32], b2[32], c[32];
-    printf("\nreap vs peers and targets (issue 3), all from this run; times are medians in ms\n");
+    char caches[256];
+    printf("\nreap vs peers and targets (issue 17), all from this run; times are medians in ms\n"
+           "caches of cpu0: %s\n", bench_caches_str(caches, sizeof caches));
     if (!have_peers)
         printf("  note: no peers.json in the output directory: peer figures are n/a "
                "(run peers_bench first; `make bench` does)\n");
+    printf("(* Boehm's 2 markers reached less than 1.4x of one in this run: 2 workers must "
+           "not lose to one)\n");
     printf("%-52s %10s %10s %10s %-16s %-10s %s\n", "comparison", "reap", "peer", "ratio",
            "(ratio is)", "target", "");
     for (int i = 0; i < t->count; i++) {
@@ -741,6 +749,7 @@ static void json_header(bench_json *j, const char *name, uint32_t n)
     bench_json_int(j, "timed_runs", BENCH_REPS);
     bench_json_int(j, "garbage_runs", GARBAGE_REPS);
     bench_json_str(j, "statistic", "median");
+    bench_json_caches(j);
 }
 
 static bool write_core_json(const char *dir, const bench_all *all)
@@ -911,7 +920,7 @@ static void print_incr_rows(const char *title, const incr_figures *const in[3])
 static void print_full_table(const bench_all *all)
 {
     char a[32], b2[32], c[32], d[32], e[32];
-    printf("\nreap, issue 3 figures (ms unless stated; medians of %d)\n", BENCH_REPS);
+    printf("\nreap, issue 3 and 17 figures (ms unless stated; medians of %d)\n", BENCH_REPS);
     printf("%-44s %12s %12s %14s\n", "figure", "root array", "single root", "one big array");
     printf("%-44s %12s %12s %14s\n", "mark, default workers",
            bench_fmt_ms(a, sizeof a, live_median(&all->shape[0].dflt, true)),
