@@ -263,6 +263,7 @@ bool gc_slabs_release(gc_heap *heap, double deadline)
         }
         bool done = heap->slab_free_count <= keep;
         uv_mutex_unlock(&heap->alloc_lock);
+        gc_work_add(&heap->work_done, (uint64_t)n * (GC_WORK_UNIT / BATCH));
         if (done)
             return true;
         if (gc_past(heap, deadline))

@@ -316,6 +316,7 @@ struct gc_collector {
     struct gc_edge_log *garbage_edges; /* nulled references to garbage */
     uint64_t stolen;            /* blocks it took from others */
     uint64_t scanned;
+    _Atomic uint64_t work_done; /* see GC_WORK_UNIT; written by this worker only */
     uint32_t worker_index;
 };
 
@@ -501,6 +502,7 @@ struct gc_heap {
     uint32_t cluster_live;         /* clusters in use */
 
     gc_stats stats;
+    _Atomic uint64_t work_done;    /* sliced work of the collector thread (GC_WORK_UNIT) */
 
     /* diagnostics */
     gc_line_fn diag_fn;
@@ -771,6 +773,20 @@ bool gc_release_run(gc_heap *heap, double deadline);
 
 /* callbacks (gc_heap.c) */
 void gc_fire(gc_heap *heap, gc_event ev);
+
+/* Work done, counted by every sliced loop for a test's work clock (gc_testing.h), in weights
+ * chosen so that what a loop does between two looks at the clock is GC_WORK_UNIT in every
+ * phase: GC_TIME_CHECK_INTERVAL objects scanned, destroyed or freed; a piece of a long array;
+ * 16 times as many objects gathered; a batch of 32 slabs given back. A clock that advances
+ * only with this count shows a step that ignores its budget as a step that takes too long.
+ * Written by one thread each (the collector's, a worker's): a relaxed load and store. */
+#define GC_WORK_UNIT 1024u
+#define GC_WORK_OBJECT (GC_WORK_UNIT / GC_TIME_CHECK_INTERVAL)
+static inline void gc_work_add(_Atomic uint64_t *counter, uint64_t n)
+{
+    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
 
 /* Deadline helpers: a deadline of 0 means no limit. Checking the clock costs, so loops check
  * every GC_TIME_CHECK_INTERVAL items. */

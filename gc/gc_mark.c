@@ -40,6 +40,7 @@ void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
 {
     memset(w, 0, sizeof *w);
     w->heap = heap;
+    w->alone = true;
     w->worker_index = worker_index;
     atomic_flag_clear(&w->full_lock);
     atomic_init(&w->full_count, 0);
@@ -182,6 +183,7 @@ static void mark_cluster(gc_collector *w, gc_header *root)
 {
     gc_heap *heap = w->heap;
     gc_cluster *c = &heap->clusters[gc_cluster_id_of(heap, root)];
+    gc_work_add(&w->work_done, c->members.count * GC_WORK_OBJECT); /* one unbroken piece */
     for (size_t i = 0; i < c->members.count; i++) {
         gc_header *m = c->members.data[i];
         if (gc_try_mark(heap, w->mark_value, m)) { /* only this worker marks the members */
@@ -400,12 +402,14 @@ bool gc_worker_drain(gc_collector *w, double deadline)
     for (;;) {
         if (w->range_count > 0) {
             scan_range_piece(w, w->ranges[--w->range_count]);
+            gc_work_add(&w->work_done, GC_WORK_UNIT);
             until_check = 0; /* a piece is a lot of work: check the clock after each */
         } else {
             gc_header *h = scan_next(w);
             if (!h)
                 return true;
             gc_scan_object(w, h);
+            gc_work_add(&w->work_done, GC_WORK_OBJECT);
         }
         if (until_check == 0 || --until_check == 0) {
             if (deadline > 0 && gc_past(heap, deadline)) {

@@ -14,6 +14,25 @@ static void fake_clock_init(void)
     uv_mutex_init(&fake_clock_mutex);
 }
 
+_Static_assert(GC_TESTING_WORK_UNIT == GC_WORK_UNIT, "one unit of work, as the loops count it");
+
+uint64_t gc_testing_work_done(const gc_heap *heap)
+{
+    uint64_t n = atomic_load_explicit(&((gc_heap *)heap)->work_done, memory_order_relaxed);
+    for (uint32_t i = 0; i < GC_MAX_WORKERS; i++)
+        if (heap->workers[i])
+            n += atomic_load_explicit(&heap->workers[i]->work_done, memory_order_relaxed);
+    return n;
+}
+
+double gc_work_clock_read(void *userdata)
+{
+    const gc_work_clock *c = userdata;
+    if (!c->heap)
+        return c->base;
+    return c->base + (double)gc_testing_work_done(c->heap) * c->unit_seconds / GC_WORK_UNIT;
+}
+
 double gc_fake_clock_read(void *userdata)
 {
     gc_fake_clock *c = userdata;
