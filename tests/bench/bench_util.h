@@ -23,6 +23,9 @@
 
 /* Monotonic seconds. */
 double bench_now(void);
+/* CPU seconds the calling thread has run (CLOCK_THREAD_CPUTIME_ID): beside wall time, it
+ * tells a slice the scheduler interrupted (wall > CPU) from one that did too much work. */
+double bench_thread_cpu(void);
 
 /* ---- statistics ---------------------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /*
  * mark_probe.c - one mark of the standard graph, small enough to run under cachegrind.
  *
- * usage: mark_probe reap|floor root_array|single_root [REPS]
+ * usage: mark_probe reap|reap2|floor root_array|single_root [REPS]
  *
  * Builds one shape the way gc_bench (reap) or floor_bench (the floor, bitmap layout) does,
  * marks it once to warm up, then marks it again inside the function that `make
@@ -58,12 +58,12 @@ static void reap_collect(void *heap)
     }
 }
 
-static int probe_reap(const bench_graph *g)
+static int probe_reap(const bench_graph *g, uint32_t workers)
 {
     gc_heap *heap;
     gc_heap_config cfg = { 0 };
     gc_settings_default(&cfg.settings);
-    cfg.settings.num_workers = 1;
+    cfg.settings.num_workers = workers;
     if (gc_heap_create(&cfg, &heap) != GC_OK)
         return -1;
     gc_class *node_cls, *holder_cls;
@@ -222,9 +222,10 @@ int main(int argc, char **argv)
 {
     if (argc == 4)
         reps = atoi(argv[3]);
-    if (argc < 3 || argc > 4 || reps < 1 || (strcmp(argv[1], "reap") && strcmp(argv[1], "floor")) ||
+    if (argc < 3 || argc > 4 || reps < 1 ||
+        (strcmp(argv[1], "reap") && strcmp(argv[1], "reap2") && strcmp(argv[1], "floor")) ||
         (strcmp(argv[2], "root_array") && strcmp(argv[2], "single_root"))) {
-        fprintf(stderr, "usage: mark_probe reap|floor root_array|single_root [REPS]\n");
+        fprintf(stderr, "usage: mark_probe reap|reap2|floor root_array|single_root [REPS]\n");
         return 2;
     }
     bench_graph g;
@@ -234,7 +235,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mark_probe: out of memory\n");
         return 1;
     }
-    int rc = strcmp(argv[1], "reap") ? probe_floor_run(&g) : probe_reap(&g);
+    int rc = !strcmp(argv[1], "floor") ? probe_floor_run(&g)
+             : probe_reap(&g, strcmp(argv[1], "reap2") ? 1 : 2);
     bench_graph_free(&g);
     if (rc != 0)
         fprintf(stderr, "mark_probe: could not build the %s graph\n", argv[2]);
