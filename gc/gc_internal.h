@@ -260,11 +260,17 @@ void gc_ptr_vec_free(gc_ptr_vec *v);
 
 /* ---- marking work ----------------------------------------------------------------------*/
 
-/* Marking processes objects in blocks (UE FWorkBlock). A worker fills and drains its own
- * current block privately; a block that fills up goes on the worker's list of full blocks,
- * which other workers may steal from when they run dry. A worker that sees another idle
- * hands it half of its current block early, so that a narrow graph still spreads. */
+/* Marking processes objects in blocks (UE FWorkBlock). What a worker finds goes first into a
+ * small private stack (`pushed`), then, GC_PUSH_BUFFER / 2 at a time, into its current block;
+ * a block that fills up goes on its list of full blocks. The current block, the full blocks
+ * and the pieces of long arrays are all stealable, under the worker's work_lock: a thief
+ * takes a piece, a full block, or the older half of the current block. So what nobody else
+ * can mark when the scheduler takes a worker's CPU away is at most the private stack and
+ * the prefetch FIFO (a few dozen objects), and the lock is taken once per
+ * GC_PUSH_BUFFER / 2 objects. A lone worker takes no lock. */
 #define GC_WORK_BLOCK_CAPACITY 512
+#define GC_PUSH_BUFFER 32
+#define GC_STEAL_MIN 16   /* a thief takes half of a current block holding at least this */
 
 typedef struct gc_work_block {
     struct gc_work_block *next;
@@ -294,13 +300,18 @@ struct gc_collector {
     bool alone;                 /* the only worker of this mark: no other thread writes mark
                                    bits while it drains (scope guards are locked out), so it
                                    sets them with a plain store */
-    gc_work_block *block;       /* being filled and drained (a stack); private */
-    gc_work_block *full;        /* full blocks, stealable: guarded by full_lock */
-    atomic_flag full_lock;
-    _Atomic uint32_t full_count;/* length of full, for thieves to peek at */
-    gc_work_block *spare;       /* empty blocks for reuse; private */
+    gc_header *pushed[GC_PUSH_BUFFER]; /* found, marked, not yet in a block (a stack);
+                                   private */
+    uint32_t pushed_count;
+    /* Stealable, guarded by work_lock (not taken when alone): */
+    gc_work_block *block;       /* being filled and drained (a stack) */
+    gc_work_block *full;        /* full blocks */
     gc_array_range *ranges;     /* pending pieces of long arrays (a stack) */
-    uint32_t range_count, range_capacity;
+    _Atomic uint32_t range_count; /* (atomic: the owner peeks at it without the lock) */
+    uint32_t range_capacity;
+    atomic_flag work_lock;
+    _Atomic uint32_t stealable; /* objects in block and full + ranges: thieves peek at it */
+    gc_work_block *spare;       /* empty blocks for reuse; private */
     gc_header *ahead[GC_SCAN_AHEAD]; /* popped, prefetched, not yet scanned (a FIFO) */
     uint32_t ahead_head, ahead_count;
     bool direct;                /* take every reference through the header path (visit
@@ -314,7 +325,7 @@ struct gc_collector {
     const char *scanning_member;/* schema member being scanned, for diagnostics */
     struct gc_edge_log *edges;  /* first-reach edges (gc.HistorySize) */
     struct gc_edge_log *garbage_edges; /* nulled references to garbage */
-    uint64_t stolen;            /* blocks it took from others */
+    uint64_t stolen;            /* pieces of work it took from others */
     uint64_t scanned;
     _Atomic uint64_t work_done; /* see GC_WORK_UNIT; written by this worker only */
     uint32_t worker_index;
@@ -615,15 +626,34 @@ void gc_collection_lists_release(gc_heap *heap);
 bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
 void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
+/* The lock over a worker's stealable lists (none when it marks alone). A holder may be
+ * preempted, so a waiter yields the CPU after a short spin. */
+void gc_work_lock(gc_collector *w);
+static inline void gc_work_unlock(gc_collector *w)
+{
+    if (!w->alone)
+        atomic_flag_clear_explicit(&w->work_lock, memory_order_release);
+}
+/* w's stealable count after a change made under its lock (a thief and the owner both make
+ * changes, always under the lock, so a load and a store do). */
+static inline void gc_stealable_add(gc_collector *w, int64_t n)
+{
+    uint32_t v = atomic_load_explicit(&w->stealable, memory_order_relaxed);
+    atomic_store_explicit(&w->stealable, (uint32_t)((int64_t)v + n), memory_order_relaxed);
+}
 /* A collector in visit mode: references are reported to visit, nothing is marked or nulled. */
 void gc_visitor_init(gc_collector *w, gc_heap *heap,
                      void (*visit)(gc_collector *w, gc_header *target), void *userdata);
 void gc_worker_close(gc_collector *w);
 void gc_worker_push(gc_collector *w, gc_header *h);
+/* Moves everything w holds privately (prefetched, pushed) where thieves can take it. */
+void gc_worker_publish(gc_collector *w);
 gc_work_block *gc_block_get(gc_collector *w);            /* an empty block (spare or new) */
 void gc_block_put(gc_collector *w, gc_work_block *b);    /* onto w's spares */
 void gc_worker_return_ahead(gc_collector *w);            /* prefetched objects back on w */
 void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start);
+/* Appends a range to w's list; its lock is held (or w is alone). */
+void gc_worker_push_range_locked(gc_collector *w, gc_array_range r);
 bool gc_worker_drain(gc_collector *w, double deadline);
 /* Reports every reference of h (class, outer, schema) to w (visit mode or marking). */
 void gc_scan_object(gc_collector *w, gc_header *h);
@@ -633,11 +663,9 @@ bool gc_parallel_drain(gc_heap *heap, double deadline);
 void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
 bool gc_worker_is_empty(const gc_collector *w);
-void gc_worker_give(gc_collector *w, gc_work_block *b);  /* onto w's stealable list */
-gc_work_block *gc_worker_take_full(gc_collector *w);     /* one off w's list, or NULL */
-bool gc_worker_steal(gc_collector *thief);               /* one full block of another's */
-void gc_worker_share(gc_collector *w);                   /* half of w's block, for the idle */
-void gc_worker_expose(gc_collector *w, gc_collector *to);
+/* Wakes sleeping thieves if w now holds enough to steal (after w published work). */
+void gc_worker_published(gc_collector *w);
+bool gc_worker_steal(gc_collector *thief);  /* a piece, a full block or half a block */
 
 /* write barrier (gc_barrier.c) */
 void gc_barrier_init(gc_heap *heap);

@@ -13,6 +13,7 @@
  */
 #include "gc_internal.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,8 +43,19 @@ void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
     w->heap = heap;
     w->alone = true;
     w->worker_index = worker_index;
-    atomic_flag_clear(&w->full_lock);
-    atomic_init(&w->full_count, 0);
+    atomic_flag_clear(&w->work_lock);
+    atomic_init(&w->stealable, 0);
+    atomic_init(&w->range_count, 0);
+}
+
+void gc_work_lock(gc_collector *w)
+{
+    if (w->alone)
+        return;
+    for (uint32_t spins = 0;
+         atomic_flag_test_and_set_explicit(&w->work_lock, memory_order_acquire); spins++)
+        if (spins >= 64)
+            sched_yield();
 }
 
 static void free_chain(gc_work_block *b)
@@ -72,33 +84,79 @@ void gc_worker_close(gc_collector *w)
     free(w->ranges);
     w->full = w->spare = w->block = NULL;
     w->ranges = NULL;
-    w->range_count = w->range_capacity = 0;
+    atomic_store(&w->range_count, 0);
+    w->range_capacity = 0;
+    w->pushed_count = 0;
+    atomic_store(&w->stealable, 0);
+}
+
+/* Moves the n oldest privately pushed objects onto the current block (full blocks go on the
+ * full list); w's lock is held. */
+static void pushed_move_locked(gc_collector *w, uint32_t n)
+{
+    gc_work_block *b = w->block;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!b) {
+            b = w->block = gc_block_get(w);
+        } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
+            b->next = w->full;
+            w->full = b;
+            b = w->block = gc_block_get(w);
+        }
+        b->objs[b->count++] = w->pushed[i];
+    }
+    memmove(w->pushed, w->pushed + n, (w->pushed_count - n) * sizeof w->pushed[0]);
+    w->pushed_count -= n;
+    gc_stealable_add(w, n);
 }
 
 void gc_worker_push(gc_collector *w, gc_header *h)
 {
-    gc_work_block *b = w->block;
-    if (!b) {
-        b = w->block = gc_block_get(w);
-    } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
-        gc_worker_give(w, b);
-        b = w->block = gc_block_get(w);
+    if (w->pushed_count == GC_PUSH_BUFFER) {
+        gc_work_lock(w);
+        pushed_move_locked(w, GC_PUSH_BUFFER / 2); /* the newer half stays, for locality */
+        gc_work_unlock(w);
+        gc_worker_published(w);
     }
-    b->objs[b->count++] = h;
+    w->pushed[w->pushed_count++] = h;
 }
 
+void gc_worker_publish(gc_collector *w)
+{
+    gc_worker_return_ahead(w);
+    gc_work_lock(w);
+    pushed_move_locked(w, w->pushed_count);
+    gc_work_unlock(w);
+    gc_worker_published(w);
+}
+
+/* The most recently found object: from the private stack, else (under the lock) a batch off
+ * the current block or a full block; NULL when w holds nothing. */
 static gc_header *worker_pop(gc_collector *w)
 {
+    if (w->pushed_count > 0)
+        return w->pushed[--w->pushed_count];
+    gc_work_lock(w);
     gc_work_block *b = w->block;
     while (!b || b->count == 0) {
-        gc_work_block *next = gc_worker_take_full(w);
-        if (!next)
+        gc_work_block *next = w->full;
+        if (!next) {
+            gc_work_unlock(w);
             return NULL;
+        }
+        w->full = next->next;
+        next->next = NULL;
         if (b)
             gc_block_put(w, b);
         b = w->block = next;
     }
-    return b->objs[--b->count];
+    uint32_t n = b->count < GC_PUSH_BUFFER / 2 ? b->count : GC_PUSH_BUFFER / 2;
+    b->count -= n;
+    memcpy(w->pushed, b->objs + b->count, n * sizeof b->objs[0]); /* the top stays on top */
+    w->pushed_count = n;
+    gc_stealable_add(w, -(int64_t)n);
+    gc_work_unlock(w);
+    return w->pushed[--w->pushed_count];
 }
 
 /* The prefetching iterator: objects popped for scanning wait in a short FIFO after their
@@ -135,15 +193,42 @@ void gc_worker_return_ahead(gc_collector *w)
     w->ahead_head = 0;
 }
 
-void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
+void gc_worker_push_range_locked(gc_collector *w, gc_array_range r)
 {
-    if (w->range_count == w->range_capacity) {
+    uint32_t n = atomic_load_explicit(&w->range_count, memory_order_relaxed);
+    if (n == w->range_capacity) {
         gc_array_range *v = gc_grow(w->ranges, sizeof *v, &w->range_capacity, 16);
         if (!v)
             abort(); /* marking cannot drop work (see reap_gc.h on aborts) */
         w->ranges = v;
     }
-    w->ranges[w->range_count++] = (gc_array_range){ obj, offset, start };
+    w->ranges[n] = r;
+    atomic_store_explicit(&w->range_count, n + 1, memory_order_relaxed);
+    gc_stealable_add(w, GC_STEAL_MIN); /* a piece is always worth stealing */
+}
+
+void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
+{
+    gc_work_lock(w);
+    gc_worker_push_range_locked(w, (gc_array_range){ obj, offset, start });
+    gc_work_unlock(w);
+    gc_worker_published(w);
+}
+
+/* Takes w's most recent piece of a long array, if it has one left. */
+static bool take_range(gc_collector *w, gc_array_range *out)
+{
+    if (atomic_load_explicit(&w->range_count, memory_order_relaxed) == 0)
+        return false;
+    gc_work_lock(w);
+    uint32_t n = atomic_load_explicit(&w->range_count, memory_order_relaxed);
+    if (n > 0) {
+        *out = w->ranges[n - 1];
+        atomic_store_explicit(&w->range_count, n - 1, memory_order_relaxed);
+        gc_stealable_add(w, -(int64_t)GC_STEAL_MIN);
+    }
+    gc_work_unlock(w);
+    return n > 0;
 }
 
 /* ---- marking one reference ------------------------------------------------------------- */
@@ -291,9 +376,8 @@ static void mark_slots(gc_collector *w, void **slots, uint32_t n)
             continue; /* another worker just won it */
         if (prefetch)
             __builtin_prefetch(h, 0, 3);
-        gc_work_block *b = w->block;
-        if (b && b->count < GC_WORK_BLOCK_CAPACITY)
-            b->objs[b->count++] = h;
+        if (w->pushed_count < GC_PUSH_BUFFER)
+            w->pushed[w->pushed_count++] = h;
         else
             gc_worker_push(w, h);
     }
@@ -400,8 +484,9 @@ bool gc_worker_drain(gc_collector *w, double deadline)
     gc_heap *heap = w->heap;
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
     for (;;) {
-        if (w->range_count > 0) {
-            scan_range_piece(w, w->ranges[--w->range_count]);
+        gc_array_range r;
+        if (take_range(w, &r)) {
+            scan_range_piece(w, r);
             gc_work_add(&w->work_done, GC_WORK_UNIT);
             until_check = 0; /* a piece is a lot of work: check the clock after each */
         } else {
@@ -416,8 +501,6 @@ bool gc_worker_drain(gc_collector *w, double deadline)
                 gc_worker_return_ahead(w);
                 return gc_worker_is_empty(w);
             }
-            if (atomic_load_explicit(&heap->idle_workers, memory_order_relaxed) > 0)
-                gc_worker_share(w);
             until_check = GC_TIME_CHECK_INTERVAL;
         }
     }

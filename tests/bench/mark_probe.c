@@ -104,15 +104,17 @@ static int probe_reap(const bench_graph *g, uint32_t workers)
     free(objs);
     reap_collect(heap); /* warm-up */
     gc_stats st;
-    double best = 1e9;
+    double best = 1e9, times[64];
     for (int i = 0; i < reps; i++) {
         probe_counted_mark(reap_collect, heap);
         gc_stats_get(heap, &st);
         best = st.mark_seconds < best ? st.mark_seconds : best;
+        times[i % 64] = st.mark_seconds;
     }
     /* gc_mark_run, which the cachegrind run counts, ran in the warm-up too */
-    printf("marked %u references %llu best-mark-ms %.2f marks %d\n", st.marked,
-           (unsigned long long)refs, best * 1e3, reps + 1);
+    printf("marked %u references %llu best-mark-ms %.2f marks %d median-mark-ms %.2f\n",
+           st.marked, (unsigned long long)refs, best * 1e3, reps + 1,
+           bench_median(times, reps < 64 ? (size_t)reps : 64) * 1e3);
     gc_heap_destroy(heap);
     return 0;
 }

@@ -74,3 +74,8 @@ $(BENCH_PROBE_BIN): $(BENCH_OBJDIR)/mark_probe.o $(BENCH_COMMON_OBJS) $(GC_LIB)
 .PHONY: bench-cachegrind
 bench-cachegrind: $(BENCH_PROBE_BIN)
 	tests/bench/cachegrind_probe.sh $(BENCH_PROBE_BIN)
+
+# 1 marker against 2 beside stress-ng --cpu 1, 10 runs (issue 17's "workers never lose").
+.PHONY: bench-workers-hog
+bench-workers-hog: $(BENCH_PROBE_BIN)
+	flock /tmp/reap-bench.lock tests/bench/workers_beside_hog.sh $(BENCH_PROBE_BIN) 10
