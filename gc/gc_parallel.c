@@ -5,13 +5,14 @@
  * lists, and every other worker's lists are empty or hold what a suspended slice left; that
  * leftover is first made stealable. The calling thread runs worker 0; pool threads run
  * workers 1..n-1, each if it starts before the caller runs out of work (a thread the
- * scheduler is slow to run is withdrawn, not waited for). Each drains its own lists,
- * publishing full blocks; a worker that runs dry counts itself idle and steals full blocks
- * from the others. On exit either every list is empty (marking complete: true) or the
- * deadline passed and every worker kept what it had left (false).
+ * scheduler is slow to run is withdrawn, not waited for). Each drains its own lists, which
+ * are stealable but for a few dozen objects (see GC_PUSH_BUFFER); a worker that runs dry
+ * counts itself idle and steals an array piece, a full block or half a block from the
+ * others. On exit either every list is empty (marking complete: true) or the deadline passed
+ * and every worker kept what it had left (false).
  *
  * The single-threaded marker in gc_mark.c runs the very same drain loop; with one worker it
- * only puts full blocks on its own list and takes them back.
+ * takes no lock and nobody steals.
  */
 #include "gc_internal.h"
 
