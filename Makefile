@@ -153,7 +153,7 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-# The standard churn scenario benchmark (DESIGN.md section 5): LOADBENCH_BOTS, _DURATION,
+# The standard churn scenario benchmark (README, "The standard churn benchmark"): LOADBENCH_BOTS, _DURATION,
 # _LAYOUTS shorten it. Prints a table; writes build/bench/loadbench.json and loadbench.svg.
 .PHONY: loadbench
 loadbench: all

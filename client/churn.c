@@ -518,7 +518,7 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
     }
     churn_totals_init(c->totals);
     /* Every bot receives its share of the world's replication in the same frame: the socket
-     * needs room for a whole frame (DESIGN.md section 3). The kernel caps it at rmem_max. */
+     * needs room for a whole frame. The kernel caps it at rmem_max. */
     enet_socket_set_option(c->host->socket, ENET_SOCKOPT_RCVBUF, CHURN_SOCKET_BUFFER);
     enet_socket_set_option(c->host->socket, ENET_SOCKOPT_SNDBUF, CHURN_SOCKET_BUFFER);
     msg_arena_init(&c->arena, c->arena_buf, CHURN_ARENA_BYTES);

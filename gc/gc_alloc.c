@@ -4,8 +4,8 @@
  * Objects up to GC_SLAB_MAX_OBJECT bytes live in 64 KiB slabs, one size class per 16 bytes,
  * carved from one reserved, huge-page-backed region of address space. An object's slab is its
  * offset in the region shifted right, and its slot one multiplication away; so marking reads
- * and sets a mark byte (mark and "special" bits) in one compact array instead of touching the
- * object, and that array, the per-slab divisors and the objects all stay kind
+ * and sets two bits (mark and "special", four slots to a byte) in one compact array instead
+ * of touching the object, and that array, the per-slab divisors and the objects all stay kind
  * to the TLB. A "special" object (garbage, permanent, clustered) sends marking to its header.
  * Larger objects are malloc'ed outside the region and keep their mark bit in their header.
  *
@@ -61,7 +61,7 @@ gc_result gc_region_init(gc_heap *heap, size_t region_bytes)
     heap->region_bytes = region_bytes;
     heap->region_slabs = (uint32_t)(region_bytes >> GC_SLAB_SHIFT);
     heap->slab_inv = reserve((size_t)heap->region_slabs * sizeof *heap->slab_inv);
-    heap->slab_marks = reserve((size_t)heap->region_slabs << GC_SLAB_SLOT_SHIFT);
+    heap->slab_marks = reserve((size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
     heap->slab_meta = reserve((size_t)heap->region_slabs * sizeof *heap->slab_meta);
     heap->slab_dying = reserve((size_t)heap->region_slabs * sizeof *heap->slab_dying);
     if (!heap->slab_inv || !heap->slab_marks || !heap->slab_meta || !heap->slab_dying) {
@@ -84,7 +84,7 @@ void gc_region_close(gc_heap *heap)
     if (heap->slab_inv)
         munmap(heap->slab_inv, (size_t)heap->region_slabs * sizeof *heap->slab_inv);
     if (heap->slab_marks)
-        munmap((void *)heap->slab_marks, (size_t)heap->region_slabs << GC_SLAB_SLOT_SHIFT);
+        munmap((void *)heap->slab_marks, (size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
     if (heap->slab_meta)
         munmap(heap->slab_meta, (size_t)heap->region_slabs * sizeof *heap->slab_meta);
     if (heap->slab_dying)
@@ -142,7 +142,8 @@ static uint32_t slab_new(gc_heap *heap, uint32_t cls)
     m->size_class = cls;
     m->free_head = FREE_END;
     heap->slab_inv[si] = (uint32_t)(((1ull << 32) + size - 1) / size);
-    memset((void *)&heap->slab_marks[(size_t)si << GC_SLAB_SLOT_SHIFT], 0, m->capacity);
+    memset((void *)&heap->slab_marks[(size_t)si << GC_SLAB_MARK_SHIFT], 0,
+           (size_t)1 << GC_SLAB_MARK_SHIFT);
     heap->slab_count++;
     partial_link(heap, cls, si);
     return si;
@@ -262,6 +263,7 @@ bool gc_slabs_release(gc_heap *heap, double deadline)
         }
         bool done = heap->slab_free_count <= keep;
         uv_mutex_unlock(&heap->alloc_lock);
+        gc_work_add(&heap->work_done, (uint64_t)n * (GC_WORK_UNIT / BATCH));
         if (done)
             return true;
         if (gc_past(heap, deadline))

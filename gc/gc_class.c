@@ -311,6 +311,12 @@ gc_result gc_class_register(gc_heap *heap, const gc_class_desc *desc, gc_class *
     cls->mark_schema = merge_ref_runs(cls->schema, cls->schema_len);
     if (!cls->mark_schema)
         cls->mark_schema = cls->schema; /* still correct, only slower */
+    const gc_schema_op *first = cls->mark_schema;
+    if ((first->kind == GC_OP_REF || first->kind == GC_OP_REF_RUN) &&
+        first[1].kind == GC_OP_END) {
+        cls->run_offset = first->offset;
+        cls->run_count = first->kind == GC_OP_REF ? 1 : first->stride;
+    }
     cls->inner_schemas = b.inners;
     cls->inner_count = b.inner_count;
     cls->hooks = inherit_hooks(&desc->hooks, desc->super);

@@ -18,6 +18,7 @@ bool gc_gather_run(gc_heap *heap, double deadline)
     uint32_t until_check = GC_TIME_CHECK_INTERVAL * 16;
     while (heap->gather_cursor < n) {
         gc_header *h = gc_object_at(heap, (uint32_t)heap->gather_cursor++);
+        gc_work_add(&heap->work_done, 1);
         if (h) {
             uint32_t f = gc_flags(h);
             if (!(f & (GC_F_PERMANENT | GC_F_UNREACHABLE)) && !gc_is_marked(heap, mark_value, h)) {

@@ -12,9 +12,9 @@
  * its slab's mark bytes equals heap->mark_value. Starting a collection flips mark_value (UE's
  * swap of the Reachable and MaybeUnreachable flags): every object that survived the last
  * collection is unmarked at once, without a pass over the array, and objects created from then
- * on are born marked. Parallel workers mark a plain object with a plain store of its mark byte,
- * so two may both mark and scan it (harmless: scanning is idempotent); cluster roots, the
- * barrier and diagnostics use an atomic read-modify-write so exactly one wins. When the work
+ * on are born marked. Marking sets a bit with an atomic read-modify-write of a byte it shares
+ * with three neighbours, so exactly one worker wins each object; a lone worker (no other
+ * thread writes mark bits while it drains) uses a plain store. When the work
  * lists are empty, every object reachable from the initial roots is marked and has been
  * scanned; the rest are garbage. Permanent objects are
  * never marked, scanned or freed.
@@ -103,11 +103,23 @@ typedef struct gc_chunk {
 #define GC_SLAB_SLOT_SHIFT 11     /* at most GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT slots a slab */
 _Static_assert(GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT == 1u << GC_SLAB_SLOT_SHIFT, "slots a slab");
 
-/* Each slot of a slab has a mark byte beside the slab (heap->slab_marks): the mark bit, and a
- * "special" bit that sends marking to the header. A byte, not a bit: workers mark with a plain
- * store, no read-modify-write, since a store cannot clobber a neighbour's mark (Boehm's mark
- * bytes). Two workers that race for one object both scan it, which marking tolerates. */
-enum { GC_MB_MARK = 1u << 0, GC_MB_SPECIAL = 1u << 1 };
+/* Each slot of a slab has two bits beside the slab (heap->slab_marks), four slots to a byte:
+ * its mark bit (bit slot % 4) and its "special" bit (bit 4 + slot % 4), which sends marking
+ * to the header. Two bits, not a byte a slot: marking reads this table for every reference,
+ * and at two bits an object a million objects' marks take 256 KiB, which stays in L2 beside
+ * the objects streaming through. The price is that setting a mark is an atomic
+ * read-modify-write of a byte shared with three neighbours; it also makes exactly one worker
+ * win each object, so no object is scanned twice. */
+#define GC_MARK_SLOT_SHIFT 2      /* 4 slots a byte */
+#define GC_SLAB_MARK_SHIFT (GC_SLAB_SLOT_SHIFT - GC_MARK_SLOT_SHIFT) /* mark bytes a slab */
+
+/* Where an object's bits are: its byte, and its mark bit in it (the special bit is 4 up). */
+typedef struct gc_mark_loc {
+    _Atomic uint8_t *byte;
+    uint8_t bit;
+} gc_mark_loc;
+
+static inline uint8_t gc_special_bit(uint8_t mark_bit) { return (uint8_t)(mark_bit << 4); }
 
 /* Allocation bookkeeping of one slab (a side table: marking never reads it). */
 typedef struct gc_slab_meta {
@@ -168,6 +180,9 @@ struct gc_class {
     gc_schema_op *mark_schema;      /* the same with adjacent REFs merged into REF_RUNs: what
                                        marking runs (diagnostics run `schema`, which names
                                        every member) */
+    uint32_t run_offset, run_count; /* run_count > 0: the mark schema is that many
+                                       references from run_offset and nothing else, which
+                                       marking scans without the op loop */
     gc_schema_op **inner_schemas;   /* owned inner op lists, freed with the class */
     uint32_t inner_count;
     gc_class_hooks hooks;           /* own or inherited */
@@ -245,11 +260,17 @@ void gc_ptr_vec_free(gc_ptr_vec *v);
 
 /* ---- marking work ----------------------------------------------------------------------*/
 
-/* Marking processes objects in blocks (UE FWorkBlock). A worker fills and drains its own
- * current block privately; a block that fills up goes on the worker's list of full blocks,
- * which other workers may steal from when they run dry. A worker that sees another idle
- * hands it half of its current block early, so that a narrow graph still spreads. */
+/* Marking processes objects in blocks (UE FWorkBlock). What a worker finds goes first into a
+ * small private stack (`pushed`), then, GC_PUSH_BUFFER / 2 at a time, into its current block;
+ * a block that fills up goes on its list of full blocks. The current block, the full blocks
+ * and the pieces of long arrays are all stealable, under the worker's work_lock: a thief
+ * takes a piece, a full block, or the older half of the current block. So what nobody else
+ * can mark when the scheduler takes a worker's CPU away is at most the private stack and
+ * the prefetch FIFO (a few dozen objects), and the lock is taken once per
+ * GC_PUSH_BUFFER / 2 objects. A lone worker takes no lock. */
 #define GC_WORK_BLOCK_CAPACITY 512
+#define GC_PUSH_BUFFER 32
+#define GC_STEAL_MIN 16   /* a thief takes half of a current block holding at least this */
 
 typedef struct gc_work_block {
     struct gc_work_block *next;
@@ -276,13 +297,21 @@ struct gc_collector {
     gc_heap *heap;
     uint32_t mark_value;        /* copy of heap->mark_value for the hot loop */
     bool no_prefetch;           /* settings.no_prefetch, for measuring what prefetching buys */
-    gc_work_block *block;       /* being filled and drained (a stack); private */
-    gc_work_block *full;        /* full blocks, stealable: guarded by full_lock */
-    atomic_flag full_lock;
-    _Atomic uint32_t full_count;/* length of full, for thieves to peek at */
-    gc_work_block *spare;       /* empty blocks for reuse; private */
+    bool alone;                 /* the only worker of this mark: no other thread writes mark
+                                   bits while it drains (scope guards are locked out), so it
+                                   sets them with a plain store */
+    gc_header *pushed[GC_PUSH_BUFFER]; /* found, marked, not yet in a block (a stack);
+                                   private */
+    uint32_t pushed_count;
+    /* Stealable, guarded by work_lock (not taken when alone): */
+    gc_work_block *block;       /* being filled and drained (a stack) */
+    gc_work_block *full;        /* full blocks */
     gc_array_range *ranges;     /* pending pieces of long arrays (a stack) */
-    uint32_t range_count, range_capacity;
+    _Atomic uint32_t range_count; /* (atomic: the owner peeks at it without the lock) */
+    uint32_t range_capacity;
+    atomic_flag work_lock;
+    _Atomic uint32_t stealable; /* objects in block and full + ranges: thieves peek at it */
+    gc_work_block *spare;       /* empty blocks for reuse; private */
     gc_header *ahead[GC_SCAN_AHEAD]; /* popped, prefetched, not yet scanned (a FIFO) */
     uint32_t ahead_head, ahead_count;
     bool direct;                /* take every reference through the header path (visit
@@ -296,8 +325,9 @@ struct gc_collector {
     const char *scanning_member;/* schema member being scanned, for diagnostics */
     struct gc_edge_log *edges;  /* first-reach edges (gc.HistorySize) */
     struct gc_edge_log *garbage_edges; /* nulled references to garbage */
-    uint64_t stolen;            /* blocks it took from others */
+    uint64_t stolen;            /* pieces of work it took from others */
     uint64_t scanned;
+    _Atomic uint64_t work_done; /* see GC_WORK_UNIT; written by this worker only */
     uint32_t worker_index;
 };
 
@@ -400,7 +430,7 @@ struct gc_heap {
     size_t region_bytes;
     uint32_t region_slabs;
     uint32_t *slab_inv;            /* per slab: ceil(2^32 / object size) */
-    _Atomic uint8_t *slab_marks;   /* per slab, per slot: a mark byte (GC_MB_*) */
+    _Atomic uint8_t *slab_marks;   /* per slab, 2 bits a slot: mark and special bits */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
     uint32_t slab_free;            /* empty slabs whose memory is still committed */
@@ -483,6 +513,7 @@ struct gc_heap {
     uint32_t cluster_live;         /* clusters in use */
 
     gc_stats stats;
+    _Atomic uint64_t work_done;    /* sliced work of the collector thread (GC_WORK_UNIT) */
 
     /* diagnostics */
     gc_line_fn diag_fn;
@@ -595,15 +626,34 @@ void gc_collection_lists_release(gc_heap *heap);
 bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
 void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
+/* The lock over a worker's stealable lists (none when it marks alone). A holder may be
+ * preempted, so a waiter yields the CPU after a short spin. */
+void gc_work_lock(gc_collector *w);
+static inline void gc_work_unlock(gc_collector *w)
+{
+    if (!w->alone)
+        atomic_flag_clear_explicit(&w->work_lock, memory_order_release);
+}
+/* w's stealable count after a change made under its lock (a thief and the owner both make
+ * changes, always under the lock, so a load and a store do). */
+static inline void gc_stealable_add(gc_collector *w, int64_t n)
+{
+    uint32_t v = atomic_load_explicit(&w->stealable, memory_order_relaxed);
+    atomic_store_explicit(&w->stealable, (uint32_t)((int64_t)v + n), memory_order_relaxed);
+}
 /* A collector in visit mode: references are reported to visit, nothing is marked or nulled. */
 void gc_visitor_init(gc_collector *w, gc_heap *heap,
                      void (*visit)(gc_collector *w, gc_header *target), void *userdata);
 void gc_worker_close(gc_collector *w);
 void gc_worker_push(gc_collector *w, gc_header *h);
+/* Moves everything w holds privately (prefetched, pushed) where thieves can take it. */
+void gc_worker_publish(gc_collector *w);
 gc_work_block *gc_block_get(gc_collector *w);            /* an empty block (spare or new) */
 void gc_block_put(gc_collector *w, gc_work_block *b);    /* onto w's spares */
 void gc_worker_return_ahead(gc_collector *w);            /* prefetched objects back on w */
 void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start);
+/* Appends a range to w's list; its lock is held (or w is alone). */
+void gc_worker_push_range_locked(gc_collector *w, gc_array_range r);
 bool gc_worker_drain(gc_collector *w, double deadline);
 /* Reports every reference of h (class, outer, schema) to w (visit mode or marking). */
 void gc_scan_object(gc_collector *w, gc_header *h);
@@ -613,11 +663,9 @@ bool gc_parallel_drain(gc_heap *heap, double deadline);
 void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
 bool gc_worker_is_empty(const gc_collector *w);
-void gc_worker_give(gc_collector *w, gc_work_block *b);  /* onto w's stealable list */
-gc_work_block *gc_worker_take_full(gc_collector *w);     /* one off w's list, or NULL */
-bool gc_worker_steal(gc_collector *thief);               /* one full block of another's */
-void gc_worker_share(gc_collector *w);                   /* half of w's block, for the idle */
-void gc_worker_expose(gc_collector *w, gc_collector *to);
+/* Wakes sleeping thieves if w now holds enough to steal (after w published work). */
+void gc_worker_published(gc_collector *w);
+bool gc_worker_steal(gc_collector *thief);  /* a piece, a full block or half a block */
 
 /* write barrier (gc_barrier.c) */
 void gc_barrier_init(gc_heap *heap);
@@ -643,32 +691,41 @@ static inline uint32_t gc_slab_slot(const gc_heap *heap, uint32_t si, const gc_h
     return (uint32_t)((off * heap->slab_inv[si]) >> 32);
 }
 
-/* h's mark byte (GC_MB_* bits), or NULL for an object outside the region (its mark bit is
- * GC_F_LARGE_MARK in its header). */
-static inline _Atomic uint8_t *gc_mark_byte_of(const gc_heap *heap, const gc_header *h)
+/* Finds h's mark bits; false for an object outside the region (its mark bit is
+ * GC_F_LARGE_MARK in its header, and it always takes the header path). */
+static inline bool gc_mark_loc_of(const gc_heap *heap, const gc_header *h, gc_mark_loc *out)
 {
     if (!gc_in_region(heap, h))
-        return NULL;
+        return false;
     uint32_t si = gc_slab_index(heap, h);
-    return &heap->slab_marks[((size_t)si << GC_SLAB_SLOT_SHIFT) + gc_slab_slot(heap, si, h)];
+    uint32_t slot = gc_slab_slot(heap, si, h);
+    out->byte = &heap->slab_marks[((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT)];
+    out->bit = (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1)));
+    return true;
+}
+
+/* Sets (or, for mark_value 0, clears) a mark bit; true if this call changed it. Atomic:
+ * other threads may set the neighbours' bits meanwhile. */
+static inline bool gc_mark_bit_set(gc_mark_loc loc, uint32_t mark_value)
+{
+    if (mark_value)
+        return !(atomic_fetch_or_explicit(loc.byte, loc.bit, memory_order_relaxed) & loc.bit);
+    return atomic_fetch_and_explicit(loc.byte, (uint8_t)~loc.bit, memory_order_relaxed) & loc.bit;
 }
 
 /* Marks h (in the marking sense of the invariant above) with one atomic read-modify-write;
- * true if this call marked it. Where exactly one winner matters (cluster roots, the barrier,
- * edge logs), this is the way to mark. */
+ * true if this call marked it, so exactly one caller wins. */
 static inline bool gc_try_mark(const gc_heap *heap, uint32_t mark_value, gc_header *h)
 {
-    _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
-    if (!mb) {
+    gc_mark_loc loc;
+    if (!gc_mark_loc_of(heap, h, &loc)) {
         if (mark_value)
             return !(atomic_fetch_or_explicit(&h->flags, GC_F_LARGE_MARK, memory_order_relaxed) &
                      GC_F_LARGE_MARK);
         return atomic_fetch_and_explicit(&h->flags, ~(uint32_t)GC_F_LARGE_MARK,
                                          memory_order_relaxed) & GC_F_LARGE_MARK;
     }
-    if (mark_value)
-        return !(atomic_fetch_or_explicit(mb, GC_MB_MARK, memory_order_relaxed) & GC_MB_MARK);
-    return atomic_fetch_and_explicit(mb, (uint8_t)~GC_MB_MARK, memory_order_relaxed) & GC_MB_MARK;
+    return gc_mark_bit_set(loc, mark_value);
 }
 
 /* Objects are born marked. (A reused slot may still carry its last occupant's bit.) */
@@ -678,23 +735,34 @@ static inline void gc_mark_born(const gc_heap *heap, gc_header *h)
 }
 
 /* Keeps h's special bit equal to whether it has any GC_F_SPECIAL flag. Call after changing
- * one of those flags (never while workers mark: they store whole mark bytes). */
+ * one of those flags (never while workers mark: the marker tests the special bit before the
+ * mark bit, without the header). */
 static inline void gc_special_sync(const gc_heap *heap, gc_header *h)
 {
-    _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
-    if (!mb)
+    gc_mark_loc loc;
+    if (!gc_mark_loc_of(heap, h, &loc))
         return; /* objects outside the region always take the header path */
+    uint8_t special = gc_special_bit(loc.bit);
     if (gc_flags(h) & GC_F_SPECIAL)
-        atomic_fetch_or_explicit(mb, GC_MB_SPECIAL, memory_order_relaxed);
+        atomic_fetch_or_explicit(loc.byte, special, memory_order_relaxed);
     else
-        atomic_fetch_and_explicit(mb, (uint8_t)~GC_MB_SPECIAL, memory_order_relaxed);
+        atomic_fetch_and_explicit(loc.byte, (uint8_t)~special, memory_order_relaxed);
+}
+
+/* Whether h's special bit is set (false outside the region, where there is none). */
+static inline bool gc_special_bit_of(const gc_heap *heap, const gc_header *h)
+{
+    gc_mark_loc loc;
+    return gc_mark_loc_of(heap, h, &loc) &&
+           (atomic_load_explicit(loc.byte, memory_order_relaxed) & gc_special_bit(loc.bit));
 }
 
 static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const gc_header *h)
 {
-    _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
-    uint32_t set = mb ? atomic_load_explicit(mb, memory_order_relaxed) & GC_MB_MARK
-                      : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
+    gc_mark_loc loc;
+    uint32_t set = gc_mark_loc_of(heap, h, &loc)
+                       ? (atomic_load_explicit(loc.byte, memory_order_relaxed) & loc.bit) != 0
+                       : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
     return set == mark_value;
 }
 
@@ -733,6 +801,20 @@ bool gc_release_run(gc_heap *heap, double deadline);
 
 /* callbacks (gc_heap.c) */
 void gc_fire(gc_heap *heap, gc_event ev);
+
+/* Work done, counted by every sliced loop for a test's work clock (gc_testing.h), in weights
+ * chosen so that what a loop does between two looks at the clock is GC_WORK_UNIT in every
+ * phase: GC_TIME_CHECK_INTERVAL objects scanned, destroyed or freed; a piece of a long array;
+ * 16 times as many objects gathered; a batch of 32 slabs given back. A clock that advances
+ * only with this count shows a step that ignores its budget as a step that takes too long.
+ * Written by one thread each (the collector's, a worker's): a relaxed load and store. */
+#define GC_WORK_UNIT 1024u
+#define GC_WORK_OBJECT (GC_WORK_UNIT / GC_TIME_CHECK_INTERVAL)
+static inline void gc_work_add(_Atomic uint64_t *counter, uint64_t n)
+{
+    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
 
 /* Deadline helpers: a deadline of 0 means no limit. Checking the clock costs, so loops check
  * every GC_TIME_CHECK_INTERVAL items. */

@@ -13,6 +13,7 @@
  */
 #include "gc_internal.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +41,21 @@ void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
 {
     memset(w, 0, sizeof *w);
     w->heap = heap;
+    w->alone = true;
     w->worker_index = worker_index;
-    atomic_flag_clear(&w->full_lock);
-    atomic_init(&w->full_count, 0);
+    atomic_flag_clear(&w->work_lock);
+    atomic_init(&w->stealable, 0);
+    atomic_init(&w->range_count, 0);
+}
+
+void gc_work_lock(gc_collector *w)
+{
+    if (w->alone)
+        return;
+    for (uint32_t spins = 0;
+         atomic_flag_test_and_set_explicit(&w->work_lock, memory_order_acquire); spins++)
+        if (spins >= 64)
+            sched_yield();
 }
 
 static void free_chain(gc_work_block *b)
@@ -71,33 +84,79 @@ void gc_worker_close(gc_collector *w)
     free(w->ranges);
     w->full = w->spare = w->block = NULL;
     w->ranges = NULL;
-    w->range_count = w->range_capacity = 0;
+    atomic_store(&w->range_count, 0);
+    w->range_capacity = 0;
+    w->pushed_count = 0;
+    atomic_store(&w->stealable, 0);
+}
+
+/* Moves the n oldest privately pushed objects onto the current block (full blocks go on the
+ * full list); w's lock is held. */
+static void pushed_move_locked(gc_collector *w, uint32_t n)
+{
+    gc_work_block *b = w->block;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!b) {
+            b = w->block = gc_block_get(w);
+        } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
+            b->next = w->full;
+            w->full = b;
+            b = w->block = gc_block_get(w);
+        }
+        b->objs[b->count++] = w->pushed[i];
+    }
+    memmove(w->pushed, w->pushed + n, (w->pushed_count - n) * sizeof w->pushed[0]);
+    w->pushed_count -= n;
+    gc_stealable_add(w, n);
 }
 
 void gc_worker_push(gc_collector *w, gc_header *h)
 {
-    gc_work_block *b = w->block;
-    if (!b) {
-        b = w->block = gc_block_get(w);
-    } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
-        gc_worker_give(w, b);
-        b = w->block = gc_block_get(w);
+    if (w->pushed_count == GC_PUSH_BUFFER) {
+        gc_work_lock(w);
+        pushed_move_locked(w, GC_PUSH_BUFFER / 2); /* the newer half stays, for locality */
+        gc_work_unlock(w);
+        gc_worker_published(w);
     }
-    b->objs[b->count++] = h;
+    w->pushed[w->pushed_count++] = h;
 }
 
+void gc_worker_publish(gc_collector *w)
+{
+    gc_worker_return_ahead(w);
+    gc_work_lock(w);
+    pushed_move_locked(w, w->pushed_count);
+    gc_work_unlock(w);
+    gc_worker_published(w);
+}
+
+/* The most recently found object: from the private stack, else (under the lock) a batch off
+ * the current block or a full block; NULL when w holds nothing. */
 static gc_header *worker_pop(gc_collector *w)
 {
+    if (w->pushed_count > 0)
+        return w->pushed[--w->pushed_count];
+    gc_work_lock(w);
     gc_work_block *b = w->block;
     while (!b || b->count == 0) {
-        gc_work_block *next = gc_worker_take_full(w);
-        if (!next)
+        gc_work_block *next = w->full;
+        if (!next) {
+            gc_work_unlock(w);
             return NULL;
+        }
+        w->full = next->next;
+        next->next = NULL;
         if (b)
             gc_block_put(w, b);
         b = w->block = next;
     }
-    return b->objs[--b->count];
+    uint32_t n = b->count < GC_PUSH_BUFFER / 2 ? b->count : GC_PUSH_BUFFER / 2;
+    b->count -= n;
+    memcpy(w->pushed, b->objs + b->count, n * sizeof b->objs[0]); /* the top stays on top */
+    w->pushed_count = n;
+    gc_stealable_add(w, -(int64_t)n);
+    gc_work_unlock(w);
+    return w->pushed[--w->pushed_count];
 }
 
 /* The prefetching iterator: objects popped for scanning wait in a short FIFO after their
@@ -134,15 +193,42 @@ void gc_worker_return_ahead(gc_collector *w)
     w->ahead_head = 0;
 }
 
-void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
+void gc_worker_push_range_locked(gc_collector *w, gc_array_range r)
 {
-    if (w->range_count == w->range_capacity) {
+    uint32_t n = atomic_load_explicit(&w->range_count, memory_order_relaxed);
+    if (n == w->range_capacity) {
         gc_array_range *v = gc_grow(w->ranges, sizeof *v, &w->range_capacity, 16);
         if (!v)
             abort(); /* marking cannot drop work (see reap_gc.h on aborts) */
         w->ranges = v;
     }
-    w->ranges[w->range_count++] = (gc_array_range){ obj, offset, start };
+    w->ranges[n] = r;
+    atomic_store_explicit(&w->range_count, n + 1, memory_order_relaxed);
+    gc_stealable_add(w, GC_STEAL_MIN); /* a piece is always worth stealing */
+}
+
+void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start)
+{
+    gc_work_lock(w);
+    gc_worker_push_range_locked(w, (gc_array_range){ obj, offset, start });
+    gc_work_unlock(w);
+    gc_worker_published(w);
+}
+
+/* Takes w's most recent piece of a long array, if it has one left. */
+static bool take_range(gc_collector *w, gc_array_range *out)
+{
+    if (atomic_load_explicit(&w->range_count, memory_order_relaxed) == 0)
+        return false;
+    gc_work_lock(w);
+    uint32_t n = atomic_load_explicit(&w->range_count, memory_order_relaxed);
+    if (n > 0) {
+        *out = w->ranges[n - 1];
+        atomic_store_explicit(&w->range_count, n - 1, memory_order_relaxed);
+        gc_stealable_add(w, -(int64_t)GC_STEAL_MIN);
+    }
+    gc_work_unlock(w);
+    return n > 0;
 }
 
 /* ---- marking one reference ------------------------------------------------------------- */
@@ -182,6 +268,7 @@ static void mark_cluster(gc_collector *w, gc_header *root)
 {
     gc_heap *heap = w->heap;
     gc_cluster *c = &heap->clusters[gc_cluster_id_of(heap, root)];
+    gc_work_add(&w->work_done, c->members.count * GC_WORK_OBJECT); /* one unbroken piece */
     for (size_t i = 0; i < c->members.count; i++) {
         gc_header *m = c->members.data[i];
         if (gc_try_mark(heap, w->mark_value, m)) { /* only this worker marks the members */
@@ -231,42 +318,75 @@ static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
     mark_header(w, h);
 }
 
-/* A killable reference. Most targets are plain objects: their mark byte is read and stored
- * beside the slab without touching the object (a plain store: see GC_MB_MARK); only a newly
- * marked one is prefetched, for its scan. Special objects take the header path. */
-static inline void mark_slot(gc_collector *w, void **slot)
+/* Killable references, `n` consecutive slots (a run of members, a piece of an array): the
+ * marker's hot loop. Most targets are plain objects in the region: their two bits are read
+ * (and the mark set) beside the slab without touching the object; only a newly marked one
+ * is prefetched, for its scan. Special objects and objects outside the region take the
+ * header path. The heap's tables are read into locals once, since the stores of marks
+ * (bytes) could alias anything the compiler would otherwise reload. */
+static void mark_slots(gc_collector *w, void **slots, uint32_t n)
 {
-    /* Two workers may scan one object (see GC_MB_MARK), and one may null a reference to
-     * garbage that the other reads: the slot is read and nulled atomically (plain moves). */
-    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
-    if (!p)
-        return;
-    gc_header *h = gc_hdr(p);
     if (w->direct) {
-        if (w->visit)
-            w->visit(w, h);
+        for (uint32_t i = 0; i < n; i++) {
+            /* One worker may null a reference to garbage that another reads: the slot is
+             * read and nulled atomically (plain moves). */
+            void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+            if (!p)
+                continue;
+            if (w->visit)
+                w->visit(w, gc_hdr(p));
+            else
+                check_slot(w, &slots[i], gc_hdr(p));
+        }
+        return;
+    }
+    const gc_heap *heap = w->heap;
+    const char *const region = heap->region;
+    const size_t region_bytes = heap->region_bytes;
+    const uint32_t *const inv = heap->slab_inv;
+    _Atomic uint8_t *const marks = heap->slab_marks;
+    const uint32_t mark_value = w->mark_value;
+    const bool alone = w->alone, prefetch = !w->no_prefetch;
+    for (uint32_t i = 0; i < n; i++) {
+        void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+        if (!p)
+            continue;
+        gc_header *h = gc_hdr(p);
+        uintptr_t off = (uintptr_t)((const char *)h - region);
+        if (off >= region_bytes) {
+            check_slot(w, &slots[i], h); /* outside the region: the header holds the mark */
+            continue;
+        }
+        uint32_t si = (uint32_t)(off >> GC_SLAB_SHIFT);
+        uint32_t slot = (uint32_t)(((off & (GC_SLAB_SIZE - 1)) * inv[si]) >> 32);
+        gc_mark_loc loc = {
+            &marks[((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT)],
+            (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1))),
+        };
+        uint8_t v = atomic_load_explicit(loc.byte, memory_order_relaxed);
+        if (v & gc_special_bit(loc.bit)) {
+            check_slot(w, &slots[i], h); /* the header decides */
+            continue;
+        }
+        if (((v & loc.bit) != 0) == mark_value)
+            continue;
+        if (alone)
+            atomic_store_explicit(loc.byte, (uint8_t)(v ^ loc.bit), memory_order_relaxed);
+        else if (!gc_mark_bit_set(loc, mark_value))
+            continue; /* another worker just won it */
+        if (prefetch)
+            __builtin_prefetch(h, 0, 3);
+        if (w->pushed_count < GC_PUSH_BUFFER)
+            w->pushed[w->pushed_count++] = h;
         else
-            check_slot(w, slot, h);
-        return;
+            gc_worker_push(w, h);
     }
-    _Atomic uint8_t *mb = gc_mark_byte_of(w->heap, h);
-    uint8_t v = mb ? atomic_load_explicit(mb, memory_order_relaxed) : GC_MB_SPECIAL;
-    if (v & GC_MB_SPECIAL) {
-        check_slot(w, slot, h); /* special, or outside the region: the header decides */
-        return;
-    }
-    if ((v & GC_MB_MARK) == w->mark_value)
-        return;
-    atomic_store_explicit(mb, (uint8_t)(v ^ GC_MB_MARK), memory_order_relaxed);
-    if (!w->no_prefetch)
-        __builtin_prefetch(h, 0, 3);
-    gc_worker_push(w, h);
 }
 
 void gc_collector_add_ref(gc_collector *c, void **slot)
 {
     if (c && slot)
-        mark_slot(c, slot);
+        mark_slots(c, slot, 1);
 }
 
 void gc_collector_add_immutable(gc_collector *c, void *obj)
@@ -279,9 +399,7 @@ void gc_collector_add_immutable(gc_collector *c, void *obj)
 
 static void scan_ref_range(gc_collector *w, gc_ref_array *a, uint32_t start, uint32_t end)
 {
-    void **data = a->data;
-    for (uint32_t i = start; i < end; i++)
-        mark_slot(w, &data[i]);
+    mark_slots(w, (void **)a->data + start, end - start);
 }
 
 static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, char *base,
@@ -293,14 +411,11 @@ static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, ch
         case GC_OP_END:
             return;
         case GC_OP_REF:
-            mark_slot(w, (void **)(base + op->offset));
+            mark_slots(w, (void **)(base + op->offset), 1);
             break;
-        case GC_OP_REF_RUN: {
-            void **slots = (void **)(base + op->offset);
-            for (uint32_t k = 0; k < op->stride; k++)
-                mark_slot(w, &slots[k]);
+        case GC_OP_REF_RUN:
+            mark_slots(w, (void **)(base + op->offset), op->stride);
             break;
-        }
         case GC_OP_REF_ARRAY: {
             gc_ref_array *a = (gc_ref_array *)(base + op->offset);
             if (top_level && a->count > GC_ARRAY_PIECE && !w->visit) {
@@ -341,7 +456,10 @@ void gc_scan_object(gc_collector *w, gc_header *h)
     if (h->outer_index != GC_INDEX_NONE)
         mark_header(w, gc_object_at(heap, h->outer_index));
     w->scanning = h;
-    scan_ops(w, h, w->direct ? cls->schema : cls->mark_schema, gc_payload(h), true);
+    if (cls->run_count > 0 && !w->direct)
+        mark_slots(w, (void **)((char *)gc_payload(h) + cls->run_offset), cls->run_count);
+    else
+        scan_ops(w, h, w->direct ? cls->schema : cls->mark_schema, gc_payload(h), true);
     w->scanning = NULL;
     w->scanned++;
 }
@@ -366,22 +484,23 @@ bool gc_worker_drain(gc_collector *w, double deadline)
     gc_heap *heap = w->heap;
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
     for (;;) {
-        if (w->range_count > 0) {
-            scan_range_piece(w, w->ranges[--w->range_count]);
+        gc_array_range r;
+        if (take_range(w, &r)) {
+            scan_range_piece(w, r);
+            gc_work_add(&w->work_done, GC_WORK_UNIT);
             until_check = 0; /* a piece is a lot of work: check the clock after each */
         } else {
             gc_header *h = scan_next(w);
             if (!h)
                 return true;
             gc_scan_object(w, h);
+            gc_work_add(&w->work_done, GC_WORK_OBJECT);
         }
         if (until_check == 0 || --until_check == 0) {
             if (deadline > 0 && gc_past(heap, deadline)) {
                 gc_worker_return_ahead(w);
                 return gc_worker_is_empty(w);
             }
-            if (atomic_load_explicit(&heap->idle_workers, memory_order_relaxed) > 0)
-                gc_worker_share(w);
             until_check = GC_TIME_CHECK_INTERVAL;
         }
     }
@@ -483,6 +602,7 @@ gc_result gc_mark_begin(gc_heap *heap)
         w->mark_value = heap->mark_value;
         w->last_class = NULL;
         w->no_prefetch = heap->settings.no_prefetch;
+        w->alone = heap->mark_workers == 1;
         w->scanned = 0;
         w->stolen = 0;
     }

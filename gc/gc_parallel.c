@@ -5,13 +5,14 @@
  * lists, and every other worker's lists are empty or hold what a suspended slice left; that
  * leftover is first made stealable. The calling thread runs worker 0; pool threads run
  * workers 1..n-1, each if it starts before the caller runs out of work (a thread the
- * scheduler is slow to run is withdrawn, not waited for). Each drains its own lists,
- * publishing full blocks; a worker that runs dry counts itself idle and steals full blocks
- * from the others. On exit either every list is empty (marking complete: true) or the
- * deadline passed and every worker kept what it had left (false).
+ * scheduler is slow to run is withdrawn, not waited for). Each drains its own lists, which
+ * are stealable but for a few dozen objects (see GC_PUSH_BUFFER); a worker that runs dry
+ * counts itself idle and steals an array piece, a full block or half a block from the
+ * others. On exit either every list is empty (marking complete: true) or the deadline passed
+ * and every worker kept what it had left (false).
  *
  * The single-threaded marker in gc_mark.c runs the very same drain loop; with one worker it
- * only puts full blocks on its own list and takes them back.
+ * takes no lock and nobody steals.
  */
 #include "gc_internal.h"
 
@@ -19,102 +20,93 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- stealable work: full blocks, sharing, stealing ------------------------------------- */
-
-static void full_lock(gc_collector *w)
-{
-    while (atomic_flag_test_and_set_explicit(&w->full_lock, memory_order_acquire))
-        ;
-}
-
-static void full_unlock(gc_collector *w)
-{
-    atomic_flag_clear_explicit(&w->full_lock, memory_order_release);
-}
+/* ---- stealable work ------------------------------------------------------------------ */
 
 static void wake_sleepers(struct gc_pool *pool);
 
-void gc_worker_give(gc_collector *w, gc_work_block *b)
+void gc_worker_published(gc_collector *w)
 {
-    full_lock(w);
-    b->next = w->full;
-    w->full = b;
-    atomic_fetch_add(&w->full_count, 1); /* before the sleepers are read: see idle_sleep */
-    full_unlock(w);
-    if (w->heap->pool)
+    if (w->alone || !w->heap->pool)
+        return;
+    /* The count was stored before the sleepers are read (the fence), and a sleeper counts
+     * itself before it reads the counts: one of the two sees the other (see idle_sleep). */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&w->stealable, memory_order_relaxed) >= GC_STEAL_MIN)
         wake_sleepers(w->heap->pool);
-}
-
-gc_work_block *gc_worker_take_full(gc_collector *w)
-{
-    if (atomic_load_explicit(&w->full_count, memory_order_acquire) == 0)
-        return NULL;
-    full_lock(w);
-    gc_work_block *b = w->full;
-    if (b) {
-        w->full = b->next;
-        b->next = NULL;
-        atomic_fetch_sub_explicit(&w->full_count, 1, memory_order_relaxed);
-    }
-    full_unlock(w);
-    return b;
 }
 
 bool gc_worker_is_empty(const gc_collector *w)
 {
-    return w->range_count == 0 && w->ahead_count == 0 && (!w->block || w->block->count == 0) &&
-           atomic_load_explicit(&w->full_count, memory_order_acquire) == 0;
+    return w->pushed_count == 0 && w->ahead_count == 0 &&
+           atomic_load_explicit(&((gc_collector *)w)->stealable, memory_order_acquire) == 0;
 }
 
-/* Takes one full block from another worker; returns true if it got one. */
+/* Takes work from a victim, under its lock: its most recent piece of a long array, else a
+ * full block, else the older half of its current block. */
+static bool steal_from(gc_collector *thief, gc_collector *victim, gc_array_range *range,
+                       gc_work_block **block)
+{
+    bool got = false;
+    gc_work_lock(victim);
+    uint32_t ranges = atomic_load_explicit(&victim->range_count, memory_order_relaxed);
+    gc_work_block *cur = victim->block;
+    if (ranges > 0) {
+        *range = victim->ranges[ranges - 1];
+        atomic_store_explicit(&victim->range_count, ranges - 1, memory_order_relaxed);
+        gc_stealable_add(victim, -(int64_t)GC_STEAL_MIN);
+        got = true;
+    } else if (victim->full) {
+        *block = victim->full;
+        victim->full = (*block)->next;
+        (*block)->next = NULL;
+        gc_stealable_add(victim, -(int64_t)(*block)->count);
+        got = true;
+    } else if (cur && cur->count >= GC_STEAL_MIN) {
+        gc_work_block *half = gc_block_get(thief); /* the thief's spares: only it uses them */
+        uint32_t n = cur->count / 2;
+        memcpy(half->objs, cur->objs, n * sizeof cur->objs[0]);
+        memmove(cur->objs, cur->objs + n, (cur->count - n) * sizeof cur->objs[0]);
+        cur->count -= n;
+        half->count = n;
+        gc_stealable_add(victim, -(int64_t)n);
+        *block = half;
+        got = true;
+    }
+    gc_work_unlock(victim);
+    return got;
+}
+
 bool gc_worker_steal(gc_collector *thief)
 {
     gc_heap *heap = thief->heap;
     uint32_t n = heap->mark_workers;
     for (uint32_t k = 1; k < n; k++) {
         gc_collector *victim = heap->workers[(thief->worker_index + k) % n];
-        gc_work_block *b = gc_worker_take_full(victim);
+        if (atomic_load_explicit(&victim->stealable, memory_order_relaxed) < GC_STEAL_MIN)
+            continue;
+        gc_array_range range;
+        gc_work_block *b = NULL;
+        if (!steal_from(thief, victim, &range, &b))
+            continue;
+        gc_work_lock(thief); /* never two locks at once: the victim's is released */
         if (b) {
-            if (thief->block && thief->block->count == 0)
-                gc_block_put(thief, thief->block);
-            else if (thief->block)
-                gc_worker_give(thief, thief->block);
+            gc_work_block *mine = thief->block;
+            if (mine && mine->count > 0) {
+                mine->next = thief->full;
+                thief->full = mine;
+            } else if (mine) {
+                gc_block_put(thief, mine);
+            }
             thief->block = b;
-            thief->stolen++;
-            return true;
+            gc_stealable_add(thief, b->count);
+        } else {
+            gc_worker_push_range_locked(thief, range);
         }
+        gc_work_unlock(thief);
+        thief->stolen++;
+        return true;
     }
     return false;
-}
-
-/* Another worker is idle: hand it the older half of the current block. */
-void gc_worker_share(gc_collector *w)
-{
-    gc_work_block *b = w->block;
-    if (!b || b->count < 16)
-        return;
-    gc_work_block *half = gc_block_get(w);
-    uint32_t n = b->count / 2;
-    memcpy(half->objs, b->objs, n * sizeof b->objs[0]);
-    memmove(b->objs, b->objs + n, (b->count - n) * sizeof b->objs[0]);
-    half->count = n;
-    b->count -= n;
-    gc_worker_give(w, half);
-}
-
-/* Makes everything w holds stealable (its private block onto its full list) and hands its
- * array pieces to `to`; w is not running. */
-void gc_worker_expose(gc_collector *w, gc_collector *to)
-{
-    gc_worker_return_ahead(w);
-    if (w->block && w->block->count > 0) {
-        gc_worker_give(w, w->block);
-        w->block = NULL;
-    }
-    while (w->range_count > 0) {
-        gc_array_range r = w->ranges[--w->range_count];
-        gc_worker_push_range(to, r.obj, r.offset, r.start);
-    }
 }
 
 /* ---- the marker threads --------------------------------------------------------------- */
@@ -168,7 +160,7 @@ static void wake_sleepers(gc_pool *pool)
 static bool any_stealable(const gc_heap *heap)
 {
     for (uint32_t i = 0; i < heap->mark_workers; i++)
-        if (atomic_load(&heap->workers[i]->full_count) > 0)
+        if (atomic_load(&heap->workers[i]->stealable) >= GC_STEAL_MIN)
             return true;
     return false;
 }
@@ -339,8 +331,8 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     uint32_t n = heap->mark_workers;
     atomic_store(&heap->idle_workers, 0);
     atomic_store(&pool->stop, false);
-    for (uint32_t i = 1; i < n; i++)
-        gc_worker_expose(heap->workers[i], heap->workers[0]);
+    for (uint32_t i = 0; i < n; i++)
+        gc_worker_publish(heap->workers[i]); /* what a slice left is stealable */
 
     uv_mutex_lock(&pool->mutex);
     pool->deadline = deadline;

@@ -35,6 +35,7 @@ bool gc_purge_begin_destroy(gc_heap *heap, double deadline)
         if (cls->hooks.begin_destroy && !(gc_flags(h) & GC_F_BEGIN_DESTROYED))
             cls->hooks.begin_destroy(gc_payload(h));
         gc_flags_set(h, GC_F_BEGIN_DESTROYED);
+        gc_work_add(&heap->work_done, GC_WORK_OBJECT);
         if (timed && --until_check == 0) {
             if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
                 return false;
@@ -64,6 +65,7 @@ static bool retry_pending(gc_heap *heap)
 {
     gc_ptr_vec *p = &heap->pending_finish;
     size_t kept = 0;
+    gc_work_add(&heap->work_done, p->count * GC_WORK_OBJECT); /* one unbroken pass */
     for (size_t i = 0; i < p->count; i++)
         if (!try_finish(heap, p->data[i]))
             p->data[kept++] = p->data[i];
@@ -79,6 +81,7 @@ bool gc_purge_finish_destroy(gc_heap *heap, double deadline)
         gc_header *h = heap->unreachable.data[heap->purge_cursor++];
         if (!try_finish(heap, h))
             gc_ptr_vec_push_reserved(&heap->pending_finish, h); /* see gc_mark_begin */
+        gc_work_add(&heap->work_done, GC_WORK_OBJECT);
         if (deadline > 0 && --until_check == 0) {
             if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
                 return false;
@@ -151,6 +154,7 @@ bool gc_purge_free(gc_heap *heap, double deadline)
             gc_ptr_vec_push_reserved(&heap->purge_classes, h); /* room: see gc_mark_begin */
         else
             free_one(heap, h);
+        gc_work_add(&heap->work_done, GC_WORK_OBJECT);
         if (deadline > 0 && --until_check == 0) {
             if (gc_past(heap, deadline))
                 return false;
@@ -161,6 +165,7 @@ bool gc_purge_free(gc_heap *heap, double deadline)
         size_t n = plain->count - i < GC_TIME_CHECK_INTERVAL ? plain->count - i
                                                               : GC_TIME_CHECK_INTERVAL;
         free_plain(heap, (gc_header **)&plain->data[i], n);
+        gc_work_add(&heap->work_done, n * GC_WORK_OBJECT);
         i += n;
         heap->purge_cursor += n;
         if (i < plain->count && gc_past(heap, deadline))

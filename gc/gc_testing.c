@@ -14,6 +14,25 @@ static void fake_clock_init(void)
     uv_mutex_init(&fake_clock_mutex);
 }
 
+_Static_assert(GC_TESTING_WORK_UNIT == GC_WORK_UNIT, "one unit of work, as the loops count it");
+
+uint64_t gc_testing_work_done(const gc_heap *heap)
+{
+    uint64_t n = atomic_load_explicit(&((gc_heap *)heap)->work_done, memory_order_relaxed);
+    for (uint32_t i = 0; i < GC_MAX_WORKERS; i++)
+        if (heap->workers[i])
+            n += atomic_load_explicit(&heap->workers[i]->work_done, memory_order_relaxed);
+    return n;
+}
+
+double gc_work_clock_read(void *userdata)
+{
+    const gc_work_clock *c = userdata;
+    if (!c->heap)
+        return c->base;
+    return c->base + (double)gc_testing_work_done(c->heap) * c->unit_seconds / GC_WORK_UNIT;
+}
+
 double gc_fake_clock_read(void *userdata)
 {
     gc_fake_clock *c = userdata;
@@ -50,12 +69,11 @@ const char *gc_testing_check(gc_heap *heap)
             return "an object is half-destroyed while the collector is idle";
         if ((f & GC_F_ROOT) && (f & GC_F_GARBAGE))
             return "an object is both rooted and garbage";
-        _Atomic uint8_t *mb = gc_mark_byte_of(heap, h);
-        if (mb) {
+        if (gc_in_region(heap, h)) {
             uint32_t si = gc_slab_index(heap, h);
             uint32_t slot = gc_slab_slot(heap, si, h);
             const gc_slab_meta *m = &heap->slab_meta[si];
-            if (((atomic_load(mb) & GC_MB_SPECIAL) != 0) != ((f & GC_F_SPECIAL) != 0))
+            if (gc_special_bit_of(heap, h) != ((f & GC_F_SPECIAL) != 0))
                 return "an object's special bit disagrees with its flags";
             if (heap->region + ((size_t)si << GC_SLAB_SHIFT) + (size_t)slot * m->object_size !=
                     (char *)h || slot >= m->capacity)

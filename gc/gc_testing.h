@@ -14,6 +14,22 @@ typedef struct gc_fake_clock {
 } gc_fake_clock;
 double gc_fake_clock_read(void *userdata);
 
+/* A clock that runs only while the collector works: it reads `base` plus the work the heap
+ * has done since it was created (every sliced loop counts what it does), at `unit_seconds`
+ * per GC_TESTING_WORK_UNIT, the work a loop does between two looks at the clock. A step that
+ * keeps to its budget then takes at most its budget plus one unit; one that ignores it shows
+ * as a long step. Set `heap` once the heap exists (it reads `base` until then). */
+#define GC_TESTING_WORK_UNIT 1024u
+typedef struct gc_work_clock {
+    gc_heap *heap;
+    double base;          /* advanced by hand for time between steps */
+    double unit_seconds;
+} gc_work_clock;
+double gc_work_clock_read(void *userdata);
+
+/* The heap's work so far, in GC_TESTING_WORK_UNIT per unit (collector thread and workers). */
+uint64_t gc_testing_work_done(const gc_heap *heap);
+
 /* Checks the heap's invariants; returns NULL if they hold, else a static description of the
  * first violation: live count matches the array, free list is sound, pin table entries match
  * flags, no object is half-destroyed while the heap is idle, names resolve to their objects. */

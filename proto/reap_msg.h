@@ -14,7 +14,7 @@
 
 #include "reap.pb-c.h"
 
-/* ENet channels (DESIGN.md section 4). */
+/* ENet channels (reap.proto says what each carries). */
 enum {
     MSG_CHANNEL_CONTROL = 0,     /* reliable: hello, requests, replies, errors, goodbye */
     MSG_CHANNEL_REPLICATION = 1, /* reliable: actor spawns and destroys */

@@ -1,7 +1,7 @@
 /*
  * admin_metrics.c - the /metrics page in the Prometheus text format (version 0.0.4).
  *
- * Names are the outward contract of DESIGN.md section 4; counters end in _total, times are in
+ * Names are an outward contract (operators and checks rely on them); counters end in _total, times are in
  * seconds, and every family has HELP and TYPE lines (promtool check metrics passes).
  */
 #include "admin.h"
@@ -179,7 +179,7 @@ void admin_metrics_render(engine *e, strbuf *out)
     admin_metrics_render_frame(e, out);
 }
 
-/* The frame's cost by phase, and what replication sends (DESIGN.md section 3). */
+/* The frame's cost by phase, and what replication sends. */
 static void admin_metrics_render_frame(engine *e, strbuf *out)
 {
     const net_driver_counters *nc = net_driver_counters_get(e->net);

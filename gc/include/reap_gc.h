@@ -469,7 +469,7 @@ typedef struct gc_memory {
     size_t large_bytes;     /* objects too big for a slab, headers included */
     size_t array_bytes;     /* the object array's chunks (12 bytes per slot; the slots of a
                                chunk left empty by a collection are given back) */
-    size_t slab_side_bytes; /* mark bytes and bookkeeping of the slabs in use */
+    size_t slab_side_bytes; /* mark bits and bookkeeping of the slabs in use */
     size_t total_bytes;     /* the four above */
     size_t free_slab_bytes; /* empty slabs kept committed for reuse (the rest go back to the
                                system after each collection) */

@@ -1,7 +1,7 @@
 /*
- * bench_graph.c - generators for the standard benchmark graph (DESIGN.md section 5) and the
+ * bench_graph.c - generators for the standard benchmark graph (bench_graph.h) and the
  * big-array graph. The order in which random numbers are drawn is part of the definition:
- * change nothing here without changing the design note, or comparisons across versions lie.
+ * change nothing here without saying so in bench_graph.h, or comparisons across versions lie.
  */
 #include "bench_graph.h"
 

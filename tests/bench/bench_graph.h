@@ -1,7 +1,7 @@
 /*
  * bench_graph.h - the graphs every collector in the benchmark builds its objects from.
  *
- * The standard benchmark graph (DESIGN.md section 5): N objects, each with 4 reference slots,
+ * The standard benchmark graph: N objects, each with 4 reference slots,
  * edges drawn from splitmix64 seeded with 0x5EEDF00D and below(n) = (splitmix64() * n) >> 64.
  * Generators produce an edge table (child[i][j] = index of the object slot j of object i
  * refers to) and the roots; each collector then creates its own objects in index order and
@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#define BENCH_GRAPH_N 1000000u       /* DESIGN.md section 5 */
+#define BENCH_GRAPH_N 1000000u       /* the standard graph */
 #define BENCH_GRAPH_SLOTS 4u
 #define BENCH_GRAPH_PAYLOAD 64u       /* bytes per object, the 4 slots included */
 #define BENCH_GRAPH_SEED 0x5EEDF00Dull
@@ -44,11 +44,11 @@ typedef struct bench_rng {
 
 void bench_rng_seed(bench_rng *r, uint64_t seed);
 uint64_t bench_rng_next(bench_rng *r);
-/* A uniform integer in [0, n) by the multiply-shift rule of DESIGN.md section 5. */
+/* A uniform integer in [0, n) by the multiply-shift rule above. */
 uint32_t bench_rng_below(bench_rng *r, uint32_t n);
 
 /* Generates the given shape over n objects (n = BENCH_GRAPH_N for the standard graph).
- * ROOT_ARRAY and SINGLE_ROOT follow DESIGN.md section 5 exactly. BIG_ARRAY has no edges
+ * ROOT_ARRAY and SINGLE_ROOT are the standard graph exactly. BIG_ARRAY has no edges
  * between the n objects (every slot empty): all marking work is the one array, which is
  * what it is meant to test. Returns 0, or -1 if out of memory. Free with bench_graph_free. */
 int bench_graph_generate(bench_graph *g, bench_shape shape, uint32_t n);

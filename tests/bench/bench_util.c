@@ -23,6 +23,13 @@ double bench_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double bench_thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* ---- statistics ---------------------------------------------------------------------- */
 
 void bench_runs_add(bench_runs *r, double seconds)
@@ -161,6 +168,68 @@ void bench_print_load(const char *when)
     fflush(stdout);
 }
 
+/* Reads one line of a sysfs file into buf (newline dropped); false if it cannot. */
+static bool sysfs_line(const char *dir, const char *name, char *buf, size_t size)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)size, f) != NULL;
+    fclose(f);
+    if (ok)
+        buf[strcspn(buf, "\n")] = '\0';
+    return ok && buf[0] != '\0';
+}
+
+int bench_caches(bench_cache *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < 16 && n < max; i++) {
+        char dir[96], level[16], type[32];
+        snprintf(dir, sizeof dir, "/sys/devices/system/cpu/cpu0/cache/index%d", i);
+        if (!sysfs_line(dir, "level", level, sizeof level) ||
+            !sysfs_line(dir, "type", type, sizeof type))
+            break;
+        if (strcmp(type, "Instruction") == 0)
+            continue; /* marking is about data */
+        bench_cache *c = &out[n];
+        snprintf(c->name, sizeof c->name, "L%d%s", atoi(level) % 10,
+                 strcmp(type, "Data") == 0 ? "d" : "");
+        if (!sysfs_line(dir, "size", c->size, sizeof c->size))
+            snprintf(c->size, sizeof c->size, "?");
+        if (!sysfs_line(dir, "shared_cpu_list", c->shared, sizeof c->shared))
+            snprintf(c->shared, sizeof c->shared, "?");
+        n++;
+    }
+    return n;
+}
+
+const char *bench_caches_str(char *buf, size_t size)
+{
+    bench_cache c[8];
+    int n = bench_caches(c, 8);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s %s (cpus %s)", i ? ", " : "",
+                                 c[i].name, c[i].size, c[i].shared);
+    if (n == 0)
+        snprintf(buf, size, "unknown (no /sys/devices/system/cpu/cpu0/cache)");
+    return buf;
+}
+
+void bench_json_caches(bench_json *j)
+{
+    bench_cache c[8];
+    int n = bench_caches(c, 8);
+    bench_json_begin(j, "caches");
+    for (int i = 0; i < n; i++)
+        bench_json_str(j, c[i].name, c[i].size);
+    bench_json_end(j);
+}
+
 void bench_print_environment(void)
 {
 #ifdef __VERSION__
@@ -171,6 +240,8 @@ void bench_print_environment(void)
     printf("environment: cc %s, %s, %ld cores online\n", cc,
            bench_is_optimised() ? "optimised" : "NOT OPTIMISED (figures meaningless)",
            sysconf(_SC_NPROCESSORS_ONLN));
+    char caches[256];
+    printf("environment: caches of cpu0 (sysfs): %s\n", bench_caches_str(caches, sizeof caches));
     bench_print_load("at start");
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     printf("environment: built with a sanitizer: figures are not comparable\n");

@@ -23,6 +23,9 @@
 
 /* Monotonic seconds. */
 double bench_now(void);
+/* CPU seconds the calling thread has run (CLOCK_THREAD_CPUTIME_ID): beside wall time, it
+ * tells a slice the scheduler interrupted (wall > CPU) from one that did too much work. */
+double bench_thread_cpu(void);
 
 /* ---- statistics ---------------------------------------------------------------------- */
 
@@ -70,9 +73,23 @@ const char *bench_fmt_ms(char *buf, size_t size, double seconds);
 /* Formats a plain number with `decimals` decimals, or "n/a". */
 const char *bench_fmt_num(char *buf, size_t size, double v, int decimals);
 
+/* The data and unified caches of CPU 0 as sysfs describes them (size as written there,
+ * "512K"; the CPUs sharing it, "0-1"), smallest level first. Figures from machines with
+ * other caches are not comparable: the standard graph fits in few of them. Returns how many
+ * were found (0 without sysfs). */
+typedef struct bench_cache {
+    char name[16];      /* "L1d", "L2", "L3" */
+    char size[16];
+    char shared[32];
+} bench_cache;
+int bench_caches(bench_cache *out, int max);
+/* "L1d 32K (cpus 0), L2 512K (cpus 0), L3 32768K (cpus 0-1)" into buf. */
+const char *bench_caches_str(char *buf, size_t size);
+
 /* True when the build was optimised; benchmarks warn loudly otherwise. */
 bool bench_is_optimised(void);
-/* Lines naming the compiler, the optimisation, the machine's core count and its load. */
+/* Lines naming the compiler, the optimisation, the machine's core count, its caches and its
+ * load. */
 void bench_print_environment(void);
 /* One line with /proc/loadavg, e.g. when = "at the end". */
 void bench_print_load(const char *when);
@@ -98,6 +115,8 @@ void bench_json_ms(bench_json *j, const char *key, double seconds); /* seconds -
 void bench_json_int(bench_json *j, const char *key, long long v);
 void bench_json_str(bench_json *j, const char *key, const char *s);
 void bench_json_bool(bench_json *j, const char *key, bool v);
+/* "caches": {"L1d": "32K", ...} (bench_caches). */
+void bench_json_caches(bench_json *j);
 /* An array of the runs in milliseconds. */
 void bench_json_runs_ms(bench_json *j, const char *key, const bench_runs *r);
 

@@ -57,11 +57,13 @@ static unsigned env_count(const char *name, unsigned fallback)
 typedef struct reading {
     double rss;
     double heap;
+    gc_memory mem;
 } reading;
 
 static reading read_now(gc_heap *heap)
 {
-    reading r = { bench_rss(), (double)gc_heap_bytes(heap) };
+    reading r = { bench_rss(), (double)gc_heap_bytes(heap), { 0 } };
+    gc_memory_get(heap, &r.mem);
     return r;
 }
 
@@ -147,6 +149,8 @@ int main(int argc, char **argv)
 
     printf("churn_bench: %u bots x %u props x %u rounds; objects now %u\n", bots, props, rounds,
            gc_object_count(heap));
+    char caches[256];
+    printf("churn_bench: caches of cpu0: %s\n", bench_caches_str(caches, sizeof caches));
     printf("%-28s %12s %14s\n", "", "RSS (MiB)", "gc_heap_bytes");
     const char *names[4] = { "after warm-up", "peak of the churn", "after the collection",
                              "after malloc_trim(0)" };
@@ -156,10 +160,20 @@ int main(int argc, char **argv)
     printf("RSS after the collection / after warm-up: %.2f (with malloc_trim: %.2f; target "
            "<= 1.25); collection %.1f ms\n", after.rss / warm.rss, trimmed.rss / warm.rss,
            collect_s * 1e3);
+    /* What the collector still holds after the collection beyond the warm-up (the rest of
+     * the RSS growth is the C library's heap and the pages of side tables it touched). */
+    printf("the collector's part (KiB, after the collection - after warm-up): slabs in use %+.0f, "
+           "empty slabs kept for reuse %+.0f, object array %+.0f, mark bits and slab "
+           "bookkeeping %+.0f\n",
+           ((double)after.mem.slab_bytes - (double)warm.mem.slab_bytes) / 1024,
+           ((double)after.mem.free_slab_bytes - (double)warm.mem.free_slab_bytes) / 1024,
+           ((double)after.mem.array_bytes - (double)warm.mem.array_bytes) / 1024,
+           ((double)after.mem.slab_side_bytes - (double)warm.mem.slab_side_bytes) / 1024);
 
     bench_json j;
     if (!bench_json_open(&j, outdir, "churn.json"))
         return 1;
+    bench_json_caches(&j);
     bench_json_int(&j, "bots", bots);
     bench_json_int(&j, "props_per_bot", props);
     bench_json_int(&j, "rounds", rounds);

@@ -95,6 +95,9 @@ typedef struct incr_figures {
     double single_call;      /* when not supported: the one call's duration */
     double first, last;      /* the first call (gc_collect) and the last slice */
     uint32_t longest_at;     /* 1-based position of the longest slice */
+    double cpu_of_longest;   /* thread CPU time of the longest slice (wall - CPU: preempted) */
+    double longest_cpu;      /* the most thread CPU time any slice took (work done) */
+    uint32_t longest_cpu_at;
 } incr_figures;
 
 typedef struct shape_figures {
@@ -116,6 +119,8 @@ typedef struct purge_figures {
     bool supported;
     bench_slices slices;
     double mark_gather;      /* the gc_collect(heap, 0, false) that left the purge pending */
+    double cpu_of_longest;   /* thread CPU time of the longest slice */
+    double longest_cpu;      /* the most thread CPU time of any slice */
     uint32_t destroyed;
 } purge_figures;
 
@@ -317,8 +322,9 @@ static void measure_live(reap_bench *b, shape_figures *f, bool with_workers)
  * purge (empty: everything is live) is finished untimed. */
 static void measure_incremental(reap_bench *b, incr_figures *f, bool sliced_gather)
 {
-    static double slices[MAX_SLICES];
+    static double slices[MAX_SLICES], cpu[MAX_SLICES];
     size_t n = 0;
+    double c0;
     memset(f, 0, sizeof *f);
     f->single_call = NAN;
     if (configure(b, 0, sliced_gather ? 2 : 1, true) != GC_OK) {
@@ -326,12 +332,16 @@ static void measure_incremental(reap_bench *b, incr_figures *f, bool sliced_gath
         return;
     }
     double t0 = bench_now();
+    c0 = bench_thread_cpu();
     gc_result r = gc_collect(b->heap, 0, false);
+    cpu[n] = bench_thread_cpu() - c0;
     slices[n++] = bench_now() - t0;
     if (r == GC_OK) {
         while (gc_is_incremental_reachability_pending(b->heap) && n < MAX_SLICES) {
             t0 = bench_now();
+            c0 = bench_thread_cpu();
             gc_incremental_reachability_step(b->heap);
+            cpu[n] = bench_thread_cpu() - c0;
             slices[n++] = bench_now() - t0;
         }
     }
@@ -343,7 +353,9 @@ static void measure_incremental(reap_bench *b, incr_figures *f, bool sliced_gath
         bool done = false;
         while (!done && n < MAX_SLICES) {
             t0 = bench_now();
+            c0 = bench_thread_cpu();
             done = gc_incremental_purge(b->heap, SLICE_LIMIT);
+            cpu[n] = bench_thread_cpu() - c0;
             slices[n++] = bench_now() - t0;
         }
     }
@@ -358,6 +370,13 @@ static void measure_incremental(reap_bench *b, incr_figures *f, bool sliced_gath
         if (slices[i] > slices[longest])
             longest = i;
     f->longest_at = (uint32_t)longest + 1; /* before the summary sorts the slices */
+    f->cpu_of_longest = cpu[longest];
+    size_t most = 0;
+    for (size_t i = 1; i < n; i++)
+        if (cpu[i] > cpu[most])
+            most = i;
+    f->longest_cpu = cpu[most];
+    f->longest_cpu_at = (uint32_t)most + 1;
     if (!f->supported) {
         f->single_call = slices[0];
         f->slices.count = 0;
@@ -420,10 +439,19 @@ static void measure_purge(reap_bench *b, const bench_graph *g, purge_figures *f)
     f->mark_gather = bench_now() - t0;
     f->supported = r == GC_OK && gc_is_incremental_purge_pending(b->heap);
     bool done = false;
+    double longest = 0;
     while (!done && n < MAX_SLICES) {
         t0 = bench_now();
+        double c0 = bench_thread_cpu();
         done = gc_incremental_purge(b->heap, SLICE_LIMIT);
+        double cpu = bench_thread_cpu() - c0;
         slices[n++] = bench_now() - t0;
+        if (slices[n - 1] > longest) {
+            longest = slices[n - 1];
+            f->cpu_of_longest = cpu;
+        }
+        if (cpu > f->longest_cpu)
+            f->longest_cpu = cpu;
     }
     gc_stats st;
     gc_stats_get(b->heap, &st);
@@ -540,12 +568,14 @@ static void progress_incr(const char *what, const char *variant, const incr_figu
         bench_progress("%s, incremental at 2 ms%s: n/a (one call took %s ms: no slicing)", what,
                        variant, bench_fmt_ms(a, sizeof a, f->single_call));
     else
-        bench_progress("%s, incremental at 2 ms%s: %u slices, longest %s ms (slice %u; first "
-                       "%s, last %s), p99 %s ms, total %s ms (collector's own count: %u "
-                       "slices, longest %s ms)", what, variant, f->slices.count,
-                       bench_fmt_ms(a, sizeof a, f->slices.longest), f->longest_at,
-                       bench_fmt_ms(e, sizeof e, f->first), bench_fmt_ms(g, sizeof g, f->last),
-                       bench_fmt_ms(b2, sizeof b2, f->slices.p99),
+        bench_progress("%s, incremental at 2 ms%s: %u slices, longest %s ms (thread CPU %.2f "
+                       "ms; slice %u; first %s, last %s), most CPU in one slice %.2f ms (slice "
+                       "%u), p99 %s ms, total %s ms (collector's own count: %u slices, longest "
+                       "%s ms)", what, variant, f->slices.count,
+                       bench_fmt_ms(a, sizeof a, f->slices.longest), f->cpu_of_longest * 1e3,
+                       f->longest_at, bench_fmt_ms(e, sizeof e, f->first),
+                       bench_fmt_ms(g, sizeof g, f->last), f->longest_cpu * 1e3,
+                       f->longest_cpu_at, bench_fmt_ms(b2, sizeof b2, f->slices.p99),
                        bench_fmt_ms(c, sizeof c, f->slices.total), f->reported_slices,
                        bench_fmt_ms(d, sizeof d, f->reported_longest));
 }
@@ -623,11 +653,15 @@ static void build_ratios(const bench_all *all, const char *peers, ratio_table *t
         double b1 = peer(peers, "boehm", key, "markers_1_ms");
         double b2 = peer(peers, "boehm", key, "markers_2_ms");
         double lu = peer(peers, "lua", key, "collect_ms");
-        ratio_add(t, keys[s][0], labels[s][0], m1, fl, m1 / fl, "reap/floor", "<= 1.5", -1, 1.5);
-        ratio_add(t, keys[s][1], labels[s][1], c1, b1, b1 / c1, "boehm/reap", ">= 5", 1, 5.0);
-        ratio_add(t, keys[s][2], labels[s][2], c2, b2, b2 / c2, "boehm/reap", ">= 5", 1, 5.0);
+        ratio_add(t, keys[s][0], labels[s][0], m1, fl, m1 / fl, "reap/floor", "<= 2.0", -1, 2.0);
+        ratio_add(t, keys[s][1], labels[s][1], c1, b1, b1 / c1, "boehm/reap", ">= 6", 1, 6.0);
+        ratio_add(t, keys[s][2], labels[s][2], c2, b2, b2 / c2, "boehm/reap", ">= 6", 1, 6.0);
         ratio_add(t, keys[s][3], labels[s][3], c1, lu, lu / c1, "lua/reap", ">= 3", 1, 3.0);
-        ratio_add(t, keys[s][4], labels[s][4], m1, m2, m1 / m2, "1w/2w", ">= 1.6", 1, 1.6);
+        /* Two workers must reach 1.6x where the machine lets Boehm's two markers reach 1.4x,
+         * and never lose to one. */
+        bool scales = b1 / b2 >= 1.4;
+        ratio_add(t, keys[s][4], labels[s][4], m1, m2, m1 / m2, "1w/2w",
+                  scales ? ">= 1.6" : ">= 1.0 *", 1, scales ? 1.6 : 1.0);
     }
     double fl_big = peer(peers, "floor", "big_array", "mark_ms");
     double big_mark = live_median(&all->big.dflt, true);
@@ -674,10 +708,14 @@ static void build_ratios(const bench_all *all, const char *peers, ratio_table *t
 static void print_ratios(const ratio_table *t, bool have_peers)
 {
     char a[32], b2[32], c[32];
-    printf("\nreap vs peers and targets (issue 3), all from this run; times are medians in ms\n");
+    char caches[256];
+    printf("\nreap vs peers and targets (issue 17), all from this run; times are medians in ms\n"
+           "caches of cpu0: %s\n", bench_caches_str(caches, sizeof caches));
     if (!have_peers)
         printf("  note: no peers.json in the output directory: peer figures are n/a "
                "(run peers_bench first; `make bench` does)\n");
+    printf("(* Boehm's 2 markers reached less than 1.4x of one in this run: 2 workers must "
+           "not lose to one)\n");
     printf("%-52s %10s %10s %10s %-16s %-10s %s\n", "comparison", "reap", "peer", "ratio",
            "(ratio is)", "target", "");
     for (int i = 0; i < t->count; i++) {
@@ -721,6 +759,8 @@ static void json_incr(bench_json *j, const char *key, const incr_figures *f)
     bench_json_ms(j, "p99_slice_ms", f->slices.p99);
     bench_json_ms(j, "total_ms", f->slices.total);
     bench_json_int(j, "longest_slice_position", f->longest_at);
+    bench_json_ms(j, "longest_slice_thread_cpu_ms", f->cpu_of_longest);
+    bench_json_ms(j, "most_thread_cpu_in_a_slice_ms", f->longest_cpu);
     bench_json_ms(j, "first_call_ms", f->first);
     bench_json_ms(j, "last_slice_ms", f->last);
     bench_json_int(j, "collector_reported_slices", f->reported_slices);
@@ -741,6 +781,7 @@ static void json_header(bench_json *j, const char *name, uint32_t n)
     bench_json_int(j, "timed_runs", BENCH_REPS);
     bench_json_int(j, "garbage_runs", GARBAGE_REPS);
     bench_json_str(j, "statistic", "median");
+    bench_json_caches(j);
 }
 
 static bool write_core_json(const char *dir, const bench_all *all)
@@ -813,6 +854,8 @@ static bool write_full_json(const char *dir, const bench_all *all, const ratio_t
     bench_json_num(&j, "unsliced_purge_ns_per_object",
                    bench_runs_median(&all->shape[0].garbage_purge) * 1e9 / all->n);
     bench_json_num(&j, "floor_ns_per_object", all->purge.floor * 1e9 / all->n);
+    bench_json_ms(&j, "longest_slice_thread_cpu_ms", all->purge.cpu_of_longest);
+    bench_json_ms(&j, "most_thread_cpu_in_a_slice_ms", all->purge.longest_cpu);
     bench_json_ms(&j, "unsliced_release_ms", bench_runs_median(&all->shape[0].garbage_release));
     bench_json_ms(&j, "mark_and_gather_ms", all->purge.mark_gather);
     bench_json_num(&j, "slices", all->purge.supported ? all->purge.slices.count : NAN);
@@ -894,6 +937,14 @@ static void print_incr_rows(const char *title, const incr_figures *const in[3])
     printf("%-44s %12s %12s %14s\n", label, bench_fmt_ms(a, sizeof a, in[0]->slices.longest),
            bench_fmt_ms(b2, sizeof b2, in[1]->slices.longest),
            bench_fmt_ms(c, sizeof c, in[2]->slices.longest));
+    snprintf(label, sizeof label, "%s: its CPU", title);
+    printf("%-44s %12s %12s %14s\n", label, bench_fmt_ms(a, sizeof a, in[0]->cpu_of_longest),
+           bench_fmt_ms(b2, sizeof b2, in[1]->cpu_of_longest),
+           bench_fmt_ms(c, sizeof c, in[2]->cpu_of_longest));
+    snprintf(label, sizeof label, "%s: max CPU", title);
+    printf("%-44s %12s %12s %14s\n", label, bench_fmt_ms(a, sizeof a, in[0]->longest_cpu),
+           bench_fmt_ms(b2, sizeof b2, in[1]->longest_cpu),
+           bench_fmt_ms(c, sizeof c, in[2]->longest_cpu));
     snprintf(label, sizeof label, "%s: p99 slice", title);
     printf("%-44s %12s %12s %14s\n", label, bench_fmt_ms(a, sizeof a, in[0]->slices.p99),
            bench_fmt_ms(b2, sizeof b2, in[1]->slices.p99),
@@ -911,7 +962,7 @@ static void print_incr_rows(const char *title, const incr_figures *const in[3])
 static void print_full_table(const bench_all *all)
 {
     char a[32], b2[32], c[32], d[32], e[32];
-    printf("\nreap, issue 3 figures (ms unless stated; medians of %d)\n", BENCH_REPS);
+    printf("\nreap, issue 3 and 17 figures (ms unless stated; medians of %d)\n", BENCH_REPS);
     printf("%-44s %12s %12s %14s\n", "figure", "root array", "single root", "one big array");
     printf("%-44s %12s %12s %14s\n", "mark, default workers",
            bench_fmt_ms(a, sizeof a, live_median(&all->shape[0].dflt, true)),
@@ -946,12 +997,13 @@ static void print_full_table(const bench_all *all)
     double unsliced = bench_runs_median(&all->shape[0].garbage_purge);
     printf("purge of %u garbage objects: unsliced %s ms = %.1f ns/object (floor loop that only "
            "returns slots to free lists: %.1f ns/object), then %.1f ms giving memory back; at "
-           "2 ms: %s slices, total %s ms, longest %s ms, p99 %s ms\n", all->n,
+           "2 ms: %s slices, total %s ms, longest %s ms (thread CPU %.2f ms), p99 %s ms\n",
+           all->n,
            bench_fmt_ms(a, sizeof a, unsliced), unsliced * 1e9 / all->n, p->floor * 1e9 / all->n,
            bench_runs_median(&all->shape[0].garbage_release) * 1e3,
            p->supported ? bench_fmt_num(b2, sizeof b2, p->slices.count, 0) : "n/a",
            bench_fmt_ms(c, sizeof c, p->slices.total), bench_fmt_ms(d, sizeof d, p->slices.longest),
-           bench_fmt_ms(e, sizeof e, p->slices.p99));
+           p->cpu_of_longest * 1e3, bench_fmt_ms(e, sizeof e, p->slices.p99));
     const actor_figures *ac = &all->actors;
     printf("actors (%u objects): mark %s ms / collection %s ms without clusters; with %u "
            "clusters: mark %s ms / collection %s ms%s%s\n", ac->objects,
@@ -1071,9 +1123,11 @@ int main(int argc, char **argv)
         all.purge.floor = purge_floor(b.n);
         if (all.purge.supported)
             bench_progress("purge of %u garbage objects at 2 ms: %u slices, total %s ms, "
-                           "longest %s ms, p99 %s ms", b.n, all.purge.slices.count,
+                           "longest %s ms (thread CPU %.2f ms), most CPU in one slice %.2f ms, "
+                           "p99 %s ms", b.n, all.purge.slices.count,
                            bench_fmt_ms(a, sizeof a, all.purge.slices.total),
                            bench_fmt_ms(c, sizeof c, all.purge.slices.longest),
+                           all.purge.cpu_of_longest * 1e3, all.purge.longest_cpu * 1e3,
                            bench_fmt_ms(d, sizeof d, all.purge.slices.p99));
         else
             bench_progress("purge at 2 ms: n/a (no purge was left pending)");

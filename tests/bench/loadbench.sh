@@ -1,5 +1,5 @@
 #!/bin/sh
-# loadbench.sh - the standard churn scenario benchmark (DESIGN.md section 5; `make loadbench`).
+# loadbench.sh - the standard churn scenario benchmark (`make loadbench`; README, "The standard churn benchmark").
 #
 # For each layout (uniform: the default world.Extent; crowded: world.Extent=10000, every pawn
 # within one cull distance) and each bot count, a fresh reap-server on a free loopback port and

@@ -62,7 +62,7 @@ $(BENCH_CHURN_BIN): $(BENCH_OBJDIR)/churn_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB)
 
 BENCH_BINS += $(BENCH_PEERS_BIN) $(BENCH_GC_BIN) $(BENCH_CHURN_BIN)
 
-# The flood benchmark (issue 18): a hostile client beside a churn of honest bots; not part of
+# The flood benchmark: a hostile client beside a churn of honest bots; not part of
 # `make bench` (it needs the server and client built): `make flood-bench`.
 BENCH_FLOOD_BIN := $(BENCH_OBJDIR)/flood_client
 $(BENCH_OBJDIR)/flood_client.o: CPPFLAGS_tests += $(CPPFLAGS_proto)
@@ -73,3 +73,21 @@ $(BENCH_FLOOD_BIN): $(BENCH_OBJDIR)/flood_client.o $(CLIENT_LIB) $(PROTO_LIB)
 .PHONY: flood-bench
 flood-bench: build-all $(BENCH_FLOOD_BIN)
 	flock /tmp/reap-bench.lock tests/bench/flood_bench.sh $(BUILD) $(BUILD)/bench
+
+# One mark of the standard graph under cachegrind, reap (1 worker) against the floor: the
+# cache lines each touches per marked object and per reference (gc/README.md). Not part of
+# `make bench` (it takes about a minute); run it under flock like any benchmark.
+BENCH_PROBE_BIN := $(BENCH_OBJDIR)/mark_probe
+
+$(BENCH_PROBE_BIN): $(BENCH_OBJDIR)/mark_probe.o $(BENCH_COMMON_OBJS) $(GC_LIB)
+	$(CC) $(LDFLAGS_BASE) $(BENCH_OBJDIR)/mark_probe.o $(BENCH_COMMON_OBJS) $(GC_LIB) \
+		$(GC_LIBS) -lm -o $@
+
+.PHONY: bench-cachegrind
+bench-cachegrind: $(BENCH_PROBE_BIN)
+	tests/bench/cachegrind_probe.sh $(BENCH_PROBE_BIN)
+
+# 1 marker against 2 beside stress-ng --cpu 1, 10 runs (two workers should never lose to one).
+.PHONY: bench-workers-hog
+bench-workers-hog: $(BENCH_PROBE_BIN)
+	flock /tmp/reap-bench.lock tests/bench/workers_beside_hog.sh $(BENCH_PROBE_BIN) 10

@@ -60,14 +60,16 @@ static const gc_member node_members[] = {
     GC_MEMBERS_END,
 };
 
-static inline int fix_setup_with(void **state, const gc_settings *settings)
+/* As fix_setup_with, on another clock (clock_userdata NULL: the fixture's fake clock). */
+static inline int fix_setup_clock(void **state, const gc_settings *settings, gc_clock_fn clock,
+                                  void *clock_userdata)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
     f->clock.now = 1000.0;
     gc_heap_config cfg = { 0 };
-    cfg.clock = gc_fake_clock_read;
-    cfg.clock_userdata = &f->clock;
+    cfg.clock = clock;
+    cfg.clock_userdata = clock_userdata ? clock_userdata : &f->clock;
     if (settings)
         cfg.settings = *settings;
     assert_int_equal(gc_heap_create(&cfg, &f->heap), GC_OK);
@@ -82,6 +84,11 @@ static inline int fix_setup_with(void **state, const gc_settings *settings)
     g_fix = f;
     *state = f;
     return 0;
+}
+
+static inline int fix_setup_with(void **state, const gc_settings *settings)
+{
+    return fix_setup_clock(state, settings, gc_fake_clock_read, NULL);
 }
 
 static inline int fix_setup(void **state)

@@ -255,6 +255,97 @@ static void test_an_object_found_by_path_during_marking_survives_it(void **state
     hold_what_was_handed_out(state, false);
 }
 
+/* Budgets, on a clock that runs only while the collector works (gc_work_clock): a step that
+ * keeps to its budget ends within it plus one unit of work (what a loop does between two
+ * looks at the clock); one that ignores it, or starts a phase after the budget is spent,
+ * takes longer. */
+#define WORK_UNIT 0.001          /* seconds the work clock counts per unit of work */
+#define BUDGET (3 * WORK_UNIT)
+static gc_work_clock g_work;
+
+static int budget_setup(void **state)
+{
+    gc_settings s;
+    gc_settings_default(&s);
+    s.num_workers = 1;
+    s.allow_incremental_reachability = true;
+    s.incremental_reachability_time_limit = BUDGET;
+    s.allow_incremental_gather = true;
+    s.incremental_gather_time_limit = BUDGET;
+    s.incremental_begin_destroy = true;
+    g_work = (gc_work_clock){ .base = 1000.0, .unit_seconds = WORK_UNIT };
+    int r = fix_setup_clock(state, &s, gc_work_clock_read, &g_work);
+    g_work.heap = ((fixture *)*state)->heap;
+    return r;
+}
+
+typedef struct budget_log {
+    int steps;
+    int phases_seen;             /* bit per phase a step started in */
+} budget_log;
+
+static const char *const phase_names[] = { "mark", "gather", "begin_destroy", "finish_destroy",
+                                           "free", "release" };
+
+/* Runs one step (a call of the collector) and fails if it overran its budget. */
+static bool budget_step(budget_log *log, gc_heap *heap, bool (*step)(gc_heap *heap))
+{
+    const char *phase = gc_testing_phase(heap);
+    for (int i = 0; i < 6; i++)
+        if (strcmp(phase, phase_names[i]) == 0)
+            log->phases_seen |= 1 << i;
+    double before = gc_work_clock_read(&g_work);
+    bool done = step(heap);
+    double took = gc_work_clock_read(&g_work) - before;
+    log->steps++;
+    if (took > BUDGET + WORK_UNIT + 1e-9)
+        fail_msg("step %d (started in %s) took %.1f units of work; budget %.1f, allowed one more",
+                 log->steps, phase, took / WORK_UNIT, BUDGET / WORK_UNIT);
+    return done;
+}
+
+static bool first_step(gc_heap *heap)
+{
+    assert_int_equal(gc_collect(heap, 0, false), GC_OK);
+    return !gc_is_incremental_reachability_pending(heap);
+}
+
+static bool reachability_step(gc_heap *heap)
+{
+    return gc_incremental_reachability_step(heap);
+}
+
+static bool purge_step(gc_heap *heap)
+{
+    return gc_incremental_purge(heap, BUDGET);
+}
+
+static void test_no_step_of_any_phase_overruns_its_budget_by_more_than_one_unit_of_work(
+    void **state)
+{
+    fixture *f = *state;
+    static node *chain[5000];
+    make_chain(f, chain, 5000);                      /* marking in many slices */
+    node *holder = fix_node(f, NULL, NULL, 1, GC_CREATE_ROOT);
+    for (int i = 0; i < 20000; i++)                  /* an array scanned in pieces */
+        assert_int_equal(gc_ref_array_push(&holder->arr, chain[i % 5000]), GC_OK);
+    uint32_t alive = gc_object_count(f->heap);
+    for (int i = 0; i < 160000; i++)                 /* gathered, destroyed, freed, given back */
+        fix_node(f, NULL, NULL, 10000 + i, 0);
+    f->log_count = 0;
+
+    budget_log log = { 0 };
+    bool done = budget_step(&log, f->heap, first_step);
+    while (!done)
+        done = budget_step(&log, f->heap, reachability_step);
+    for (int guard = 0; !budget_step(&log, f->heap, purge_step); guard++)
+        assert_true(guard < 100000);
+
+    assert_int_equal(log.phases_seen, (1 << 6) - 1); /* every phase was sliced */
+    assert_true(log.steps > 40);
+    assert_int_equal(gc_object_count(f->heap), alive);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +359,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_the_gather_that_ends_marking_keeps_to_the_slice_limit, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_object_got_from_a_weak_handle_during_marking_survives_it, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_object_found_by_path_during_marking_survives_it, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_no_step_of_any_phase_overruns_its_budget_by_more_than_one_unit_of_work, budget_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_incremental", tests, NULL, NULL);
 }
