@@ -1,14 +1,17 @@
 /*
- * churn.c - the churn load generator's run: N bots on one ENet host, in one thread, through
+ * churn.c - the churn load generator's run: N bots in one thread, on one libuv loop, through
  * the stages of a scenario (or the one stage the command line describes).
  *
- * Each loop turn: the stage sets how many bots take part (ramps are linear), every bot's timers
- * are advanced (churn_bot.c), the server's /metrics is sampled once a second when --admin is
- * given, a timeline row is closed each second, and ENet is serviced once then drained. Four
- * times a second one joined bot asks the server for its GC figures (StatsReply). When the
- * stages are over, the server's figures are asked for one last time, every bot leaves, the
- * optional leak verdict is taken, and the report is written; the thresholds decide the exit
- * status. The only addresses ever used are --server and --admin.
+ * Each visit of a bot has its own ENet host (its own UDP socket and port, as a real player
+ * has; a port rests CHURN_PORT_REST_S before another visit may take it), watched by a poll
+ * handle that services it when a datagram arrives. Every CHURN_TURN_MS a turn runs: the stage
+ * sets how many bots take part (ramps are linear), every bot's timers are advanced
+ * (churn_bot.c), the server's /metrics is sampled once a second when --admin is given, a
+ * timeline row is closed each second, and what the turn queued is flushed. Four times a second
+ * one joined bot asks the server for its GC figures (StatsReply). When the stages are over,
+ * the server's figures are asked for one last time, every bot leaves, the optional leak
+ * verdict is taken, and the report is written; the thresholds decide the exit status. The only
+ * addresses ever used are --server and --admin.
  */
 #include "churn_internal.h"
 
@@ -410,63 +413,67 @@ static void churn_begin_stop(churn *c, double now)
         c->leave_all = true;
 }
 
+/* One turn of the loop, every CHURN_TURN_MS: the stage, the bots' timers, /metrics, the
+ * timeline's rows, then ENet's timers of the quiet hosts and what the turn queued. Datagrams
+ * are not waited for here: each host's poll callback services it when its socket is readable. */
+static void churn_turn(churn *c)
+{
+    double now = churn_now(c);
+
+    if (!c->stopping && (now >= c->opts->duration || churn_interrupted))
+        churn_begin_stop(c, now);
+    if (c->stopping && !c->leave_all &&
+        (c->stats_replies > c->final_stats_after || now >= c->final_stats_deadline))
+        c->leave_all = true;
+    if (!c->stopping) {
+        c->target = churn_shard_share(c->opts, client_stages_target(c->opts, now, &c->stage));
+        if (now >= c->next_stats_at) {
+            churn_request_stats(c);
+            while (c->next_stats_at <= now)
+                c->next_stats_at += CHURN_STATS_PERIOD;
+        }
+    }
+    if (c->admin != NULL && churn_admin_poll(c->admin, now, &c->fresh))
+        churn_on_scrape(c, &c->fresh);
+    for (uint32_t i = 0; i < c->n_bots && !c->fatal; i++)
+        churn_bot_step(c, &c->bots[i], now);
+    if (c->totals->joins == 0 && c->totals->errors[CHURN_ERR_CONNECT] > 0 &&
+        c->totals->errors[CHURN_ERR_CONNECT] >= c->n_bots)
+        c->fatal = true; /* every bot tried once and nobody answered: the server is not there */
+    if (c->fatal || (c->leave_all && churn_all_done(c))) {
+        c->done = true;
+        uv_stop(&c->loop);
+        return;
+    }
+    while (c->tl.n_rows + 1 < c->rows_total && now >= (double)(c->tl.n_rows + 1))
+        churn_close_row(c, now);
+    for (uint32_t i = 0; i < c->n_bots && !c->fatal; i++) {
+        churn_bot *b = &c->bots[i];
+
+        if (b->host == NULL)
+            continue;
+        if (now - b->serviced_at >= CHURN_HOST_IDLE_MS * 1e-3) {
+            churn_bot_service(c, b);
+        } else if (b->dirty) {
+            /* Moves and pings queued this turn go out now, not at the next service. */
+            enet_host_flush(b->host);
+            b->dirty = false;
+        }
+    }
+}
+
+static void churn_turn_cb(uv_timer_t *timer)
+{
+    churn_turn(timer->data);
+}
+
 static int churn_loop(churn *c)
 {
-    churn_scrape fresh;
-    ENetEvent ev;
-
-    memset(&fresh, 0, sizeof fresh);
-    for (;;) {
-        double now = churn_now(c);
-        int r;
-
-        if (!c->stopping && (now >= c->opts->duration || churn_interrupted))
-            churn_begin_stop(c, now);
-        if (c->stopping && !c->leave_all &&
-            (c->stats_replies > c->final_stats_after || now >= c->final_stats_deadline))
-            c->leave_all = true;
-        if (!c->stopping) {
-            c->target = churn_shard_share(c->opts, client_stages_target(c->opts, now, &c->stage));
-            if (now >= c->next_stats_at) {
-                churn_request_stats(c);
-                while (c->next_stats_at <= now)
-                    c->next_stats_at += CHURN_STATS_PERIOD;
-            }
-        }
-        if (c->admin != NULL && churn_admin_poll(c->admin, now, &fresh))
-            churn_on_scrape(c, &fresh);
-        for (uint32_t i = 0; i < c->n_bots; i++)
-            churn_bot_step(c, &c->bots[i], now);
-        if (c->fatal)
-            break;
-        if (c->totals->joins == 0 && c->totals->errors[CHURN_ERR_CONNECT] > 0 &&
-            c->totals->errors[CHURN_ERR_CONNECT] >= c->n_bots) {
-            /* Every bot tried once and nobody answered: the server is not there. */
-            c->fatal = true;
-            break;
-        }
-        if (c->leave_all && churn_all_done(c))
-            break;
-        while (c->tl.n_rows + 1 < c->rows_total && now >= (double)(c->tl.n_rows + 1))
-            churn_close_row(c, now);
-
-        r = enet_host_service(c->host, &ev, CHURN_SERVICE_MS);
-        while (r > 0) {
-            churn_on_event(c, &ev, churn_now(c));
-            r = enet_host_check_events(c->host, &ev);
-        }
-        if (r < 0) {
-            snprintf(c->first_error, sizeof c->first_error, "the network failed (ENet "
-                     "service error)");
-            c->fatal = true;
-            break;
-        }
-        /* Moves and pings queued this turn go out now, not at the next service. */
-        enet_host_flush(c->host);
-    }
-    churn_scrape_free(&fresh);
-    /* Flush the goodbyes and disconnects still queued. */
-    enet_host_flush(c->host);
+    memset(&c->fresh, 0, sizeof c->fresh);
+    uv_timer_start(&c->turn, churn_turn_cb, 0, CHURN_TURN_MS);
+    uv_run(&c->loop, UV_RUN_DEFAULT);
+    uv_timer_stop(&c->turn);
+    churn_scrape_free(&c->fresh);
     return c->fatal ? CLIENT_EXIT_FAILED : CLIENT_EXIT_OK;
 }
 
@@ -508,19 +515,22 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
     c->totals = malloc(sizeof *c->totals);
     c->bots = calloc(c->n_bots ? c->n_bots : 1, sizeof *c->bots);
     c->arena_buf = malloc(CHURN_ARENA_BYTES);
-    c->host = enet_host_create(NULL, (size_t)c->n_bots * CHURN_PEERS_PER_BOT + CHURN_EXTRA_PEERS,
-                               MSG_CHANNEL_COUNT, 0, 0);
-    c->slot_rest_until = c->host != NULL ? calloc(c->host->peerCount, sizeof(double)) : NULL;
-    if (c->totals == NULL || c->bots == NULL || c->arena_buf == NULL || c->host == NULL ||
-        c->slot_rest_until == NULL) {
-        fprintf(stderr, "reap-client: cannot open a UDP socket for %u bots\n", c->n_bots);
+    c->port_rest_until = calloc(65536, sizeof *c->port_rest_until);
+    if (c->totals == NULL || c->bots == NULL || c->arena_buf == NULL ||
+        c->port_rest_until == NULL) {
+        fprintf(stderr, "reap-client: out of memory for %u bots\n", c->n_bots);
         return false;
     }
+    if (uv_loop_init(&c->loop) != 0) {
+        fprintf(stderr, "reap-client: cannot create an event loop\n");
+        return false;
+    }
+    c->loop_open = true;
+    c->loop.data = c;
+    uv_timer_init(&c->loop, &c->turn);
+    c->turn.data = c;
+    c->turn_open = true;
     churn_totals_init(c->totals);
-    /* Every bot receives its share of the world's replication in the same frame: the socket
-     * needs room for a whole frame (DESIGN.md section 3). The kernel caps it at rmem_max. */
-    enet_socket_set_option(c->host->socket, ENET_SOCKOPT_RCVBUF, CHURN_SOCKET_BUFFER);
-    enet_socket_set_option(c->host->socket, ENET_SOCKOPT_SNDBUF, CHURN_SOCKET_BUFFER);
     msg_arena_init(&c->arena, c->arena_buf, CHURN_ARENA_BYTES);
     c->t0 = churn_clock();
     for (uint32_t i = 0; i < c->n_bots; i++) {
@@ -539,13 +549,21 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
 
 static void churn_close(churn *c)
 {
-    if (c->host != NULL) {
-        for (uint32_t i = 0; i < c->n_bots; i++)
-            if (c->bots[i].peer != NULL)
-                enet_peer_disconnect_now(c->bots[i].peer, 0);
-        enet_host_destroy(c->host);
+    double now = churn_now(c);
+
+    for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++) {
+        churn_bot *b = &c->bots[i];
+        if (b->peer != NULL)
+            enet_peer_disconnect_now(b->peer, 0);
+        churn_bot_release(c, b, now);
     }
-    free(c->slot_rest_until);
+    if (c->turn_open)
+        uv_close((uv_handle_t *)&c->turn, NULL);
+    if (c->loop_open) {
+        uv_run(&c->loop, UV_RUN_DEFAULT); /* the close callbacks */
+        uv_loop_close(&c->loop);
+    }
+    free(c->port_rest_until);
     for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++)
         client_mirror_free(&c->bots[i].mirror);
     churn_admin_destroy(c->admin);

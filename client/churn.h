@@ -1,6 +1,7 @@
 /*
- * churn.h - reap-client's churn load generator: N bots on one ENet host, in one thread, that
- * join, spawn props, hold and leave over and over for a fixed time, and the timeline it keeps.
+ * churn.h - reap-client's churn load generator: N bots, each visit on its own UDP port, in one
+ * thread, that join, spawn props, hold and leave over and over for a fixed time, and the
+ * timeline it keeps.
  *
  * The timeline (one row per second, the estimated times of the server's collections, and the
  * server's object count at every stats reply) is

@@ -45,6 +45,7 @@ static bool churn_send(churn *c, churn_bot *b, uint8_t channel, churn_seq_kind k
         return false;
     env->seq = ++c->seq;
     c->seq_kind[env->seq & (CHURN_SEQ_KINDS - 1)] = (uint8_t)kind;
+    b->dirty = true;
     return client_net_send(b->peer, c->out_buf, sizeof c->out_buf, channel, env);
 }
 
@@ -60,15 +61,9 @@ static void churn_bot_gone(churn *c, churn_bot *b, double now, bool abrupt, doub
             c->totals->leaves_abrupt++;
         }
     }
-    if (b->peer != NULL) {
+    if (b->peer != NULL)
         b->peer->data = NULL;
-        /* A peer reset without a disconnect leaves the server's side of it alive until it
-         * times out, still resending what it had in flight to this socket and slot (and even
-         * a clean disconnect may leave resends on the way). ENet tells connections on one
-         * slot apart by a 2-bit session id, so a new visit on the same slot could take those
-         * stale messages for its own: the slot rests first. */
-        c->slot_rest_until[b->peer - c->host->peers] = now + CHURN_SLOT_REST_S;
-    }
+    churn_bot_release(c, b, now);
     b->peer = NULL;
     b->joined = false;
     b->ping_nonce = 0;
@@ -93,45 +88,122 @@ static void churn_bot_abort(churn *c, churn_bot *b, double now)
     churn_bot_gone(c, b, now, false, 0.5 + 0.5 * churn_random(c));
 }
 
-/* enet_host_connect takes the first free slot; resting slots are hidden from it for the call
- * (all of them only if nothing else is free). */
-static ENetPeer *churn_connect_peer(churn *c, double now)
+static void churn_poll_closed_cb(uv_handle_t *handle)
 {
-    ENetHost *h = c->host;
-    size_t hidden = 0, free_slots = 0;
-    ENetPeer *peer;
+    ((churn_bot *)handle->data)->poll_open = false;
+}
 
-    for (size_t i = 0; i < h->peerCount; i++)
-        if (h->peers[i].state == ENET_PEER_STATE_DISCONNECTED && c->slot_rest_until[i] <= now)
-            free_slots++;
-    for (size_t i = 0; free_slots > 0 && i < h->peerCount; i++)
-        if (h->peers[i].state == ENET_PEER_STATE_DISCONNECTED && c->slot_rest_until[i] > now) {
-            h->peers[i].state = ENET_PEER_STATE_ZOMBIE;
-            hidden++;
-        }
-    peer = enet_host_connect(h, &c->addr, MSG_CHANNEL_COUNT, 0);
-    for (size_t i = 0; hidden > 0 && i < h->peerCount; i++)
-        if (h->peers[i].state == ENET_PEER_STATE_ZOMBIE && c->slot_rest_until[i] > now &&
-            &h->peers[i] != peer) {
-            h->peers[i].state = ENET_PEER_STATE_DISCONNECTED;
-            hidden--;
-        }
-    if (peer != NULL)
-        c->slot_rest_until[peer - h->peers] = 0;
-    return peer;
+static void churn_poll_cb(uv_poll_t *handle, int status, int events)
+{
+    churn_bot *b = handle->data;
+
+    (void)status;
+    (void)events;
+    /* An error (ICMP port unreachable) is read and dropped by ENet's receive like a datagram. */
+    if (b->host != NULL)
+        churn_bot_service(handle->loop->data, b);
+}
+
+void churn_bot_release(churn *c, churn_bot *b, double now)
+{
+    if (b->host == NULL)
+        return;
+    /* The server may still resend to this port until it times the old connection out (an
+     * abrupt leave), so no later visit takes the port before then. */
+    c->port_rest_until[b->host->address.port] = now + CHURN_PORT_REST_S;
+    if (b->poll_open)
+        uv_close((uv_handle_t *)&b->poll, churn_poll_closed_cb); /* stops polling at once */
+    enet_host_flush(b->host);
+    enet_host_destroy(b->host);
+    b->host = NULL;
+    b->peer = NULL;
+    b->dirty = false;
+}
+
+/* A host on a port of its own that no visit used in the last CHURN_PORT_REST_S seconds: the
+ * kernel picks the port; resting ones are held open while it picks again, then closed. */
+static ENetHost *churn_host_open(churn *c, double now)
+{
+    ENetAddress any = { .host = ENET_HOST_ANY, .port = 0 };
+    ENetHost *rejects[CHURN_PORT_TRIES], *h = NULL;
+    uint32_t n = 0;
+
+    while (n < CHURN_PORT_TRIES) {
+        h = enet_host_create(&any, 1, MSG_CHANNEL_COUNT, 0, 0);
+        if (h == NULL || h->address.port == 0 || c->port_rest_until[h->address.port] <= now)
+            break;
+        rejects[n++] = h;
+        h = NULL;
+    }
+    while (n > 0)
+        enet_host_destroy(rejects[--n]);
+    return h;
+}
+
+void churn_bot_service(churn *c, churn_bot *b)
+{
+    ENetHost *h = b->host;
+    ENetEvent ev;
+    int r = enet_host_service(h, &ev, 0);
+
+    b->serviced_at = churn_now(c);
+    while (r > 0) {
+        churn_on_event(c, &ev, churn_now(c));
+        if (b->host != h)
+            return; /* the visit ended in the event: the host is gone */
+        r = enet_host_check_events(h, &ev);
+    }
+    if (r < 0) {
+        snprintf(c->first_error, sizeof c->first_error, "the network failed (ENet service "
+                 "error on %s's socket)", b->name);
+        c->fatal = true;
+    }
+    /* What the events queued goes out now, not at the next turn. */
+    enet_host_flush(h);
+    b->dirty = false;
+}
+
+/* A visit's own host, watched by the loop, connecting to the server. */
+static ENetPeer *churn_connect_peer(churn *c, churn_bot *b, double now)
+{
+    ENetHost *h;
+
+    if (b->poll_open)
+        return NULL; /* the last visit's poll handle is still closing */
+    if ((h = churn_host_open(c, now)) == NULL)
+        return NULL;
+    if (uv_poll_init(&c->loop, &b->poll, h->socket) != 0) {
+        enet_host_destroy(h);
+        return NULL;
+    }
+    b->poll.data = b;
+    b->poll_open = true;
+    b->host = h;
+    if (uv_poll_start(&b->poll, UV_READABLE, churn_poll_cb) != 0 ||
+        (b->peer = enet_host_connect(h, &c->addr, MSG_CHANNEL_COUNT, 0)) == NULL) {
+        churn_bot_release(c, b, now);
+        return NULL;
+    }
+    b->dirty = true;
+    b->serviced_at = now;
+    return b->peer;
 }
 
 static void churn_bot_connect(churn *c, churn_bot *b, double now)
 {
-    ENetPeer *peer = churn_connect_peer(c, now);
+    ENetPeer *peer;
 
-    if (peer == NULL) {
-        churn_count_error(c, CHURN_ERR_CONNECT, "no free ENet peer for %s", b->name);
+    if (b->poll_open) {
+        b->next_at = now + 0.01; /* the last visit's poll handle closes on this loop turn */
+        return;
+    }
+    if ((peer = churn_connect_peer(c, b, now)) == NULL) {
+        churn_count_error(c, CHURN_ERR_CONNECT, "%s: cannot open a UDP socket on a free port",
+                          b->name);
         b->next_at = now + churn_pause(c);
         return;
     }
     peer->data = b;
-    b->peer = peer;
     b->state = CHURN_BOT_CONNECTING;
     b->stage = c->stage;
     b->deadline = now + c->opts->timeout;

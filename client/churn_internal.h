@@ -11,6 +11,7 @@
 #define REAP_CLIENT_CHURN_INTERNAL_H
 
 #include <enet/enet.h>
+#include <uv.h>
 
 #include "churn.h"
 #include "client.h"
@@ -22,11 +23,10 @@ enum {
     CHURN_ARENA_BYTES = 1024 * 1024,
     CHURN_OUT_BYTES = 4096,
     CHURN_SPAWN_BATCH = 50,              /* the server's default net.MaxSpawnPerRequest */
-    CHURN_SOCKET_BUFFER = 4 * 1024 * 1024, /* net.core.rmem_max here: a frame for 1000 bots */
-    CHURN_EXTRA_PEERS = 64,
-    CHURN_PEERS_PER_BOT = 3,     /* room for slots resting after an abrupt leave */
-    CHURN_SLOT_REST_S = 15,      /* longer than the server's net.ConnectionTimeout (10 s) */
-    CHURN_SERVICE_MS = 5,                /* longest wait for a network event per loop */
+    CHURN_PORT_REST_S = 15,      /* longer than the server's net.ConnectionTimeout (10 s) */
+    CHURN_PORT_TRIES = 16,       /* kernel-chosen ports tried before a visit gives up */
+    CHURN_TURN_MS = 5,           /* the loop's turn: timers of every bot, rows, flushes */
+    CHURN_HOST_IDLE_MS = 20,     /* a quiet host is still serviced this often (ENet's timers) */
     CHURN_SEQ_KINDS = 1 << 16,           /* sends remembered by seq, to place errors */
     CHURN_REPORT_SCHEMA = 1,
 };
@@ -201,7 +201,14 @@ typedef enum churn_seq_kind {
 typedef struct churn_bot {
     uint32_t index;
     churn_bot_state state;
-    ENetPeer *peer;       /* NULL between visits; peer->data points back here */
+    /* Each visit has its own ENet host: its own UDP socket and port, as a real player has,
+     * so a late datagram of an earlier visit can never reach this one. */
+    ENetHost *host;       /* NULL between visits */
+    ENetPeer *peer;       /* host's one peer, NULL between visits; peer->data points here */
+    uv_poll_t poll;       /* readiness of host's socket, on the run's loop */
+    bool poll_open;       /* poll is initialised and its close callback has not run */
+    bool dirty;           /* something was queued on peer since host was last flushed */
+    double serviced_at;   /* when host was last serviced (ENet's retransmits and pings) */
     bool joined;          /* welcomed, not gone yet */
     bool snapshot_done;   /* SnapshotComplete arrived this visit */
     bool snapshot_late;   /* ... and its absence was counted */
@@ -229,8 +236,10 @@ typedef struct churn_counts {
 typedef struct churn {
     const client_options *opts;
     FILE *out;
-    ENetHost *host;
-    double *slot_rest_until;     /* per peer slot: not reused before then (see churn_bot.c) */
+    uv_loop_t loop;           /* every bot's socket and the turn timer */
+    uv_timer_t turn;
+    bool loop_open, turn_open;
+    double *port_rest_until;  /* per UDP port: not taken for a visit before then */
     ENetAddress addr;
     churn_bot *bots;
     uint32_t n_bots;
@@ -243,6 +252,7 @@ typedef struct churn {
     double final_stats_deadline;
     uint64_t final_stats_after;
     bool fatal;               /* a failure no retry can fix: the run ends */
+    bool done;                /* the loop has been told to stop */
     bool moves_unsupported;   /* the server answered MoveInput with "unexpected" */
     bool checks_unsupported;  /* ... and ReplicationCheckRequest */
     bool snapshot_supported;  /* a SnapshotComplete arrived */
@@ -263,6 +273,7 @@ typedef struct churn {
     double next_stats_at;
     /* --admin */
     churn_admin *admin;
+    churn_scrape fresh;       /* the page being read */
     churn_scrape first_scrape, prev_scrape, last_scrape, row_scrape;
     bool have_first_scrape, have_row_scrape;
     churn_server server;
@@ -291,6 +302,10 @@ bool churn_request_stats(churn *c);
 
 /* Advances a bot whose timer or deadline may have passed. */
 void churn_bot_step(churn *c, churn_bot *b, double now);
+/* Services b's host: its datagrams, ENet's timers, then what the events queued. */
+void churn_bot_service(churn *c, churn_bot *b);
+/* Ends b's visit's host (if any): its port rests, its socket closes. */
+void churn_bot_release(churn *c, churn_bot *b, double now);
 void churn_on_event(churn *c, ENetEvent *ev, double now);
 /* The leak verdict (churn_leaks.c), through the admin console: a mark before the first join,
  * then after the run, once every player is gone, a full collection and the objects created
