@@ -325,12 +325,18 @@ static void churn_bot_check(churn *c, churn_bot *b, double now)
     b->deadline = now + c->opts->timeout;
 }
 
+/* The mirror must equal what the server sent (open and closing channels). The server's
+ * relevant set (pending and open) equals it too once nothing is owed either way: no spawn
+ * pending and no destroy still owed for a channel that closed (held = open + closing and
+ * relevant = pending + open, so closing = held + pending - relevant). A negative count of
+ * closing channels means the server's own figures disagree: a real difference. */
 bool churn_check_matches(const client_mirror *m, const Reap__ReplicationCheck *r)
 {
-    if (m->count != r->open_actors || m->digest != r->open_digest)
+    int64_t closing = (int64_t)r->open_actors + r->pending - r->relevant_actors;
+
+    if (m->count != r->open_actors || m->digest != r->open_digest || closing < 0)
         return false;
-    return r->pending != 0 ||
-           (m->count == r->relevant_actors && m->digest == r->relevant_digest);
+    return r->pending != 0 || closing != 0 || m->digest == r->relevant_digest;
 }
 
 static void churn_bot_on_check(churn *c, churn_bot *b, const Reap__ReplicationCheck *r,
