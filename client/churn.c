@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,13 +30,13 @@
 #define CHURN_FINAL_STATS_WAIT 1.0       /* at most, for the last stats reply */
 
 const char *const churn_lat_names[CHURN_LAT_COUNT] = {
-    "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check",
+    "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check", "loop_lag",
 };
 const char *const churn_error_keys[CHURN_ERR_COUNT] = {
     "connect", "refused", "lost", "timeout", "leave", "mismatch",
 };
 const char *const churn_error_names[CHURN_ERR_COUNT] = {
-    "connect timeouts", "refusals", "connections lost", "answer timeouts",
+    "connect timeouts", "rejected requests", "connections lost", "answer timeouts",
     "unanswered goodbyes", "replication mismatches",
 };
 
@@ -53,6 +54,21 @@ double churn_clock(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double churn_cpu_seconds(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return -1;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+bool churn_row_saturated(const churn_row *row)
+{
+    return row->gen_cpu >= CHURN_SATURATED_CPU || row->loop_lag > CHURN_SATURATED_LAG;
 }
 
 double churn_now(const churn *c)
@@ -116,6 +132,10 @@ void churn_totals_merge(churn_totals *dst, const churn_totals *src)
     dst->checks += src->checks;
     dst->snapshots += src->snapshots;
     dst->unknown_destroys += src->unknown_destroys;
+    dst->refused += src->refused;
+    dst->gen_cpu_us += src->gen_cpu_us;
+    dst->gen_seconds += src->gen_seconds;
+    dst->gen_saturated += src->gen_saturated;
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         dst->errors[i] += src->errors[i];
     for (int i = 0; i < CHURN_LAT_COUNT; i++)
@@ -338,18 +358,40 @@ static void churn_progress(churn *c, const churn_row *row, double now)
                  c->stats.objects, (unsigned long long)c->stats.collections);
     if (c->progress_tty) {
         fprintf(c->out, "\r\033[K[%s %u/%u] %5.1f/%.0f s | bots %u/%u | joins %llu leaves %llu "
-                "| errors %llu | %s", o->stages[c->stage].name, c->stage + 1, o->n_stages, now,
-                o->duration, row->connected, c->target, (unsigned long long)c->totals->joins,
-                (unsigned long long)c->totals->leaves,
-                (unsigned long long)churn_totals_errors(c->totals), server);
+                "| errors %llu refused %llu | cpu %.0f%% | %s", o->stages[c->stage].name,
+                c->stage + 1, o->n_stages, now, o->duration, row->connected, c->target,
+                (unsigned long long)c->totals->joins, (unsigned long long)c->totals->leaves,
+                (unsigned long long)churn_totals_errors(c->totals),
+                (unsigned long long)c->totals->refused, row->gen_cpu * 100, server);
         fflush(c->out);
         return;
     }
     churn_say(c, "[%5.1fs] %s: %u/%u bots joined, %llu joins, %llu leaves, %llu props, %llu "
-              "errors | %s", now, o->stages[c->stage].name, row->connected, c->target,
+              "errors, %llu refused | generator cpu %.0f%%, loop lag %.0f ms | %s", now,
+              o->stages[c->stage].name, row->connected, c->target,
               (unsigned long long)c->totals->joins, (unsigned long long)c->totals->leaves,
               (unsigned long long)c->totals->spawned,
-              (unsigned long long)churn_totals_errors(c->totals), server);
+              (unsigned long long)churn_totals_errors(c->totals),
+              (unsigned long long)c->totals->refused, row->gen_cpu * 100, row->loop_lag * 1e3,
+              server);
+}
+
+/* The generator's CPU share and loop lag over the second that ends now. */
+static void churn_row_generator(churn *c, churn_row *row, double now)
+{
+    double cpu = churn_cpu_seconds(), wall = churn_clock();
+
+    row->gen_cpu = -1;
+    row->loop_lag = c->second.lag_max;
+    if (cpu >= 0 && c->row_cpu >= 0 && wall > c->row_wall) {
+        row->gen_cpu = (cpu - c->row_cpu) / (wall - c->row_wall);
+        c->totals->gen_cpu_us += (uint64_t)((cpu - c->row_cpu) * 1e6 + 0.5);
+        c->totals->gen_seconds++;
+        c->totals->gen_saturated += churn_row_saturated(row);
+    }
+    c->row_cpu = cpu;
+    c->row_wall = wall;
+    (void)now;
 }
 
 static void churn_close_row(churn *c, double now)
@@ -366,6 +408,8 @@ static void churn_close_row(churn *c, double now)
     row.leaves_abrupt = c->second.leaves_abrupt;
     row.spawned = c->second.spawned;
     row.errors = c->second.errors;
+    row.refused = c->second.refused;
+    churn_row_generator(c, &row, now);
     row.tick_p50 = row.tick_p99 = row.tick_max = row.gc_work_max = -1;
     row.gc_collections = row.admin_objects = row.rss_bytes = row.frames = -1;
     if (c->have_stats) {
@@ -419,6 +463,16 @@ static void churn_begin_stop(churn *c, double now)
 static void churn_turn(churn *c)
 {
     double now = churn_now(c);
+    double lag = c->turn_at > 0 ? now - c->turn_at - CHURN_TURN_MS * 1e-3 : 0;
+
+    /* A turn is due CHURN_TURN_MS after the last one: what it ran later than that is time the
+     * loop spent elsewhere (servicing sockets, or waiting for a core). */
+    if (lag < 0)
+        lag = 0;
+    hist_record(&c->totals->lat[CHURN_LAT_LOOP_LAG], (uint64_t)(lag * 1e6 + 0.5));
+    if (lag > c->second.lag_max)
+        c->second.lag_max = lag;
+    c->turn_at = now;
 
     if (!c->stopping && (now >= c->opts->duration || churn_interrupted))
         churn_begin_stop(c, now);
@@ -533,6 +587,8 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
     churn_totals_init(c->totals);
     msg_arena_init(&c->arena, c->arena_buf, CHURN_ARENA_BYTES);
     c->t0 = churn_clock();
+    c->row_wall = c->t0;
+    c->row_cpu = churn_cpu_seconds();
     for (uint32_t i = 0; i < c->n_bots; i++) {
         churn_bot *b = &c->bots[i];
         b->index = i;
@@ -585,12 +641,16 @@ static void churn_summary(churn *c, double elapsed)
     uint64_t errors = churn_totals_errors(t);
 
     churn_say(c, "churn %s in %.1f s: %u bots, %llu joins, %llu leaves (%llu abrupt), %llu "
-              "props spawned, %llu moves, %llu replication checks, %llu errors (seed %llu)",
-              churn_interrupted ? "stopped by Ctrl-C" : "done", elapsed, c->n_bots,
-              (unsigned long long)t->joins, (unsigned long long)t->leaves,
+              "props spawned, %llu moves, %llu replication checks, %llu errors, %llu refused "
+              "(seed %llu)", churn_interrupted ? "stopped by Ctrl-C" : "done", elapsed,
+              c->n_bots, (unsigned long long)t->joins, (unsigned long long)t->leaves,
               (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
               (unsigned long long)t->moves, (unsigned long long)t->checks,
-              (unsigned long long)errors, (unsigned long long)o->seed);
+              (unsigned long long)errors, (unsigned long long)t->refused,
+              (unsigned long long)o->seed);
+    if (t->refused > 0)
+        churn_say(c, "refused: %llu times the server answered \"server full\" (working as "
+                  "designed; the bot tried again later)", (unsigned long long)t->refused);
     for (int k = 0; k < CHURN_ERR_COUNT; k++)
         if (t->errors[k] > 0 && len < sizeof errs)
             len += (size_t)snprintf(errs + len, sizeof errs - len, "%s%llu %s",
@@ -598,6 +658,9 @@ static void churn_summary(churn *c, double elapsed)
                                     churn_error_names[k]);
     if (errors > 0)
         churn_say(c, "errors: %s; first: %s", errs, c->first_error);
+    if (t->unknown_destroys > 0)
+        churn_say(c, "%llu ActorDestroy messages named a net id the bot did not hold",
+                  (unsigned long long)t->unknown_destroys);
     if (c->first_mismatch[0] != '\0')
         churn_say(c, "first replication mismatch: %s", c->first_mismatch);
     if (c->undecodable > 0)

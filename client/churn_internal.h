@@ -31,6 +31,11 @@ enum {
     CHURN_REPORT_SCHEMA = 1,
 };
 
+/* The generator is saturated in a second when its loop used this share of a core or more (as
+ * Locust warns at 90%), or a turn ran this late: its latencies then measure itself too. */
+#define CHURN_SATURATED_CPU 0.9
+#define CHURN_SATURATED_LAG 0.1
+
 /* Latencies, recorded in microseconds. */
 typedef enum churn_lat {
     CHURN_LAT_CONNECT = 0,   /* enet connect -> connected */
@@ -40,12 +45,13 @@ typedef enum churn_lat {
     CHURN_LAT_SPAWN_REPL,    /* first spawn request -> every prop replicated back */
     CHURN_LAT_RTT,           /* ping -> pong, once a second per bot */
     CHURN_LAT_CHECK,         /* replication check request -> reply */
+    CHURN_LAT_LOOP_LAG,      /* how late each turn of the generator's own loop ran */
     CHURN_LAT_COUNT,
 } churn_lat;
 
 typedef enum churn_error {
     CHURN_ERR_CONNECT = 0, /* no answer to a connection request */
-    CHURN_ERR_REFUSED,     /* the server answered with an Error */
+    CHURN_ERR_REFUSED,     /* the server rejected a request with an Error (not "full") */
     CHURN_ERR_LOST,        /* the server closed a connection we had not closed */
     CHURN_ERR_TIMEOUT,     /* no welcome, spawn ack, replication, snapshot or check in time */
     CHURN_ERR_LEAVE,       /* the server did not close the connection after our goodbye */
@@ -60,7 +66,11 @@ extern const char *const churn_error_names[CHURN_ERR_COUNT];
 /* What a run counts. Every field merges across shards by addition. */
 typedef struct churn_totals {
     uint64_t joins, leaves, leaves_abrupt, spawned, projectiles, moves, checks, snapshots;
-    uint64_t unknown_destroys;   /* destroys for a net id the bot did not hold (tolerated) */
+    uint64_t unknown_destroys;   /* destroys for a net id the bot did not hold */
+    uint64_t refused;            /* "server full" answers: the server working as designed */
+    uint64_t gen_cpu_us;         /* the generator's own CPU time */
+    uint64_t gen_seconds;        /* seconds (timeline rows) it was measured over */
+    uint64_t gen_saturated;      /* ... of which it was saturated (see churn_row_saturated) */
     uint64_t errors[CHURN_ERR_COUNT];
     hist lat[CHURN_LAT_COUNT];
 } churn_totals;
@@ -230,7 +240,8 @@ typedef struct churn_bot {
 
 /* Per-second counts for the timeline row. */
 typedef struct churn_counts {
-    uint32_t joins, leaves, leaves_abrupt, spawned, errors;
+    uint32_t joins, leaves, leaves_abrupt, spawned, errors, refused;
+    double lag_max;           /* the latest turn of the loop this second, seconds */
 } churn_counts;
 
 typedef struct churn {
@@ -257,6 +268,8 @@ typedef struct churn {
     bool checks_unsupported;  /* ... and ReplicationCheckRequest */
     bool snapshot_supported;  /* a SnapshotComplete arrived */
     churn_counts second;
+    double turn_at;           /* when the last turn ran (its lag is measured from it) */
+    double row_cpu, row_wall; /* the generator's CPU time and the clock at the last row */
     churn_totals *totals;     /* owned */
     char first_error[400];
     char first_mismatch[400]; /* the first replication mismatch, in full */
@@ -312,6 +325,11 @@ void churn_on_event(churn *c, ENetEvent *ev, double now);
  * since the mark that are still alive. */
 void churn_leaks_mark(churn *c, char *mark, size_t mark_size);
 void churn_leaks_verdict(churn *c, const char *mark, churn_leaks *out);
+
+/* Whether a row's generator figures say it was saturated that second. */
+bool churn_row_saturated(const churn_row *row);
+/* The process's user + system CPU time, seconds. */
+double churn_cpu_seconds(void);
 
 /* The checks of a reply against a mirror: true when they agree (see ReplicationCheck). */
 bool churn_check_matches(const client_mirror *m, const Reap__ReplicationCheck *r);

@@ -44,12 +44,19 @@ static void merge_rows(churn_timeline *dst, const churn_timeline *src, bool take
         d->leaves_abrupt += s->leaves_abrupt;
         d->spawned += s->spawned;
         d->errors += s->errors;
+        d->refused += s->refused;
+        /* Each process is its own loop: the busiest one says whether the run was saturated. */
+        if (s->gen_cpu > d->gen_cpu)
+            d->gen_cpu = s->gen_cpu;
+        if (s->loop_lag > d->loop_lag)
+            d->loop_lag = s->loop_lag;
         if (take_server) {
             churn_row keep = *d;
             *d = *s;
             d->connected = keep.connected, d->target = keep.target, d->joins = keep.joins;
             d->leaves = keep.leaves, d->leaves_abrupt = keep.leaves_abrupt;
-            d->spawned = keep.spawned, d->errors = keep.errors;
+            d->spawned = keep.spawned, d->errors = keep.errors, d->refused = keep.refused;
+            d->gen_cpu = keep.gen_cpu, d->loop_lag = keep.loop_lag;
         }
     }
 }

@@ -66,6 +66,16 @@ bool churn_report_metric(const churn_report *r, const char *name, double *out)
         *out = (double)churn_totals_errors(t);
     } else if (strcmp(name, "error_rate") == 0) {
         *out = t->joins ? (double)churn_totals_errors(t) / (double)t->joins : NAN;
+    } else if (strcmp(name, "refused") == 0) {
+        *out = (double)t->refused;
+    } else if (strcmp(name, "refusal_rate") == 0) {
+        *out = t->joins + t->refused ? (double)t->refused / (double)(t->joins + t->refused) : NAN;
+    } else if (strcmp(name, "unknown_destroys") == 0) {
+        *out = (double)t->unknown_destroys;
+    } else if (strcmp(name, "generator_cpu") == 0) {
+        *out = t->gen_seconds ? (double)t->gen_cpu_us / 1e6 / (double)t->gen_seconds : NAN;
+    } else if (strcmp(name, "generator_saturated_seconds") == 0) {
+        *out = t->gen_seconds ? (double)t->gen_saturated : NAN;
     } else if (strcmp(name, "joins") == 0) {
         *out = (double)t->joins;
     } else if (strcmp(name, "leaves") == 0) {
@@ -163,6 +173,29 @@ static double churn_bytes_per_conn(const churn_server *s)
     return s->bytes_sent / s->seconds / s->players_mean;
 }
 
+/* The generator's own health, and a warning when its figures measure itself too. */
+static void churn_report_print_generator(const churn_report *r, FILE *out)
+{
+    const churn_totals *t = &r->totals;
+    const hist *lag = &t->lat[CHURN_LAT_LOOP_LAG];
+
+    if (t->gen_seconds == 0)
+        return;
+    fprintf(out, "generator: %.2f s CPU over %llu s (%.0f%% of a core%s), loop lag p99 %.1f ms, "
+            "max %.1f ms; saturated %llu s\n", (double)t->gen_cpu_us / 1e6,
+            (unsigned long long)t->gen_seconds,
+            100.0 * (double)t->gen_cpu_us / 1e6 / (double)t->gen_seconds,
+            r->shards > 1 ? ", summed over processes" : "",
+            lag->n ? (double)hist_percentile(lag, 99) / 1e3 : 0.0,
+            lag->n ? (double)lag->max / 1e3 : 0.0, (unsigned long long)t->gen_saturated);
+    if (t->gen_saturated > 0)
+        fprintf(out, "warning: the load generator was saturated for %llu s of %llu (its CPU at "
+                "%.0f%% of a core or more, or a turn of its loop over %.0f ms late): latencies "
+                "measured then are suspect; run fewer bots per process (--procs)\n",
+                (unsigned long long)t->gen_saturated, (unsigned long long)t->gen_seconds,
+                CHURN_SATURATED_CPU * 100, CHURN_SATURATED_LAG * 1e3);
+}
+
 void churn_report_print(const churn_report *r, FILE *out)
 {
     const churn_server *s = &r->server_figs;
@@ -180,6 +213,7 @@ void churn_report_print(const churn_report *r, FILE *out)
                 (unsigned long long)h->n, hist_percentile(h, 50) / 1e3,
                 hist_percentile(h, 95) / 1e3, hist_percentile(h, 99) / 1e3, h->max / 1e3);
     }
+    churn_report_print_generator(r, out);
     if (!s->have) {
         fprintf(out, "server (/metrics): %s\n", r->opts != NULL && r->opts->admin_url[0] ?
                 "fewer than two samples" : "not sampled (no --admin)");
@@ -278,13 +312,18 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     }
     fprintf(f, "  \"counts\": {\"joins\": %llu, \"leaves\": %llu, \"leaves_abrupt\": %llu, "
             "\"spawned\": %llu, \"projectiles\": %llu, \"moves\": %llu, \"checks\": %llu, "
-            "\"snapshots\": %llu, \"unknown_destroys\": %llu, \"errors\": %llu},\n",
+            "\"snapshots\": %llu, \"unknown_destroys\": %llu, \"errors\": %llu, "
+            "\"refused\": %llu},\n",
             (unsigned long long)t->joins, (unsigned long long)t->leaves,
             (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
             (unsigned long long)t->projectiles, (unsigned long long)t->moves,
             (unsigned long long)t->checks, (unsigned long long)t->snapshots,
             (unsigned long long)t->unknown_destroys,
-            (unsigned long long)churn_totals_errors(t));
+            (unsigned long long)churn_totals_errors(t), (unsigned long long)t->refused);
+    fprintf(f, "  \"generator\": {\"cpu_seconds\": %.3f, \"seconds\": %llu, "
+            "\"saturated_seconds\": %llu, \"saturated\": %s},\n", (double)t->gen_cpu_us / 1e6,
+            (unsigned long long)t->gen_seconds, (unsigned long long)t->gen_saturated,
+            t->gen_saturated > 0 ? "true" : "false");
     fputs("  \"errors\": {", f);
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         fprintf(f, "%s\"%s\": %llu", i ? ", " : "", churn_error_keys[i],
@@ -440,7 +479,9 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
     fputs("errors", f);
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         fprintf(f, " %llu", (unsigned long long)t->errors[i]);
-    fputc('\n', f);
+    fprintf(f, "\nrefused %llu\ngenerator %llu %llu %llu\n", (unsigned long long)t->refused,
+            (unsigned long long)t->gen_cpu_us, (unsigned long long)t->gen_seconds,
+            (unsigned long long)t->gen_saturated);
     for (int i = 0; i < CHURN_LAT_COUNT; i++) {
         fprintf(f, "hist %s ", churn_lat_names[i]);
         hist_write_line(&t->lat[i], f);
@@ -457,13 +498,14 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
     for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_rows; i++) {
         const churn_row *w = &r->tl->rows[i];
         fprintf(f, "row %.6f %u %u %u %u %u %u %u %u %d %u %u %llu %llu %.6f %.6f %llu %d %.9g "
-                "%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", w->t, w->connected, w->target, w->stage,
+                "%.9g %.9g %.9g %.9g %.9g %.9g %.9g %u %.9g %.9g\n", w->t, w->connected, w->target,
+                w->stage,
                 w->joins, w->leaves, w->leaves_abrupt, w->spawned, w->errors, w->have_server,
                 w->server_objects, w->server_players, (unsigned long long)w->collections,
                 (unsigned long long)w->objects_destroyed, w->gc_interval,
                 w->time_since_last_purge, (unsigned long long)w->server_frame, w->have_admin,
                 w->tick_p50, w->tick_p99, w->tick_max, w->gc_collections, w->gc_work_max,
-                w->admin_objects, w->rss_bytes, w->frames);
+                w->admin_objects, w->rss_bytes, w->frames, w->refused, w->gen_cpu, w->loop_lag);
     }
     for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_gc; i++)
         fprintf(f, "gc %.6f\n", r->tl->gc_times[i]);
@@ -530,6 +572,19 @@ static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *li
         }
         return true;
     }
+    if (strcmp(line, "refused") == 0) {
+        unsigned long long n;
+        bool ok = sscanf(v, "%llu", &n) == 1;
+        t->refused = n;
+        return ok;
+    }
+    if (strcmp(line, "generator") == 0) {
+        unsigned long long x[3];
+        if (sscanf(v, "%llu %llu %llu", &x[0], &x[1], &x[2]) != 3)
+            return false;
+        t->gen_cpu_us = x[0], t->gen_seconds = x[1], t->gen_saturated = x[2];
+        return true;
+    }
     if (strcmp(line, "hist") == 0) {
         const char *name_end = strchr(v, ' ');
         churn_lat lat;
@@ -561,16 +616,19 @@ static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *li
     }
     if (strcmp(line, "row") == 0) {
         churn_row w;
-        int have_server, have_admin;
+        int have_server, have_admin, n;
         unsigned long long coll, destroyed, frame;
         memset(&w, 0, sizeof w);
-        if (sscanf(v, "%lf %u %u %u %u %u %u %u %u %d %u %u %llu %llu %lf %lf %llu %d %lf %lf "
-                   "%lf %lf %lf %lf %lf %lf", &w.t, &w.connected, &w.target, &w.stage, &w.joins,
+        w.gen_cpu = w.loop_lag = -1;
+        /* 26 fields, or 29 with the refusals and the generator's health. */
+        n = sscanf(v, "%lf %u %u %u %u %u %u %u %u %d %u %u %llu %llu %lf %lf %llu %d %lf %lf "
+                   "%lf %lf %lf %lf %lf %lf %u %lf %lf", &w.t, &w.connected, &w.target, &w.stage, &w.joins,
                    &w.leaves, &w.leaves_abrupt, &w.spawned, &w.errors, &have_server,
                    &w.server_objects, &w.server_players, &coll, &destroyed, &w.gc_interval,
                    &w.time_since_last_purge, &frame, &have_admin, &w.tick_p50, &w.tick_p99,
                    &w.tick_max, &w.gc_collections, &w.gc_work_max, &w.admin_objects,
-                   &w.rss_bytes, &w.frames) != 26)
+                   &w.rss_bytes, &w.frames, &w.refused, &w.gen_cpu, &w.loop_lag);
+        if (n != 26 && n != 29)
             return false;
         w.have_server = have_server != 0;
         w.have_admin = have_admin != 0;

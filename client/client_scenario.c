@@ -321,10 +321,12 @@ static bool threshold_name_known(const char *name)
         "errors", "error_rate", "joins", "leaves", "checks", "mismatches", "spawned", "moves",
         "leaked", "server_fps", "server_tick_p50", "server_tick_p99", "server_tick_max",
         "server_gc_work_max", "server_collections", "server_cpu_seconds", "server_net_p99",
-        "server_world_p99", "server_repl_p99", "server_gc_p99",
+        "server_world_p99", "server_repl_p99", "server_gc_p99", "refused", "refusal_rate",
+        "unknown_destroys", "generator_cpu", "generator_saturated_seconds",
     };
     static const char *const lats[] = {
         "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check",
+        "loop_lag",
     };
     static const char *const stats[] = { "p50", "p95", "p99", "max", "mean", "count" };
     const char *us = strrchr(name, '_');

@@ -2,7 +2,8 @@
  * test_load_scenarios.c - the load tester as CI uses it, against a real server on loopback:
  * the shipped smoke scenario passes its thresholds and exits 0 with a report; a threshold made
  * to fail exits with the documented code (99); two shards merge into one report whose counts
- * are their sums; and the leak verdict of a clean run finds nothing left behind.
+ * are their sums; the leak verdict of a clean run finds nothing left behind; and a full
+ * server's refusals are a figure of their own, not errors.
  */
 #include <sys/stat.h>
 
@@ -197,6 +198,47 @@ static void test_a_clean_run_gets_a_leak_verdict_of_nothing_left_behind(void **s
     harness_server_free(&s);
 }
 
+/* A full server answering "server full" works as designed: the run counts refusals apart
+ * from errors, in the summary, the report and the timeline, and a threshold can bound them. */
+static void test_a_full_servers_refusals_are_counted_apart_from_errors(void **state)
+{
+    const char *const server_args[] = { "--max-players", "3", "--cvar",
+                                        "net.ConnectionTimeout=1", NULL };
+    char out_dir[] = "/tmp/reap-load-full-XXXXXX";
+    harness_server s;
+    harness_proc run;
+    char *json, *timeline;
+
+    (void)state;
+    assert_non_null(mkdtemp(out_dir));
+    harness_server_start(&s, server_args);
+    harness_wait_metric(&s, "reap_frame", HARNESS_GE, 2, 10.0);
+    const char *args[] = { "--server", s.endpoint, "--bots", "9", "--duration", "3",
+                           "--spawn", "2", "--hold", "0.3", "--seed", "4", "--threshold",
+                           "errors==0", "--threshold", "refused>0", "--out", out_dir,
+                           "--quiet", NULL };
+
+    int rc = run_client_beside(&s, args, 30.0, &run);
+
+    if (rc != 0)
+        fail_msg("the run exited %d:\n%s", rc, run.out);
+    assert_non_null(strstr(run.out, "errors==0                    pass"));
+    assert_non_null(strstr(run.out, "times the server answered \"server full\""));
+    json = report_file(out_dir, "report.json", &run);
+    assert_true(json_int(json, "refused") > 0);
+    assert_int_equal(json_int(json, "errors"), 0);
+    timeline = report_file(out_dir, "churn.json", &run);
+    assert_non_null(strstr(timeline, "\"refused\": "));
+    assert_true(harness_server_metric(&s, "reap_net_refused_full_total") >=
+                (double)json_int(json, "refused"));
+    free(json);
+    free(timeline);
+    harness_proc_free(&run);
+    remove_dir(out_dir);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_a_failing_threshold_exits_with_the_documented_code),
         cmocka_unit_test(test_two_shards_merge_into_one_report_of_their_sums),
         cmocka_unit_test(test_a_clean_run_gets_a_leak_verdict_of_nothing_left_behind),
+        cmocka_unit_test(test_a_full_servers_refusals_are_counted_apart_from_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
