@@ -136,6 +136,10 @@ void churn_totals_merge(churn_totals *dst, const churn_totals *src)
     dst->gen_cpu_us += src->gen_cpu_us;
     dst->gen_seconds += src->gen_seconds;
     dst->gen_saturated += src->gen_saturated;
+    dst->impair_datagrams += src->impair_datagrams;
+    dst->impair_dropped += src->impair_dropped;
+    dst->impair_duplicated += src->impair_duplicated;
+    dst->impair_reordered += src->impair_reordered;
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         dst->errors[i] += src->errors[i];
     for (int i = 0; i < CHURN_LAT_COUNT; i++)
@@ -584,6 +588,9 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
     uv_timer_init(&c->loop, &c->turn);
     c->turn.data = c;
     c->turn_open = true;
+    uv_timer_init(&c->loop, &c->impair_timer);
+    c->impair_timer.data = c;
+    c->impair_timer_open = true;
     churn_totals_init(c->totals);
     msg_arena_init(&c->arena, c->arena_buf, CHURN_ARENA_BYTES);
     c->t0 = churn_clock();
@@ -613,8 +620,12 @@ static void churn_close(churn *c)
             enet_peer_disconnect_now(b->peer, 0);
         churn_bot_release(c, b, now);
     }
+    if (c->loop_open)
+        churn_impair_close(c);
     if (c->turn_open)
         uv_close((uv_handle_t *)&c->turn, NULL);
+    if (c->impair_timer_open)
+        uv_close((uv_handle_t *)&c->impair_timer, NULL);
     if (c->loop_open) {
         uv_run(&c->loop, UV_RUN_DEFAULT); /* the close callbacks */
         uv_loop_close(&c->loop);
@@ -694,6 +705,7 @@ static void churn_report_fill(churn_report *r, churn *c, const client_options *o
     snprintf(r->scenario, sizeof r->scenario, "%s",
              o->scenario_name[0] ? o->scenario_name : "command line");
     snprintf(r->server, sizeof r->server, "%s:%u", o->host, o->port);
+    churn_describe_impairment(o, r->impairment, sizeof r->impairment);
     r->seed = o->seed;
     r->shard = o->shard;
     r->shards = 1;
@@ -753,6 +765,13 @@ int churn_run(const client_options *opts, FILE *out)
                   o.scenario_name[0] ? o.scenario_name : "command line", o.stages[0].spawn,
                   o.stages[0].move_hz, o.stages[0].hold * 0.5, o.stages[0].hold * 1.5,
                   client_disconnect_name(o.stages[0].leave), (unsigned long long)o.seed);
+    if (!o.quiet) {
+        char impair[300];
+        churn_describe_impairment(&o, impair, sizeof impair);
+        if (strcmp(impair, "none") != 0)
+            churn_say(c, "network impairment, applied in this process to each bot's datagrams "
+                      "both ways: %s", impair);
+    }
     if (churn_wants_leaks(&o))
         churn_leaks_mark(c, mark, sizeof mark);
 

@@ -111,6 +111,8 @@ void churn_bot_release(churn *c, churn_bot *b, double now)
     /* The server may still resend to this port until it times the old connection out (an
      * abrupt leave), so no later visit takes the port before then. */
     c->port_rest_until[b->host->address.port] = now + CHURN_PORT_REST_S;
+    churn_relay_close(b->relay);
+    b->relay = NULL;
     if (b->poll_open)
         uv_close((uv_handle_t *)&b->poll, churn_poll_closed_cb); /* stops polling at once */
     enet_host_flush(b->host);
@@ -163,24 +165,53 @@ void churn_bot_service(churn *c, churn_bot *b)
     b->dirty = false;
 }
 
-/* A visit's own host, watched by the loop, connecting to the server. */
+/* An impaired visit's host: on loopback, talking to its relay (whose port the server sees). */
+static ENetHost *churn_host_open_relayed(churn *c, churn_bot *b, const client_impair *im,
+                                         double now, ENetAddress *out_to)
+{
+    ENetAddress local = { .port = 0 };
+    ENetHost *h;
+
+    enet_address_set_host_ip(&local, "127.0.0.1");
+    if ((b->relay = churn_relay_open(c, im, b->index, b->visit, now)) == NULL)
+        return NULL;
+    if ((h = enet_host_create(&local, 1, MSG_CHANNEL_COUNT, 0, 0)) == NULL) {
+        churn_relay_close(b->relay);
+        b->relay = NULL;
+        return NULL;
+    }
+    b->relay->bot_addr = h->address;
+    b->relay->bot_addr.host = local.host;
+    out_to->host = local.host;
+    out_to->port = b->relay->port;
+    return h;
+}
+
+/* A visit's own host, watched by the loop, connecting to the server (or to its relay). */
 static ENetPeer *churn_connect_peer(churn *c, churn_bot *b, double now)
 {
+    const client_impair *im = &c->opts->stages[c->stage].impair;
+    ENetAddress to = c->addr;
     ENetHost *h;
 
     if (b->poll_open)
         return NULL; /* the last visit's poll handle is still closing */
-    if ((h = churn_host_open(c, now)) == NULL)
+    b->visit++;
+    h = client_impair_active(im) ? churn_host_open_relayed(c, b, im, now, &to) :
+                                   churn_host_open(c, now);
+    if (h == NULL)
         return NULL;
     if (uv_poll_init(&c->loop, &b->poll, h->socket) != 0) {
         enet_host_destroy(h);
+        churn_relay_close(b->relay);
+        b->relay = NULL;
         return NULL;
     }
     b->poll.data = b;
     b->poll_open = true;
     b->host = h;
     if (uv_poll_start(&b->poll, UV_READABLE, churn_poll_cb) != 0 ||
-        (b->peer = enet_host_connect(h, &c->addr, MSG_CHANNEL_COUNT, 0)) == NULL) {
+        (b->peer = enet_host_connect(h, &to, MSG_CHANNEL_COUNT, 0)) == NULL) {
         churn_bot_release(c, b, now);
         return NULL;
     }

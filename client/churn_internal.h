@@ -28,6 +28,7 @@ enum {
     CHURN_TURN_MS = 5,           /* the loop's turn: timers of every bot, rows, flushes */
     CHURN_HOST_IDLE_MS = 20,     /* a quiet host is still serviced this often (ENet's timers) */
     CHURN_SEQ_KINDS = 1 << 16,           /* sends remembered by seq, to place errors */
+    CHURN_DATAGRAM_MAX = 4096,           /* ENet's largest MTU */
     CHURN_REPORT_SCHEMA = 1,
 };
 
@@ -71,6 +72,8 @@ typedef struct churn_totals {
     uint64_t gen_cpu_us;         /* the generator's own CPU time */
     uint64_t gen_seconds;        /* seconds (timeline rows) it was measured over */
     uint64_t gen_saturated;      /* ... of which it was saturated (see churn_row_saturated) */
+    /* Datagrams through an impairment (churn_impair.c) and what befell them. */
+    uint64_t impair_datagrams, impair_dropped, impair_duplicated, impair_reordered;
     uint64_t errors[CHURN_ERR_COUNT];
     hist lat[CHURN_LAT_COUNT];
 } churn_totals;
@@ -163,6 +166,7 @@ typedef struct churn_report {
     char host[128];
     char scenario[64];
     char server[300];
+    char impairment[300];        /* "none", one impairment, or "STAGE: ...; STAGE: ..." */
     uint64_t seed;
     uint32_t shard, shards;      /* shards: how many processes were merged into this */
     uint32_t bots;
@@ -185,12 +189,79 @@ bool churn_report_load(churn_report *r, churn_timeline *tl, const char *dir, cha
                        size_t err_size);
 /* The self-contained page (churn_report_html.c). */
 bool churn_report_write_html(const churn_report *r, FILE *f);
+/* Describes the stages' impairments into buf ("none" when no stage has one). */
+void churn_describe_impairment(const client_options *o, char *buf, size_t size);
 /* Writes one summary line per figure to out (what `make loadbench` and people read). */
 void churn_report_print(const churn_report *r, FILE *out);
 
-#endif
 
 /* ---- the bots and the run (churn.c, churn_bot.c) --------------------------------------- */
+
+/* ---- impaired networks (churn_impair.c) --------------------------------------------------- */
+
+typedef struct churn_impair_stream {
+    uint64_t rng;             /* this direction's own stream */
+    double last_due;          /* the latest due time of a datagram kept in order */
+} churn_impair_stream;
+
+typedef struct churn_fate {
+    bool drop;
+    int copies;               /* 0 (dropped), 1, or 2 (duplicated) */
+    bool reordered;           /* held back behind the datagrams that follow it */
+    double due;               /* when it is delivered, seconds since the run's start */
+} churn_fate;
+
+typedef struct churn churn;
+typedef struct churn_relay churn_relay;
+
+/* One visit's relay: the socket the server sees, between it and the visit's ENet host. */
+struct churn_relay {
+    churn *c;
+    ENetSocket socket;
+    uv_poll_t poll;
+    bool poll_open;           /* poll's close callback has not run */
+    bool closed;              /* the visit is over: the socket goes once nothing is queued */
+    uint16_t port;
+    ENetAddress bot_addr;     /* the visit's ENet host, on loopback */
+    const client_impair *im;  /* borrowed from the visit's stage */
+    churn_impair_stream stream[2]; /* [0] towards the bot, [1] towards the server */
+    uint32_t queued;          /* its datagrams waiting in the run's queue */
+    churn_relay *prev, *next; /* every relay of the run that is not freed yet */
+};
+
+typedef struct churn_datagram {
+    struct churn_datagram *next_free;
+    churn_relay *relay;
+    double due;
+    uint64_t order;           /* ties in due time keep arrival order */
+    bool up;                  /* towards the server */
+    uint32_t len;
+    uint8_t data[CHURN_DATAGRAM_MAX];
+} churn_datagram;
+
+/* Datagrams waiting to be delivered: a min-heap by due time, and a free list. */
+typedef struct churn_impair_queue {
+    churn_datagram **heap;
+    uint32_t n, cap;
+    churn_datagram *free;
+    uint64_t order;
+} churn_impair_queue;
+
+/* The seed of one visit's direction, from the run's seed, the bot and its visit count. */
+uint64_t churn_impair_seed(uint64_t run_seed, uint32_t bot, uint32_t visit, bool up);
+/* The fate of a stream's next datagram sent at now (st advances). Pure: tests drive it. */
+void churn_impair_decide(const client_impair *im, churn_impair_stream *st, double now,
+                         churn_fate *out);
+/* A relay on a port of its own that no visit used in the last CHURN_PORT_REST_S seconds, read
+ * by the run's loop; the caller sets bot_addr. NULL when no socket could be had. */
+churn_relay *churn_relay_open(churn *c, const client_impair *im, uint32_t bot, uint32_t visit,
+                              double now);
+/* The visit is over: the relay stops reading; it is freed once its queue is delivered. */
+void churn_relay_close(churn_relay *r);
+void churn_relay_free_if_done(churn_relay *r);
+void churn_impair_timer_cb(uv_timer_t *timer);
+/* The run is over: drops what is queued and closes every relay. */
+void churn_impair_close(churn *c);
 
 typedef enum churn_bot_state {
     CHURN_BOT_IDLE = 0,   /* between visits: connects at next_at if its index is wanted */
@@ -219,6 +290,8 @@ typedef struct churn_bot {
     bool poll_open;       /* poll is initialised and its close callback has not run */
     bool dirty;           /* something was queued on peer since host was last flushed */
     double serviced_at;   /* when host was last serviced (ENet's retransmits and pings) */
+    churn_relay *relay;   /* an impaired visit's relay (host talks to it), else NULL */
+    uint32_t visit;       /* visits begun, for the impairment's streams */
     bool joined;          /* welcomed, not gone yet */
     bool snapshot_done;   /* SnapshotComplete arrived this visit */
     bool snapshot_late;   /* ... and its absence was counted */
@@ -244,7 +317,7 @@ typedef struct churn_counts {
     double lag_max;           /* the latest turn of the loop this second, seconds */
 } churn_counts;
 
-typedef struct churn {
+struct churn {
     const client_options *opts;
     FILE *out;
     uv_loop_t loop;           /* every bot's socket and the turn timer */
@@ -300,7 +373,12 @@ typedef struct churn {
     msg_arena arena;
     void *arena_buf;
     uint8_t out_buf[CHURN_OUT_BYTES];
-} churn;
+    /* Impaired networks */
+    churn_impair_queue iq;
+    uv_timer_t impair_timer;
+    bool impair_timer_open;
+    churn_relay *relays;
+};
 
 double churn_clock(void);
 double churn_now(const churn *c);
@@ -333,3 +411,5 @@ double churn_cpu_seconds(void);
 
 /* The checks of a reply against a mirror: true when they agree (see ReplicationCheck). */
 bool churn_check_matches(const client_mirror *m, const Reap__ReplicationCheck *r);
+
+#endif /* REAP_CLIENT_CHURN_INTERNAL_H */

@@ -173,6 +173,42 @@ static double churn_bytes_per_conn(const churn_server *s)
     return s->bytes_sent / s->seconds / s->players_mean;
 }
 
+void churn_describe_impairment(const client_options *o, char *buf, size_t size)
+{
+    bool same = true, any = false;
+    size_t len = 0;
+
+    for (uint32_t i = 0; i < o->n_stages; i++) {
+        any |= client_impair_active(&o->stages[i].impair);
+        same &= memcmp(&o->stages[i].impair, &o->stages[0].impair, sizeof(client_impair)) == 0;
+    }
+    if (!any || same) {
+        client_impair_format(&o->stages[0].impair, buf, size);
+        return;
+    }
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < o->n_stages && len < size; i++) {
+        char one[160];
+        client_impair_format(&o->stages[i].impair, one, sizeof one);
+        len += (size_t)snprintf(buf + len, size - len, "%s%s: %s", i ? "; " : "",
+                                o->stages[i].name, one);
+    }
+}
+
+static void churn_report_print_impairment(const churn_report *r, FILE *out)
+{
+    const churn_totals *t = &r->totals;
+
+    if (strcmp(r->impairment, "none") == 0 || r->impairment[0] == '\0')
+        return;
+    fprintf(out, "impairment: %s; %llu datagrams through it, %llu dropped (%.2f%%), %llu "
+            "duplicated, %llu reordered\n", r->impairment,
+            (unsigned long long)t->impair_datagrams, (unsigned long long)t->impair_dropped,
+            t->impair_datagrams ? 100.0 * (double)t->impair_dropped /
+                                  (double)t->impair_datagrams : 0.0,
+            (unsigned long long)t->impair_duplicated, (unsigned long long)t->impair_reordered);
+}
+
 /* The generator's own health, and a warning when its figures measure itself too. */
 static void churn_report_print_generator(const churn_report *r, FILE *out)
 {
@@ -213,6 +249,7 @@ void churn_report_print(const churn_report *r, FILE *out)
                 (unsigned long long)h->n, hist_percentile(h, 50) / 1e3,
                 hist_percentile(h, 95) / 1e3, hist_percentile(h, 99) / 1e3, h->max / 1e3);
     }
+    churn_report_print_impairment(r, out);
     churn_report_print_generator(r, out);
     if (!s->have) {
         fprintf(out, "server (/metrics): %s\n", r->opts != NULL && r->opts->admin_url[0] ?
@@ -282,6 +319,7 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     const churn_totals *t = &r->totals;
     const churn_server *s = &r->server_figs;
     const client_options *o = r->opts;
+    char impair[160];
 
     fprintf(f, "{\n  \"schema_version\": %d,\n  \"tool\": \"reap-client\",\n  \"run_id\": ",
             r->schema);
@@ -294,6 +332,8 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     churn_json_string(f, r->scenario);
     fputs(",\n  \"server\": ", f);
     churn_json_string(f, r->server);
+    fputs(",\n  \"impairment\": ", f);
+    churn_json_string(f, r->impairment[0] ? r->impairment : "none");
     fprintf(f, ",\n  \"seed\": %llu,\n  \"shard\": %u,\n  \"shards\": %u,\n  \"bots\": %u,\n"
             "  \"duration_seconds\": %.3f,\n  \"elapsed_seconds\": %.3f,\n",
             (unsigned long long)r->seed, r->shard, r->shards, r->bots, r->duration, r->elapsed);
@@ -305,8 +345,12 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
             churn_json_string(f, st->name);
             fprintf(f, ", \"duration\": %g, \"bots_from\": %u, \"bots_to\": %u, \"spawn\": %u, "
                     "\"moves_per_second\": %g, \"projectiles_per_second\": %g, \"hold\": %g, "
-                    "\"leave\": \"%s\"}", st->duration, st->bots_from, st->bots_to, st->spawn,
-                    st->move_hz, st->projectile_hz, st->hold, client_disconnect_name(st->leave));
+                    "\"leave\": \"%s\", \"impair\": ", st->duration, st->bots_from, st->bots_to,
+                    st->spawn, st->move_hz, st->projectile_hz, st->hold,
+                    client_disconnect_name(st->leave));
+            client_impair_format(&st->impair, impair, sizeof impair);
+            churn_json_string(f, impair);
+            fputs("}", f);
         }
         fputs("\n  ],\n", f);
     }
@@ -324,6 +368,10 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
             "\"saturated_seconds\": %llu, \"saturated\": %s},\n", (double)t->gen_cpu_us / 1e6,
             (unsigned long long)t->gen_seconds, (unsigned long long)t->gen_saturated,
             t->gen_saturated > 0 ? "true" : "false");
+    fprintf(f, "  \"impaired\": {\"datagrams\": %llu, \"dropped\": %llu, \"duplicated\": %llu, "
+            "\"reordered\": %llu},\n", (unsigned long long)t->impair_datagrams,
+            (unsigned long long)t->impair_dropped, (unsigned long long)t->impair_duplicated,
+            (unsigned long long)t->impair_reordered);
     fputs("  \"errors\": {", f);
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         fprintf(f, "%s\"%s\": %llu", i ? ", " : "", churn_error_keys[i],
@@ -479,9 +527,12 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
     fputs("errors", f);
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         fprintf(f, " %llu", (unsigned long long)t->errors[i]);
-    fprintf(f, "\nrefused %llu\ngenerator %llu %llu %llu\n", (unsigned long long)t->refused,
+    fprintf(f, "\nrefused %llu\ngenerator %llu %llu %llu\nimpaired %llu %llu %llu %llu\n"
+            "impairment %s\n", (unsigned long long)t->refused,
             (unsigned long long)t->gen_cpu_us, (unsigned long long)t->gen_seconds,
-            (unsigned long long)t->gen_saturated);
+            (unsigned long long)t->gen_saturated, (unsigned long long)t->impair_datagrams,
+            (unsigned long long)t->impair_dropped, (unsigned long long)t->impair_duplicated,
+            (unsigned long long)t->impair_reordered, r->impairment[0] ? r->impairment : "none");
     for (int i = 0; i < CHURN_LAT_COUNT; i++) {
         fprintf(f, "hist %s ", churn_lat_names[i]);
         hist_write_line(&t->lat[i], f);
@@ -534,6 +585,7 @@ static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *li
     CHURN_DAT_STR("host", r->host)
     CHURN_DAT_STR("scenario", r->scenario)
     CHURN_DAT_STR("server", r->server)
+    CHURN_DAT_STR("impairment", r->impairment)
 #undef CHURN_DAT_STR
     if (strcmp(line, CHURN_DAT_MAGIC) == 0)
         return sscanf(v, "%d", &r->schema) == 1 && r->schema == CHURN_REPORT_SCHEMA;
@@ -583,6 +635,14 @@ static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *li
         if (sscanf(v, "%llu %llu %llu", &x[0], &x[1], &x[2]) != 3)
             return false;
         t->gen_cpu_us = x[0], t->gen_seconds = x[1], t->gen_saturated = x[2];
+        return true;
+    }
+    if (strcmp(line, "impaired") == 0) {
+        unsigned long long x[4];
+        if (sscanf(v, "%llu %llu %llu %llu", &x[0], &x[1], &x[2], &x[3]) != 4)
+            return false;
+        t->impair_datagrams = x[0], t->impair_dropped = x[1];
+        t->impair_duplicated = x[2], t->impair_reordered = x[3];
         return true;
     }
     if (strcmp(line, "hist") == 0) {

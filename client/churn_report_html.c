@@ -291,6 +291,7 @@ static void html_head(FILE *f, const churn_report *r)
     HTML_ROW("start time (UTC)", r->start_time);
     HTML_ROW("load generator host", r->host);
     HTML_ROW("server", r->server);
+    HTML_ROW("network impairment (in the client)", r->impairment[0] ? r->impairment : "none");
 #undef HTML_ROW
     fprintf(f, "<tr><td>seed</td><td>%llu</td></tr>\n<tr><td>shards merged</td><td>%u</td></tr>"
             "\n<tr><td>bots (most at once)</td><td>%u</td></tr>\n<tr><td>duration</td><td>%.1f s "

@@ -58,6 +58,12 @@ static const char client_usage[] =
     "  --shard I/N                  this process is shard I (0..N-1) of N: it plays every Nth\n"
     "                               bot of each stage and draws its own random stream from\n"
     "                               --seed; merge the shards' --out directories afterwards\n"
+    "  --impair SPEC                a bad network, applied in this process to each bot's\n"
+    "                               datagrams both ways: loss=2%,latency=60ms,jitter=15ms,\n"
+    "                               dup=0.5%,reorder=1% (any subset; latency is added each\n"
+    "                               way; seeded by --seed); a scenario stage's 'impair' wins\n"
+    "  --procs N                    run N processes on this machine, each a shard of the run\n"
+    "                               (--shard I/N), and merge their reports exactly into --out\n"
     "  --out DIR                    where the report goes (default build/churn)\n"
     "  --seed N                     random seed for hold times, pauses, moves and leave modes\n"
     "                               (default: from the clock; the summary prints it)\n"
@@ -364,6 +370,10 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
             opts->shard = si;
             opts->shards = n;
             churn_flag = "--shard";
+        } else if (strcmp(flag, "--impair") == 0) {
+            if (!client_impair_parse(value, &opts->impair, err, err_size))
+                return CLIENT_OPTIONS_ERROR;
+            churn_flag = "--impair";
         } else if (strcmp(flag, "--seed") == 0) {
             if (!client_parse_uint(value, 0, UINT64_MAX, &opts->seed)) {
                 snprintf(err, err_size, "bad value '%s' for --seed: expected a non-negative "
@@ -412,6 +422,7 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         st->projectile_hz = opts->projectile_hz;
         st->hold = opts->hold;
         st->leave = opts->disconnect;
+        st->impair = opts->impair;
         opts->n_stages = 1;
     }
     return CLIENT_OPTIONS_OK;
