@@ -738,6 +738,8 @@ int churn_run(const client_options *opts, FILE *out)
     char mark[64] = "";
     time_t started = time(NULL);
 
+    if (o.procs > 1 && o.shards == 1)
+        return churn_run_procs(&o, out);
     if (!o.seed_set)
         o.seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid() ^
                  (uint64_t)(churn_clock() * 1e9);

@@ -404,6 +404,10 @@ void churn_on_event(churn *c, ENetEvent *ev, double now);
 void churn_leaks_mark(churn *c, char *mark, size_t mark_size);
 void churn_leaks_verdict(churn *c, const char *mark, churn_leaks *out);
 
+/* --procs N (churn_procs.c): forks N shards of the run, waits for them, merges their reports
+ * into opts->out_dir and evaluates the thresholds there. Returns a CLIENT_EXIT_*. */
+int churn_run_procs(const client_options *opts, FILE *out);
+
 /* Whether a row's generator figures say it was saturated that second. */
 bool churn_row_saturated(const churn_row *row);
 /* The process's user + system CPU time, seconds. */

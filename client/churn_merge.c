@@ -173,10 +173,15 @@ int churn_merge_main(int argc, char **argv, FILE *out)
     merged->opts = &opts;
     merged->leaks.detail = NULL;
     if (!opts.quiet) {
-        fprintf(out, "reap-client merge: %d reports, %u shards, %u bots, %llu joins, %llu errors "
-                "(run %s)\n", n_dirs, merged->shards, merged->bots,
+        fprintf(out, "reap-client merge: %d reports, %u shards, %u bots, %llu joins, %llu "
+                "replication checks, %llu errors (%llu mismatches), %llu refused, %llu unknown "
+                "destroys (run %s)\n", n_dirs, merged->shards, merged->bots,
                 (unsigned long long)merged->totals.joins,
-                (unsigned long long)churn_totals_errors(&merged->totals), merged->run_id);
+                (unsigned long long)merged->totals.checks,
+                (unsigned long long)churn_totals_errors(&merged->totals),
+                (unsigned long long)merged->totals.errors[CHURN_ERR_MISMATCH],
+                (unsigned long long)merged->totals.refused,
+                (unsigned long long)merged->totals.unknown_destroys, merged->run_id);
         churn_report_print(merged, out);
     }
     if (churn_report_thresholds(merged, out) > 0)

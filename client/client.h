@@ -30,6 +30,7 @@ enum {
     CLIENT_BOTS_MAX = 1000,         /* churn: bots in one process */
     CLIENT_STAGES_MAX = 16,         /* churn: stages in one scenario */
     CLIENT_THRESHOLDS_MAX = 16,
+    CLIENT_PROCS_MAX = 64,          /* churn: --procs */
 };
 #define CLIENT_DURATION_MAX 86400.0 /* churn: seconds */
 #define CLIENT_CHURN_SPAWN_DEFAULT 10u

@@ -94,6 +94,7 @@ void client_options_default(client_options *opts)
     opts->timeout = 5.0;
     opts->move_hz = CLIENT_CHURN_MOVE_HZ_DEFAULT;
     opts->shards = 1;
+    opts->procs = 1;
     opts->progress = -1;
     snprintf(opts->out_dir, sizeof opts->out_dir, "build/churn");
 }
@@ -370,6 +371,16 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
             opts->shard = si;
             opts->shards = n;
             churn_flag = "--shard";
+        } else if (strcmp(flag, "--procs") == 0) {
+            uint64_t n;
+
+            if (!client_parse_uint(value, 1, CLIENT_PROCS_MAX, &n)) {
+                snprintf(err, err_size, "bad value '%s' for --procs: expected an integer in "
+                         "[1, %d]", value, CLIENT_PROCS_MAX);
+                return CLIENT_OPTIONS_ERROR;
+            }
+            opts->procs = (uint32_t)n;
+            churn_flag = "--procs";
         } else if (strcmp(flag, "--impair") == 0) {
             if (!client_impair_parse(value, &opts->impair, err, err_size))
                 return CLIENT_OPTIONS_ERROR;
@@ -389,6 +400,10 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
     }
     if (opts->help || opts->version)
         return CLIENT_OPTIONS_EXIT;
+    if (opts->procs > 1 && opts->shards > 1) {
+        snprintf(err, err_size, "--procs conflicts with --shard: --procs runs the shards itself");
+        return CLIENT_OPTIONS_ERROR;
+    }
     if (opts->scenario_path[0] != '\0')
         return client_options_scenario(opts, have_server, err, err_size);
     if (!have_server) {
