@@ -535,6 +535,22 @@ static int churn_loop(churn *c)
     return c->fatal ? CLIENT_EXIT_FAILED : CLIENT_EXIT_OK;
 }
 
+/* Every visit has a socket of its own (two when impaired), and a closing one lingers a turn:
+ * the soft limit on open files is raised towards the hard one when it is short. */
+static void churn_raise_file_limit(churn *c)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)c->n_bots * 3 + 2 * CHURN_PORT_TRIES + 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur < want)
+        churn_say(c, "note: at most %llu open files here (ulimit -n); %u bots may want %llu",
+                  (unsigned long long)rl.rlim_cur, c->n_bots, (unsigned long long)want);
+}
+
 static bool churn_open(churn *c, const client_options *opts, FILE *out)
 {
     char err[300];
@@ -592,6 +608,7 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
     c->impair_timer.data = c;
     c->impair_timer_open = true;
     churn_totals_init(c->totals);
+    churn_raise_file_limit(c);
     msg_arena_init(&c->arena, c->arena_buf, CHURN_ARENA_BYTES);
     c->t0 = churn_clock();
     c->row_wall = c->t0;

@@ -558,19 +558,13 @@ static void churn_bot_on_error(churn *c, churn_bot *b, const Reap__Error *e, dou
     }
     if (e->code == REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL) {
         /* A full server saying so is working as designed: a figure of its own, not an error;
-         * the bot tries again after a longer pause. */
+         * the bot tries again after a pause. */
         c->totals->refused++;
         c->second.refused++;
-        if (b->state == CHURN_BOT_LEAVING)
-            return;
-        if (b->joined)
-            churn_bot_leave(c, b, now);
-        else
-            churn_bot_abort(c, b, now);
-        return;
+    } else {
+        churn_count_error(c, CHURN_ERR_REFUSED, "server rejected a request of %s: %s", b->name,
+                          e->text);
     }
-    churn_count_error(c, CHURN_ERR_REFUSED, "server rejected a request of %s: %s", b->name,
-                      e->text);
     if (e->code == REAP__ERROR_CODE__ERROR_CODE_VERSION ||
         e->code == REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD) {
         snprintf(c->first_error, sizeof c->first_error, "server refused: %s", e->text);
