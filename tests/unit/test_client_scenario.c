@@ -176,6 +176,7 @@ static void test_the_shipped_scenarios_load(void **state)
     static const char *const files[] = {
         "deploy/scenarios/smoke.ini", "deploy/scenarios/churn.ini",
         "deploy/scenarios/mass-leave.ini", "deploy/scenarios/spike.ini",
+        "deploy/scenarios/bad-network.ini",
     };
     client_options o;
     char err[512];
