@@ -1,14 +1,17 @@
 /*
- * churn.c - the churn load generator's run: N bots on one ENet host, in one thread, through
+ * churn.c - the churn load generator's run: N bots in one thread, on one libuv loop, through
  * the stages of a scenario (or the one stage the command line describes).
  *
- * Each loop turn: the stage sets how many bots take part (ramps are linear), every bot's timers
- * are advanced (churn_bot.c), the server's /metrics is sampled once a second when --admin is
- * given, a timeline row is closed each second, and ENet is serviced once then drained. Four
- * times a second one joined bot asks the server for its GC figures (StatsReply). When the
- * stages are over, the server's figures are asked for one last time, every bot leaves, the
- * optional leak verdict is taken, and the report is written; the thresholds decide the exit
- * status. The only addresses ever used are --server and --admin.
+ * Each visit of a bot has its own ENet host (its own UDP socket and port, as a real player
+ * has; a port rests CHURN_PORT_REST_S before another visit may take it), watched by a poll
+ * handle that services it when a datagram arrives. Every CHURN_TURN_MS a turn runs: the stage
+ * sets how many bots take part (ramps are linear), every bot's timers are advanced
+ * (churn_bot.c), the server's /metrics is sampled once a second when --admin is given, a
+ * timeline row is closed each second, and what the turn queued is flushed. Four times a second
+ * one joined bot asks the server for its GC figures (StatsReply). When the stages are over,
+ * the server's figures are asked for one last time, every bot leaves, the optional leak
+ * verdict is taken, and the report is written; the thresholds decide the exit status. The only
+ * addresses ever used are --server and --admin.
  */
 #include "churn_internal.h"
 
@@ -17,6 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,13 +30,13 @@
 #define CHURN_FINAL_STATS_WAIT 1.0       /* at most, for the last stats reply */
 
 const char *const churn_lat_names[CHURN_LAT_COUNT] = {
-    "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check",
+    "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check", "loop_lag",
 };
 const char *const churn_error_keys[CHURN_ERR_COUNT] = {
     "connect", "refused", "lost", "timeout", "leave", "mismatch",
 };
 const char *const churn_error_names[CHURN_ERR_COUNT] = {
-    "connect timeouts", "refusals", "connections lost", "answer timeouts",
+    "connect timeouts", "rejected requests", "connections lost", "answer timeouts",
     "unanswered goodbyes", "replication mismatches",
 };
 
@@ -50,6 +54,21 @@ double churn_clock(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double churn_cpu_seconds(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return -1;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+bool churn_row_saturated(const churn_row *row)
+{
+    return row->gen_cpu >= CHURN_SATURATED_CPU || row->loop_lag > CHURN_SATURATED_LAG;
 }
 
 double churn_now(const churn *c)
@@ -113,6 +132,14 @@ void churn_totals_merge(churn_totals *dst, const churn_totals *src)
     dst->checks += src->checks;
     dst->snapshots += src->snapshots;
     dst->unknown_destroys += src->unknown_destroys;
+    dst->refused += src->refused;
+    dst->gen_cpu_us += src->gen_cpu_us;
+    dst->gen_seconds += src->gen_seconds;
+    dst->gen_saturated += src->gen_saturated;
+    dst->impair_datagrams += src->impair_datagrams;
+    dst->impair_dropped += src->impair_dropped;
+    dst->impair_duplicated += src->impair_duplicated;
+    dst->impair_reordered += src->impair_reordered;
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         dst->errors[i] += src->errors[i];
     for (int i = 0; i < CHURN_LAT_COUNT; i++)
@@ -335,18 +362,40 @@ static void churn_progress(churn *c, const churn_row *row, double now)
                  c->stats.objects, (unsigned long long)c->stats.collections);
     if (c->progress_tty) {
         fprintf(c->out, "\r\033[K[%s %u/%u] %5.1f/%.0f s | bots %u/%u | joins %llu leaves %llu "
-                "| errors %llu | %s", o->stages[c->stage].name, c->stage + 1, o->n_stages, now,
-                o->duration, row->connected, c->target, (unsigned long long)c->totals->joins,
-                (unsigned long long)c->totals->leaves,
-                (unsigned long long)churn_totals_errors(c->totals), server);
+                "| errors %llu refused %llu | cpu %.0f%% | %s", o->stages[c->stage].name,
+                c->stage + 1, o->n_stages, now, o->duration, row->connected, c->target,
+                (unsigned long long)c->totals->joins, (unsigned long long)c->totals->leaves,
+                (unsigned long long)churn_totals_errors(c->totals),
+                (unsigned long long)c->totals->refused, row->gen_cpu * 100, server);
         fflush(c->out);
         return;
     }
     churn_say(c, "[%5.1fs] %s: %u/%u bots joined, %llu joins, %llu leaves, %llu props, %llu "
-              "errors | %s", now, o->stages[c->stage].name, row->connected, c->target,
+              "errors, %llu refused | generator cpu %.0f%%, loop lag %.0f ms | %s", now,
+              o->stages[c->stage].name, row->connected, c->target,
               (unsigned long long)c->totals->joins, (unsigned long long)c->totals->leaves,
               (unsigned long long)c->totals->spawned,
-              (unsigned long long)churn_totals_errors(c->totals), server);
+              (unsigned long long)churn_totals_errors(c->totals),
+              (unsigned long long)c->totals->refused, row->gen_cpu * 100, row->loop_lag * 1e3,
+              server);
+}
+
+/* The generator's CPU share and loop lag over the second that ends now. */
+static void churn_row_generator(churn *c, churn_row *row, double now)
+{
+    double cpu = churn_cpu_seconds(), wall = churn_clock();
+
+    row->gen_cpu = -1;
+    row->loop_lag = c->second.lag_max;
+    if (cpu >= 0 && c->row_cpu >= 0 && wall > c->row_wall) {
+        row->gen_cpu = (cpu - c->row_cpu) / (wall - c->row_wall);
+        c->totals->gen_cpu_us += (uint64_t)((cpu - c->row_cpu) * 1e6 + 0.5);
+        c->totals->gen_seconds++;
+        c->totals->gen_saturated += churn_row_saturated(row);
+    }
+    c->row_cpu = cpu;
+    c->row_wall = wall;
+    (void)now;
 }
 
 static void churn_close_row(churn *c, double now)
@@ -363,6 +412,8 @@ static void churn_close_row(churn *c, double now)
     row.leaves_abrupt = c->second.leaves_abrupt;
     row.spawned = c->second.spawned;
     row.errors = c->second.errors;
+    row.refused = c->second.refused;
+    churn_row_generator(c, &row, now);
     row.tick_p50 = row.tick_p99 = row.tick_max = row.gc_work_max = -1;
     row.gc_collections = row.admin_objects = row.rss_bytes = row.frames = -1;
     if (c->have_stats) {
@@ -410,64 +461,94 @@ static void churn_begin_stop(churn *c, double now)
         c->leave_all = true;
 }
 
+/* One turn of the loop, every CHURN_TURN_MS: the stage, the bots' timers, /metrics, the
+ * timeline's rows, then ENet's timers of the quiet hosts and what the turn queued. Datagrams
+ * are not waited for here: each host's poll callback services it when its socket is readable. */
+static void churn_turn(churn *c)
+{
+    double now = churn_now(c);
+    double lag = c->turn_at > 0 ? now - c->turn_at - CHURN_TURN_MS * 1e-3 : 0;
+
+    /* A turn is due CHURN_TURN_MS after the last one: what it ran later than that is time the
+     * loop spent elsewhere (servicing sockets, or waiting for a core). */
+    if (lag < 0)
+        lag = 0;
+    hist_record(&c->totals->lat[CHURN_LAT_LOOP_LAG], (uint64_t)(lag * 1e6 + 0.5));
+    if (lag > c->second.lag_max)
+        c->second.lag_max = lag;
+    c->turn_at = now;
+
+    if (!c->stopping && (now >= c->opts->duration || churn_interrupted))
+        churn_begin_stop(c, now);
+    if (c->stopping && !c->leave_all &&
+        (c->stats_replies > c->final_stats_after || now >= c->final_stats_deadline))
+        c->leave_all = true;
+    if (!c->stopping) {
+        c->target = churn_shard_share(c->opts, client_stages_target(c->opts, now, &c->stage));
+        if (now >= c->next_stats_at) {
+            churn_request_stats(c);
+            while (c->next_stats_at <= now)
+                c->next_stats_at += CHURN_STATS_PERIOD;
+        }
+    }
+    if (c->admin != NULL && churn_admin_poll(c->admin, now, &c->fresh))
+        churn_on_scrape(c, &c->fresh);
+    for (uint32_t i = 0; i < c->n_bots && !c->fatal; i++)
+        churn_bot_step(c, &c->bots[i], now);
+    if (c->totals->joins == 0 && c->totals->errors[CHURN_ERR_CONNECT] > 0 &&
+        c->totals->errors[CHURN_ERR_CONNECT] >= c->n_bots)
+        c->fatal = true; /* every bot tried once and nobody answered: the server is not there */
+    if (c->fatal || (c->leave_all && churn_all_done(c))) {
+        c->done = true;
+        uv_stop(&c->loop);
+        return;
+    }
+    while (c->tl.n_rows + 1 < c->rows_total && now >= (double)(c->tl.n_rows + 1))
+        churn_close_row(c, now);
+    for (uint32_t i = 0; i < c->n_bots && !c->fatal; i++) {
+        churn_bot *b = &c->bots[i];
+
+        if (b->host == NULL)
+            continue;
+        if (now - b->serviced_at >= CHURN_HOST_IDLE_MS * 1e-3) {
+            churn_bot_service(c, b);
+        } else if (b->dirty) {
+            /* Moves and pings queued this turn go out now, not at the next service. */
+            enet_host_flush(b->host);
+            b->dirty = false;
+        }
+    }
+}
+
+static void churn_turn_cb(uv_timer_t *timer)
+{
+    churn_turn(timer->data);
+}
+
 static int churn_loop(churn *c)
 {
-    churn_scrape fresh;
-    ENetEvent ev;
-
-    memset(&fresh, 0, sizeof fresh);
-    for (;;) {
-        double now = churn_now(c);
-        int r;
-
-        if (!c->stopping && (now >= c->opts->duration || churn_interrupted))
-            churn_begin_stop(c, now);
-        if (c->stopping && !c->leave_all &&
-            (c->stats_replies > c->final_stats_after || now >= c->final_stats_deadline))
-            c->leave_all = true;
-        if (!c->stopping) {
-            c->target = churn_shard_share(c->opts, client_stages_target(c->opts, now, &c->stage));
-            if (now >= c->next_stats_at) {
-                churn_request_stats(c);
-                while (c->next_stats_at <= now)
-                    c->next_stats_at += CHURN_STATS_PERIOD;
-            }
-        }
-        if (c->admin != NULL && churn_admin_poll(c->admin, now, &fresh))
-            churn_on_scrape(c, &fresh);
-        for (uint32_t i = 0; i < c->n_bots; i++)
-            churn_bot_step(c, &c->bots[i], now);
-        if (c->fatal)
-            break;
-        if (c->totals->joins == 0 && c->totals->errors[CHURN_ERR_CONNECT] > 0 &&
-            c->totals->errors[CHURN_ERR_CONNECT] >= c->n_bots) {
-            /* Every bot tried once and nobody answered: the server is not there. */
-            c->fatal = true;
-            break;
-        }
-        if (c->leave_all && churn_all_done(c))
-            break;
-        while (c->tl.n_rows + 1 < c->rows_total && now >= (double)(c->tl.n_rows + 1))
-            churn_close_row(c, now);
-
-        r = enet_host_service(c->host, &ev, CHURN_SERVICE_MS);
-        while (r > 0) {
-            churn_on_event(c, &ev, churn_now(c));
-            r = enet_host_check_events(c->host, &ev);
-        }
-        if (r < 0) {
-            snprintf(c->first_error, sizeof c->first_error, "the network failed (ENet "
-                     "service error)");
-            c->fatal = true;
-            break;
-        }
-        /* Moves and pings queued this turn go out now, not at the next service. */
-        enet_host_flush(c->host);
-    }
-    churn_scrape_free(&fresh);
-    /* Flush the goodbyes and disconnects still queued. */
-    enet_host_flush(c->host);
+    memset(&c->fresh, 0, sizeof c->fresh);
+    uv_timer_start(&c->turn, churn_turn_cb, 0, CHURN_TURN_MS);
+    uv_run(&c->loop, UV_RUN_DEFAULT);
+    uv_timer_stop(&c->turn);
+    churn_scrape_free(&c->fresh);
     return c->fatal ? CLIENT_EXIT_FAILED : CLIENT_EXIT_OK;
+}
+
+/* Every visit has a socket of its own (two when impaired), and a closing one lingers a turn:
+ * the soft limit on open files is raised towards the hard one when it is short. */
+static void churn_raise_file_limit(churn *c)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)c->n_bots * 3 + 2 * CHURN_PORT_TRIES + 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur < want)
+        churn_say(c, "note: at most %llu open files here (ulimit -n); %u bots may want %llu",
+                  (unsigned long long)rl.rlim_cur, c->n_bots, (unsigned long long)want);
 }
 
 static bool churn_open(churn *c, const client_options *opts, FILE *out)
@@ -508,21 +589,30 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
     c->totals = malloc(sizeof *c->totals);
     c->bots = calloc(c->n_bots ? c->n_bots : 1, sizeof *c->bots);
     c->arena_buf = malloc(CHURN_ARENA_BYTES);
-    c->host = enet_host_create(NULL, (size_t)c->n_bots * CHURN_PEERS_PER_BOT + CHURN_EXTRA_PEERS,
-                               MSG_CHANNEL_COUNT, 0, 0);
-    c->slot_rest_until = c->host != NULL ? calloc(c->host->peerCount, sizeof(double)) : NULL;
-    if (c->totals == NULL || c->bots == NULL || c->arena_buf == NULL || c->host == NULL ||
-        c->slot_rest_until == NULL) {
-        fprintf(stderr, "reap-client: cannot open a UDP socket for %u bots\n", c->n_bots);
+    c->port_rest_until = calloc(65536, sizeof *c->port_rest_until);
+    if (c->totals == NULL || c->bots == NULL || c->arena_buf == NULL ||
+        c->port_rest_until == NULL) {
+        fprintf(stderr, "reap-client: out of memory for %u bots\n", c->n_bots);
         return false;
     }
+    if (uv_loop_init(&c->loop) != 0) {
+        fprintf(stderr, "reap-client: cannot create an event loop\n");
+        return false;
+    }
+    c->loop_open = true;
+    c->loop.data = c;
+    uv_timer_init(&c->loop, &c->turn);
+    c->turn.data = c;
+    c->turn_open = true;
+    uv_timer_init(&c->loop, &c->impair_timer);
+    c->impair_timer.data = c;
+    c->impair_timer_open = true;
     churn_totals_init(c->totals);
-    /* Every bot receives its share of the world's replication in the same frame: the socket
-     * needs room for a whole frame. The kernel caps it at rmem_max. */
-    enet_socket_set_option(c->host->socket, ENET_SOCKOPT_RCVBUF, CHURN_SOCKET_BUFFER);
-    enet_socket_set_option(c->host->socket, ENET_SOCKOPT_SNDBUF, CHURN_SOCKET_BUFFER);
+    churn_raise_file_limit(c);
     msg_arena_init(&c->arena, c->arena_buf, CHURN_ARENA_BYTES);
     c->t0 = churn_clock();
+    c->row_wall = c->t0;
+    c->row_cpu = churn_cpu_seconds();
     for (uint32_t i = 0; i < c->n_bots; i++) {
         churn_bot *b = &c->bots[i];
         b->index = i;
@@ -539,13 +629,25 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
 
 static void churn_close(churn *c)
 {
-    if (c->host != NULL) {
-        for (uint32_t i = 0; i < c->n_bots; i++)
-            if (c->bots[i].peer != NULL)
-                enet_peer_disconnect_now(c->bots[i].peer, 0);
-        enet_host_destroy(c->host);
+    double now = churn_now(c);
+
+    for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++) {
+        churn_bot *b = &c->bots[i];
+        if (b->peer != NULL)
+            enet_peer_disconnect_now(b->peer, 0);
+        churn_bot_release(c, b, now);
     }
-    free(c->slot_rest_until);
+    if (c->loop_open)
+        churn_impair_close(c);
+    if (c->turn_open)
+        uv_close((uv_handle_t *)&c->turn, NULL);
+    if (c->impair_timer_open)
+        uv_close((uv_handle_t *)&c->impair_timer, NULL);
+    if (c->loop_open) {
+        uv_run(&c->loop, UV_RUN_DEFAULT); /* the close callbacks */
+        uv_loop_close(&c->loop);
+    }
+    free(c->port_rest_until);
     for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++)
         client_mirror_free(&c->bots[i].mirror);
     churn_admin_destroy(c->admin);
@@ -567,12 +669,16 @@ static void churn_summary(churn *c, double elapsed)
     uint64_t errors = churn_totals_errors(t);
 
     churn_say(c, "churn %s in %.1f s: %u bots, %llu joins, %llu leaves (%llu abrupt), %llu "
-              "props spawned, %llu moves, %llu replication checks, %llu errors (seed %llu)",
-              churn_interrupted ? "stopped by Ctrl-C" : "done", elapsed, c->n_bots,
-              (unsigned long long)t->joins, (unsigned long long)t->leaves,
+              "props spawned, %llu moves, %llu replication checks, %llu errors, %llu refused "
+              "(seed %llu)", churn_interrupted ? "stopped by Ctrl-C" : "done", elapsed,
+              c->n_bots, (unsigned long long)t->joins, (unsigned long long)t->leaves,
               (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
               (unsigned long long)t->moves, (unsigned long long)t->checks,
-              (unsigned long long)errors, (unsigned long long)o->seed);
+              (unsigned long long)errors, (unsigned long long)t->refused,
+              (unsigned long long)o->seed);
+    if (t->refused > 0)
+        churn_say(c, "refused: %llu times the server answered \"server full\" (working as "
+                  "designed; the bot tried again later)", (unsigned long long)t->refused);
     for (int k = 0; k < CHURN_ERR_COUNT; k++)
         if (t->errors[k] > 0 && len < sizeof errs)
             len += (size_t)snprintf(errs + len, sizeof errs - len, "%s%llu %s",
@@ -580,6 +686,9 @@ static void churn_summary(churn *c, double elapsed)
                                     churn_error_names[k]);
     if (errors > 0)
         churn_say(c, "errors: %s; first: %s", errs, c->first_error);
+    if (t->unknown_destroys > 0)
+        churn_say(c, "%llu ActorDestroy messages named a net id the bot did not hold",
+                  (unsigned long long)t->unknown_destroys);
     if (c->first_mismatch[0] != '\0')
         churn_say(c, "first replication mismatch: %s", c->first_mismatch);
     if (c->undecodable > 0)
@@ -613,6 +722,7 @@ static void churn_report_fill(churn_report *r, churn *c, const client_options *o
     snprintf(r->scenario, sizeof r->scenario, "%s",
              o->scenario_name[0] ? o->scenario_name : "command line");
     snprintf(r->server, sizeof r->server, "%s:%u", o->host, o->port);
+    churn_describe_impairment(o, r->impairment, sizeof r->impairment);
     r->seed = o->seed;
     r->shard = o->shard;
     r->shards = 1;
@@ -645,6 +755,8 @@ int churn_run(const client_options *opts, FILE *out)
     char mark[64] = "";
     time_t started = time(NULL);
 
+    if (o.procs > 1 && o.shards == 1)
+        return churn_run_procs(&o, out);
     if (!o.seed_set)
         o.seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid() ^
                  (uint64_t)(churn_clock() * 1e9);
@@ -672,6 +784,13 @@ int churn_run(const client_options *opts, FILE *out)
                   o.scenario_name[0] ? o.scenario_name : "command line", o.stages[0].spawn,
                   o.stages[0].move_hz, o.stages[0].hold * 0.5, o.stages[0].hold * 1.5,
                   client_disconnect_name(o.stages[0].leave), (unsigned long long)o.seed);
+    if (!o.quiet) {
+        char impair[300];
+        churn_describe_impairment(&o, impair, sizeof impair);
+        if (strcmp(impair, "none") != 0)
+            churn_say(c, "network impairment, applied in this process to each bot's datagrams "
+                      "both ways: %s", impair);
+    }
     if (churn_wants_leaks(&o))
         churn_leaks_mark(c, mark, sizeof mark);
 

@@ -1,6 +1,7 @@
 /*
- * churn.h - reap-client's churn load generator: N bots on one ENet host, in one thread, that
- * join, spawn props, hold and leave over and over for a fixed time, and the timeline it keeps.
+ * churn.h - reap-client's churn load generator: N bots, each visit on its own UDP port, in one
+ * thread, that join, spawn props, hold and leave over and over for a fixed time, and the
+ * timeline it keeps.
  *
  * The timeline (one row per second, the estimated times of the server's collections, and the
  * server's object count at every stats reply) is
@@ -26,7 +27,11 @@ typedef struct churn_row {
     uint32_t leaves;            /* of which leaves_abrupt vanished without a goodbye */
     uint32_t leaves_abrupt;
     uint32_t spawned;           /* props acknowledged by the server */
-    uint32_t errors;
+    uint32_t errors;            /* what the server got wrong or never answered */
+    uint32_t refused;           /* "server full" answers (not errors) */
+    /* The generator's own health this second; negative: not measured. */
+    double gen_cpu;             /* its CPU time / wall time (1 = one core) */
+    double loop_lag;            /* the latest its loop's turn ran, seconds */
     bool have_server;
     uint32_t server_objects;
     uint32_t server_players;

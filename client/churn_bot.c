@@ -46,6 +46,7 @@ static bool churn_send(churn *c, churn_bot *b, uint8_t channel, churn_seq_kind k
         return false;
     env->seq = ++c->seq;
     c->seq_kind[env->seq & (CHURN_SEQ_KINDS - 1)] = (uint8_t)kind;
+    b->dirty = true;
     return client_net_send(b->peer, c->out_buf, sizeof c->out_buf, channel, env);
 }
 
@@ -61,15 +62,9 @@ static void churn_bot_gone(churn *c, churn_bot *b, double now, bool abrupt, doub
             c->totals->leaves_abrupt++;
         }
     }
-    if (b->peer != NULL) {
+    if (b->peer != NULL)
         b->peer->data = NULL;
-        /* A peer reset without a disconnect leaves the server's side of it alive until it
-         * times out, still resending what it had in flight to this socket and slot (and even
-         * a clean disconnect may leave resends on the way). ENet tells connections on one
-         * slot apart by a 2-bit session id, so a new visit on the same slot could take those
-         * stale messages for its own: the slot rests first. */
-        c->slot_rest_until[b->peer - c->host->peers] = now + CHURN_SLOT_REST_S;
-    }
+    churn_bot_release(c, b, now);
     b->peer = NULL;
     b->joined = false;
     b->ping_nonce = 0;
@@ -94,45 +89,153 @@ static void churn_bot_abort(churn *c, churn_bot *b, double now)
     churn_bot_gone(c, b, now, false, 0.5 + 0.5 * churn_random(c));
 }
 
-/* enet_host_connect takes the first free slot; resting slots are hidden from it for the call
- * (all of them only if nothing else is free). */
-static ENetPeer *churn_connect_peer(churn *c, double now)
+static void churn_poll_closed_cb(uv_handle_t *handle)
 {
-    ENetHost *h = c->host;
-    size_t hidden = 0, free_slots = 0;
-    ENetPeer *peer;
+    ((churn_bot *)handle->data)->poll_open = false;
+}
 
-    for (size_t i = 0; i < h->peerCount; i++)
-        if (h->peers[i].state == ENET_PEER_STATE_DISCONNECTED && c->slot_rest_until[i] <= now)
-            free_slots++;
-    for (size_t i = 0; free_slots > 0 && i < h->peerCount; i++)
-        if (h->peers[i].state == ENET_PEER_STATE_DISCONNECTED && c->slot_rest_until[i] > now) {
-            h->peers[i].state = ENET_PEER_STATE_ZOMBIE;
-            hidden++;
-        }
-    peer = enet_host_connect(h, &c->addr, MSG_CHANNEL_COUNT, 0);
-    for (size_t i = 0; hidden > 0 && i < h->peerCount; i++)
-        if (h->peers[i].state == ENET_PEER_STATE_ZOMBIE && c->slot_rest_until[i] > now &&
-            &h->peers[i] != peer) {
-            h->peers[i].state = ENET_PEER_STATE_DISCONNECTED;
-            hidden--;
-        }
-    if (peer != NULL)
-        c->slot_rest_until[peer - h->peers] = 0;
-    return peer;
+static void churn_poll_cb(uv_poll_t *handle, int status, int events)
+{
+    churn_bot *b = handle->data;
+
+    (void)status;
+    (void)events;
+    /* An error (ICMP port unreachable) is read and dropped by ENet's receive like a datagram. */
+    if (b->host != NULL)
+        churn_bot_service(handle->loop->data, b);
+}
+
+void churn_bot_release(churn *c, churn_bot *b, double now)
+{
+    if (b->host == NULL)
+        return;
+    /* The server may still resend to this port until it times the old connection out (an
+     * abrupt leave), so no later visit takes the port before then. */
+    c->port_rest_until[b->host->address.port] = now + CHURN_PORT_REST_S;
+    churn_relay_close(b->relay);
+    b->relay = NULL;
+    if (b->poll_open)
+        uv_close((uv_handle_t *)&b->poll, churn_poll_closed_cb); /* stops polling at once */
+    enet_host_flush(b->host);
+    enet_host_destroy(b->host);
+    b->host = NULL;
+    b->peer = NULL;
+    b->dirty = false;
+}
+
+/* A host on a port of its own that no visit used in the last CHURN_PORT_REST_S seconds: the
+ * kernel picks the port; resting ones are held open while it picks again, then closed. */
+static ENetHost *churn_host_open(churn *c, double now)
+{
+    ENetAddress any = { .host = ENET_HOST_ANY, .port = 0 };
+    ENetHost *rejects[CHURN_PORT_TRIES], *h = NULL;
+    uint32_t n = 0;
+
+    while (n < CHURN_PORT_TRIES) {
+        h = enet_host_create(&any, 1, MSG_CHANNEL_COUNT, 0, 0);
+        if (h == NULL || h->address.port == 0 || c->port_rest_until[h->address.port] <= now)
+            break;
+        rejects[n++] = h;
+        h = NULL;
+    }
+    while (n > 0)
+        enet_host_destroy(rejects[--n]);
+    return h;
+}
+
+void churn_bot_service(churn *c, churn_bot *b)
+{
+    ENetHost *h = b->host;
+    ENetEvent ev;
+    int r = enet_host_service(h, &ev, 0);
+
+    b->serviced_at = churn_now(c);
+    while (r > 0) {
+        churn_on_event(c, &ev, churn_now(c));
+        if (b->host != h)
+            return; /* the visit ended in the event: the host is gone */
+        r = enet_host_check_events(h, &ev);
+    }
+    if (r < 0) {
+        snprintf(c->first_error, sizeof c->first_error, "the network failed (ENet service "
+                 "error on %s's socket)", b->name);
+        c->fatal = true;
+    }
+    /* What the events queued goes out now, not at the next turn. */
+    enet_host_flush(h);
+    b->dirty = false;
+}
+
+/* An impaired visit's host: on loopback, talking to its relay (whose port the server sees). */
+static ENetHost *churn_host_open_relayed(churn *c, churn_bot *b, const client_impair *im,
+                                         double now, ENetAddress *out_to)
+{
+    ENetAddress local = { .port = 0 };
+    ENetHost *h;
+
+    enet_address_set_host_ip(&local, "127.0.0.1");
+    if ((b->relay = churn_relay_open(c, im, b->index, b->visit, now)) == NULL)
+        return NULL;
+    if ((h = enet_host_create(&local, 1, MSG_CHANNEL_COUNT, 0, 0)) == NULL) {
+        churn_relay_close(b->relay);
+        b->relay = NULL;
+        return NULL;
+    }
+    b->relay->bot_addr = h->address;
+    b->relay->bot_addr.host = local.host;
+    out_to->host = local.host;
+    out_to->port = b->relay->port;
+    return h;
+}
+
+/* A visit's own host, watched by the loop, connecting to the server (or to its relay). */
+static ENetPeer *churn_connect_peer(churn *c, churn_bot *b, double now)
+{
+    const client_impair *im = &c->opts->stages[c->stage].impair;
+    ENetAddress to = c->addr;
+    ENetHost *h;
+
+    if (b->poll_open)
+        return NULL; /* the last visit's poll handle is still closing */
+    b->visit++;
+    h = client_impair_active(im) ? churn_host_open_relayed(c, b, im, now, &to) :
+                                   churn_host_open(c, now);
+    if (h == NULL)
+        return NULL;
+    if (uv_poll_init(&c->loop, &b->poll, h->socket) != 0) {
+        enet_host_destroy(h);
+        churn_relay_close(b->relay);
+        b->relay = NULL;
+        return NULL;
+    }
+    b->poll.data = b;
+    b->poll_open = true;
+    b->host = h;
+    if (uv_poll_start(&b->poll, UV_READABLE, churn_poll_cb) != 0 ||
+        (b->peer = enet_host_connect(h, &to, MSG_CHANNEL_COUNT, 0)) == NULL) {
+        churn_bot_release(c, b, now);
+        return NULL;
+    }
+    b->dirty = true;
+    b->serviced_at = now;
+    return b->peer;
 }
 
 static void churn_bot_connect(churn *c, churn_bot *b, double now)
 {
-    ENetPeer *peer = churn_connect_peer(c, now);
+    ENetPeer *peer;
 
-    if (peer == NULL) {
-        churn_count_error(c, CHURN_ERR_CONNECT, "no free ENet peer for %s", b->name);
+    if (b->poll_open) {
+        b->next_at = now + 0.01; /* the last visit's poll handle closes on this loop turn */
+        return;
+    }
+    if ((peer = churn_connect_peer(c, b, now)) == NULL) {
+        churn_count_error(c, CHURN_ERR_CONNECT, "%s: cannot open a UDP socket on a free port",
+                          b->name);
         b->next_at = now + churn_pause(c);
         return;
     }
     peer->data = b;
-    b->peer = peer;
     b->state = CHURN_BOT_CONNECTING;
     b->stage = c->stage;
     b->deadline = now + c->opts->timeout;
@@ -254,15 +357,19 @@ static void churn_bot_check(churn *c, churn_bot *b, double now)
     b->deadline = now + c->opts->timeout;
 }
 
+/* The mirror must equal what the server sent (open and closing actors). The server's relevant
+ * set (pending and open) equals it too once nothing is owed either way: no spawn pending and no
+ * destroy still owed (held = open + closing and relevant = pending + open, so closing = held +
+ * pending - relevant, which must also be the `closing` the check reports). */
 bool churn_check_matches(const client_mirror *m, const Reap__ReplicationCheck *r)
 {
-    if (m->count != r->open_actors || m->digest != r->open_digest)
+    int64_t closing = (int64_t)r->open_actors + r->pending - r->relevant_actors;
+
+    if (m->count != r->open_actors || m->digest != r->open_digest || closing < 0)
         return false;
-    if (r->pending != 0)
-        return true; /* spawns still owed: the held set is all there is to compare */
-    if (r->closing != 0) /* destroys still owed: the mirror has them beside the relevant set */
-        return r->relevant_actors + r->closing == r->open_actors;
-    return m->count == r->relevant_actors && m->digest == r->relevant_digest;
+    if (closing != r->closing)
+        return false; /* the check's own counts disagree with the destroys it says are owed */
+    return r->pending != 0 || closing != 0 || m->digest == r->relevant_digest;
 }
 
 static void churn_bot_on_check(churn *c, churn_bot *b, const Reap__ReplicationCheck *r,
@@ -451,7 +558,15 @@ static void churn_bot_on_error(churn *c, churn_bot *b, const Reap__Error *e, dou
             churn_bot_leave(c, b, now);
         return;
     }
-    churn_count_error(c, CHURN_ERR_REFUSED, "server refused %s: %s", b->name, e->text);
+    if (e->code == REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL) {
+        /* A full server saying so is working as designed: a figure of its own, not an error;
+         * the bot tries again after a pause. */
+        c->totals->refused++;
+        c->second.refused++;
+    } else {
+        churn_count_error(c, CHURN_ERR_REFUSED, "server rejected a request of %s: %s", b->name,
+                          e->text);
+    }
     if (e->code == REAP__ERROR_CODE__ERROR_CODE_VERSION ||
         e->code == REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD) {
         snprintf(c->first_error, sizeof c->first_error, "server refused: %s", e->text);

@@ -11,6 +11,7 @@
 #define REAP_CLIENT_CHURN_INTERNAL_H
 
 #include <enet/enet.h>
+#include <uv.h>
 
 #include "churn.h"
 #include "client.h"
@@ -22,14 +23,19 @@ enum {
     CHURN_ARENA_BYTES = 1024 * 1024,
     CHURN_OUT_BYTES = 4096,
     CHURN_SPAWN_BATCH = 50,              /* the server's default net.MaxSpawnPerRequest */
-    CHURN_SOCKET_BUFFER = 4 * 1024 * 1024, /* net.core.rmem_max here: a frame for 1000 bots */
-    CHURN_EXTRA_PEERS = 64,
-    CHURN_PEERS_PER_BOT = 3,     /* room for slots resting after an abrupt leave */
-    CHURN_SLOT_REST_S = 15,      /* longer than the server's net.ConnectionTimeout (10 s) */
-    CHURN_SERVICE_MS = 5,                /* longest wait for a network event per loop */
+    CHURN_PORT_REST_S = 15,      /* longer than the server's net.ConnectionTimeout (10 s) */
+    CHURN_PORT_TRIES = 16,       /* kernel-chosen ports tried before a visit gives up */
+    CHURN_TURN_MS = 5,           /* the loop's turn: timers of every bot, rows, flushes */
+    CHURN_HOST_IDLE_MS = 20,     /* a quiet host is still serviced this often (ENet's timers) */
     CHURN_SEQ_KINDS = 1 << 16,           /* sends remembered by seq, to place errors */
+    CHURN_DATAGRAM_MAX = 4096,           /* ENet's largest MTU */
     CHURN_REPORT_SCHEMA = 1,
 };
+
+/* The generator is saturated in a second when its loop used this share of a core or more (as
+ * Locust warns at 90%), or a turn ran this late: its latencies then measure itself too. */
+#define CHURN_SATURATED_CPU 0.9
+#define CHURN_SATURATED_LAG 0.1
 
 /* Latencies, recorded in microseconds. */
 typedef enum churn_lat {
@@ -40,12 +46,13 @@ typedef enum churn_lat {
     CHURN_LAT_SPAWN_REPL,    /* first spawn request -> every prop replicated back */
     CHURN_LAT_RTT,           /* ping -> pong, once a second per bot */
     CHURN_LAT_CHECK,         /* replication check request -> reply */
+    CHURN_LAT_LOOP_LAG,      /* how late each turn of the generator's own loop ran */
     CHURN_LAT_COUNT,
 } churn_lat;
 
 typedef enum churn_error {
     CHURN_ERR_CONNECT = 0, /* no answer to a connection request */
-    CHURN_ERR_REFUSED,     /* the server answered with an Error */
+    CHURN_ERR_REFUSED,     /* the server rejected a request with an Error (not "full") */
     CHURN_ERR_LOST,        /* the server closed a connection we had not closed */
     CHURN_ERR_TIMEOUT,     /* no welcome, spawn ack, replication, snapshot or check in time */
     CHURN_ERR_LEAVE,       /* the server did not close the connection after our goodbye */
@@ -60,7 +67,13 @@ extern const char *const churn_error_names[CHURN_ERR_COUNT];
 /* What a run counts. Every field merges across shards by addition. */
 typedef struct churn_totals {
     uint64_t joins, leaves, leaves_abrupt, spawned, projectiles, moves, checks, snapshots;
-    uint64_t unknown_destroys;   /* destroys for a net id the bot did not hold (tolerated) */
+    uint64_t unknown_destroys;   /* destroys for a net id the bot did not hold */
+    uint64_t refused;            /* "server full" answers: the server working as designed */
+    uint64_t gen_cpu_us;         /* the generator's own CPU time */
+    uint64_t gen_seconds;        /* seconds (timeline rows) it was measured over */
+    uint64_t gen_saturated;      /* ... of which it was saturated (see churn_row_saturated) */
+    /* Datagrams through an impairment (churn_impair.c) and what befell them. */
+    uint64_t impair_datagrams, impair_dropped, impair_duplicated, impair_reordered;
     uint64_t errors[CHURN_ERR_COUNT];
     hist lat[CHURN_LAT_COUNT];
 } churn_totals;
@@ -153,6 +166,7 @@ typedef struct churn_report {
     char host[128];
     char scenario[64];
     char server[300];
+    char impairment[300];        /* "none", one impairment, or "STAGE: ...; STAGE: ..." */
     uint64_t seed;
     uint32_t shard, shards;      /* shards: how many processes were merged into this */
     uint32_t bots;
@@ -175,12 +189,79 @@ bool churn_report_load(churn_report *r, churn_timeline *tl, const char *dir, cha
                        size_t err_size);
 /* The self-contained page (churn_report_html.c). */
 bool churn_report_write_html(const churn_report *r, FILE *f);
+/* Describes the stages' impairments into buf ("none" when no stage has one). */
+void churn_describe_impairment(const client_options *o, char *buf, size_t size);
 /* Writes one summary line per figure to out (what `make loadbench` and people read). */
 void churn_report_print(const churn_report *r, FILE *out);
 
-#endif
 
 /* ---- the bots and the run (churn.c, churn_bot.c) --------------------------------------- */
+
+/* ---- impaired networks (churn_impair.c) --------------------------------------------------- */
+
+typedef struct churn_impair_stream {
+    uint64_t rng;             /* this direction's own stream */
+    double last_due;          /* the latest due time of a datagram kept in order */
+} churn_impair_stream;
+
+typedef struct churn_fate {
+    bool drop;
+    int copies;               /* 0 (dropped), 1, or 2 (duplicated) */
+    bool reordered;           /* held back behind the datagrams that follow it */
+    double due;               /* when it is delivered, seconds since the run's start */
+} churn_fate;
+
+typedef struct churn churn;
+typedef struct churn_relay churn_relay;
+
+/* One visit's relay: the socket the server sees, between it and the visit's ENet host. */
+struct churn_relay {
+    churn *c;
+    ENetSocket socket;
+    uv_poll_t poll;
+    bool poll_open;           /* poll's close callback has not run */
+    bool closed;              /* the visit is over: the socket goes once nothing is queued */
+    uint16_t port;
+    ENetAddress bot_addr;     /* the visit's ENet host, on loopback */
+    const client_impair *im;  /* borrowed from the visit's stage */
+    churn_impair_stream stream[2]; /* [0] towards the bot, [1] towards the server */
+    uint32_t queued;          /* its datagrams waiting in the run's queue */
+    churn_relay *prev, *next; /* every relay of the run that is not freed yet */
+};
+
+typedef struct churn_datagram {
+    struct churn_datagram *next_free;
+    churn_relay *relay;
+    double due;
+    uint64_t order;           /* ties in due time keep arrival order */
+    bool up;                  /* towards the server */
+    uint32_t len;
+    uint8_t data[CHURN_DATAGRAM_MAX];
+} churn_datagram;
+
+/* Datagrams waiting to be delivered: a min-heap by due time, and a free list. */
+typedef struct churn_impair_queue {
+    churn_datagram **heap;
+    uint32_t n, cap;
+    churn_datagram *free;
+    uint64_t order;
+} churn_impair_queue;
+
+/* The seed of one visit's direction, from the run's seed, the bot and its visit count. */
+uint64_t churn_impair_seed(uint64_t run_seed, uint32_t bot, uint32_t visit, bool up);
+/* The fate of a stream's next datagram sent at now (st advances). Pure: tests drive it. */
+void churn_impair_decide(const client_impair *im, churn_impair_stream *st, double now,
+                         churn_fate *out);
+/* A relay on a port of its own that no visit used in the last CHURN_PORT_REST_S seconds, read
+ * by the run's loop; the caller sets bot_addr. NULL when no socket could be had. */
+churn_relay *churn_relay_open(churn *c, const client_impair *im, uint32_t bot, uint32_t visit,
+                              double now);
+/* The visit is over: the relay stops reading; it is freed once its queue is delivered. */
+void churn_relay_close(churn_relay *r);
+void churn_relay_free_if_done(churn_relay *r);
+void churn_impair_timer_cb(uv_timer_t *timer);
+/* The run is over: drops what is queued and closes every relay. */
+void churn_impair_close(churn *c);
 
 typedef enum churn_bot_state {
     CHURN_BOT_IDLE = 0,   /* between visits: connects at next_at if its index is wanted */
@@ -201,7 +282,16 @@ typedef enum churn_seq_kind {
 typedef struct churn_bot {
     uint32_t index;
     churn_bot_state state;
-    ENetPeer *peer;       /* NULL between visits; peer->data points back here */
+    /* Each visit has its own ENet host: its own UDP socket and port, as a real player has,
+     * so a late datagram of an earlier visit can never reach this one. */
+    ENetHost *host;       /* NULL between visits */
+    ENetPeer *peer;       /* host's one peer, NULL between visits; peer->data points here */
+    uv_poll_t poll;       /* readiness of host's socket, on the run's loop */
+    bool poll_open;       /* poll is initialised and its close callback has not run */
+    bool dirty;           /* something was queued on peer since host was last flushed */
+    double serviced_at;   /* when host was last serviced (ENet's retransmits and pings) */
+    churn_relay *relay;   /* an impaired visit's relay (host talks to it), else NULL */
+    uint32_t visit;       /* visits begun, for the impairment's streams */
     bool joined;          /* welcomed, not gone yet */
     bool snapshot_done;   /* SnapshotComplete arrived this visit */
     bool snapshot_late;   /* ... and its absence was counted */
@@ -223,14 +313,17 @@ typedef struct churn_bot {
 
 /* Per-second counts for the timeline row. */
 typedef struct churn_counts {
-    uint32_t joins, leaves, leaves_abrupt, spawned, errors;
+    uint32_t joins, leaves, leaves_abrupt, spawned, errors, refused;
+    double lag_max;           /* the latest turn of the loop this second, seconds */
 } churn_counts;
 
-typedef struct churn {
+struct churn {
     const client_options *opts;
     FILE *out;
-    ENetHost *host;
-    double *slot_rest_until;     /* per peer slot: not reused before then (see churn_bot.c) */
+    uv_loop_t loop;           /* every bot's socket and the turn timer */
+    uv_timer_t turn;
+    bool loop_open, turn_open;
+    double *port_rest_until;  /* per UDP port: not taken for a visit before then */
     ENetAddress addr;
     churn_bot *bots;
     uint32_t n_bots;
@@ -243,10 +336,13 @@ typedef struct churn {
     double final_stats_deadline;
     uint64_t final_stats_after;
     bool fatal;               /* a failure no retry can fix: the run ends */
+    bool done;                /* the loop has been told to stop */
     bool moves_unsupported;   /* the server answered MoveInput with "unexpected" */
     bool checks_unsupported;  /* ... and ReplicationCheckRequest */
     bool snapshot_supported;  /* a SnapshotComplete arrived */
     churn_counts second;
+    double turn_at;           /* when the last turn ran (its lag is measured from it) */
+    double row_cpu, row_wall; /* the generator's CPU time and the clock at the last row */
     churn_totals *totals;     /* owned */
     char first_error[400];
     char first_mismatch[400]; /* the first replication mismatch, in full */
@@ -263,6 +359,7 @@ typedef struct churn {
     double next_stats_at;
     /* --admin */
     churn_admin *admin;
+    churn_scrape fresh;       /* the page being read */
     churn_scrape first_scrape, prev_scrape, last_scrape, row_scrape;
     bool have_first_scrape, have_row_scrape;
     churn_server server;
@@ -276,7 +373,12 @@ typedef struct churn {
     msg_arena arena;
     void *arena_buf;
     uint8_t out_buf[CHURN_OUT_BYTES];
-} churn;
+    /* Impaired networks */
+    churn_impair_queue iq;
+    uv_timer_t impair_timer;
+    bool impair_timer_open;
+    churn_relay *relays;
+};
 
 double churn_clock(void);
 double churn_now(const churn *c);
@@ -291,6 +393,10 @@ bool churn_request_stats(churn *c);
 
 /* Advances a bot whose timer or deadline may have passed. */
 void churn_bot_step(churn *c, churn_bot *b, double now);
+/* Services b's host: its datagrams, ENet's timers, then what the events queued. */
+void churn_bot_service(churn *c, churn_bot *b);
+/* Ends b's visit's host (if any): its port rests, its socket closes. */
+void churn_bot_release(churn *c, churn_bot *b, double now);
 void churn_on_event(churn *c, ENetEvent *ev, double now);
 /* The leak verdict (churn_leaks.c), through the admin console: a mark before the first join,
  * then after the run, once every player is gone, a full collection and the objects created
@@ -298,5 +404,16 @@ void churn_on_event(churn *c, ENetEvent *ev, double now);
 void churn_leaks_mark(churn *c, char *mark, size_t mark_size);
 void churn_leaks_verdict(churn *c, const char *mark, churn_leaks *out);
 
+/* --procs N (churn_procs.c): forks N shards of the run, waits for them, merges their reports
+ * into opts->out_dir and evaluates the thresholds there. Returns a CLIENT_EXIT_*. */
+int churn_run_procs(const client_options *opts, FILE *out);
+
+/* Whether a row's generator figures say it was saturated that second. */
+bool churn_row_saturated(const churn_row *row);
+/* The process's user + system CPU time, seconds. */
+double churn_cpu_seconds(void);
+
 /* The checks of a reply against a mirror: true when they agree (see ReplicationCheck). */
 bool churn_check_matches(const client_mirror *m, const Reap__ReplicationCheck *r);
+
+#endif /* REAP_CLIENT_CHURN_INTERNAL_H */

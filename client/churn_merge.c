@@ -44,12 +44,19 @@ static void merge_rows(churn_timeline *dst, const churn_timeline *src, bool take
         d->leaves_abrupt += s->leaves_abrupt;
         d->spawned += s->spawned;
         d->errors += s->errors;
+        d->refused += s->refused;
+        /* Each process is its own loop: the busiest one says whether the run was saturated. */
+        if (s->gen_cpu > d->gen_cpu)
+            d->gen_cpu = s->gen_cpu;
+        if (s->loop_lag > d->loop_lag)
+            d->loop_lag = s->loop_lag;
         if (take_server) {
             churn_row keep = *d;
             *d = *s;
             d->connected = keep.connected, d->target = keep.target, d->joins = keep.joins;
             d->leaves = keep.leaves, d->leaves_abrupt = keep.leaves_abrupt;
-            d->spawned = keep.spawned, d->errors = keep.errors;
+            d->spawned = keep.spawned, d->errors = keep.errors, d->refused = keep.refused;
+            d->gen_cpu = keep.gen_cpu, d->loop_lag = keep.loop_lag;
         }
     }
 }
@@ -168,10 +175,15 @@ int churn_merge_main(int argc, char **argv, FILE *out)
     merged->opts = &opts;
     merged->leaks.detail = NULL;
     if (!opts.quiet) {
-        fprintf(out, "reap-client merge: %d reports, %u shards, %u bots, %llu joins, %llu errors "
-                "(run %s)\n", n_dirs, merged->shards, merged->bots,
+        fprintf(out, "reap-client merge: %d reports, %u shards, %u bots, %llu joins, %llu "
+                "replication checks, %llu errors (%llu mismatches), %llu refused, %llu unknown "
+                "destroys (run %s)\n", n_dirs, merged->shards, merged->bots,
                 (unsigned long long)merged->totals.joins,
-                (unsigned long long)churn_totals_errors(&merged->totals), merged->run_id);
+                (unsigned long long)merged->totals.checks,
+                (unsigned long long)churn_totals_errors(&merged->totals),
+                (unsigned long long)merged->totals.errors[CHURN_ERR_MISMATCH],
+                (unsigned long long)merged->totals.refused,
+                (unsigned long long)merged->totals.unknown_destroys, merged->run_id);
         churn_report_print(merged, out);
     }
     if (churn_report_thresholds(merged, out) > 0)

@@ -66,6 +66,16 @@ bool churn_report_metric(const churn_report *r, const char *name, double *out)
         *out = (double)churn_totals_errors(t);
     } else if (strcmp(name, "error_rate") == 0) {
         *out = t->joins ? (double)churn_totals_errors(t) / (double)t->joins : NAN;
+    } else if (strcmp(name, "refused") == 0) {
+        *out = (double)t->refused;
+    } else if (strcmp(name, "refusal_rate") == 0) {
+        *out = t->joins + t->refused ? (double)t->refused / (double)(t->joins + t->refused) : NAN;
+    } else if (strcmp(name, "unknown_destroys") == 0) {
+        *out = (double)t->unknown_destroys;
+    } else if (strcmp(name, "generator_cpu") == 0) {
+        *out = t->gen_seconds ? (double)t->gen_cpu_us / 1e6 / (double)t->gen_seconds : NAN;
+    } else if (strcmp(name, "generator_saturated_seconds") == 0) {
+        *out = t->gen_seconds ? (double)t->gen_saturated : NAN;
     } else if (strcmp(name, "joins") == 0) {
         *out = (double)t->joins;
     } else if (strcmp(name, "leaves") == 0) {
@@ -163,6 +173,65 @@ static double churn_bytes_per_conn(const churn_server *s)
     return s->bytes_sent / s->seconds / s->players_mean;
 }
 
+void churn_describe_impairment(const client_options *o, char *buf, size_t size)
+{
+    bool same = true, any = false;
+    size_t len = 0;
+
+    for (uint32_t i = 0; i < o->n_stages; i++) {
+        any |= client_impair_active(&o->stages[i].impair);
+        same &= memcmp(&o->stages[i].impair, &o->stages[0].impair, sizeof(client_impair)) == 0;
+    }
+    if (!any || same) {
+        client_impair_format(&o->stages[0].impair, buf, size);
+        return;
+    }
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < o->n_stages && len < size; i++) {
+        char one[160];
+        client_impair_format(&o->stages[i].impair, one, sizeof one);
+        len += (size_t)snprintf(buf + len, size - len, "%s%s: %s", i ? "; " : "",
+                                o->stages[i].name, one);
+    }
+}
+
+static void churn_report_print_impairment(const churn_report *r, FILE *out)
+{
+    const churn_totals *t = &r->totals;
+
+    if (strcmp(r->impairment, "none") == 0 || r->impairment[0] == '\0')
+        return;
+    fprintf(out, "impairment: %s; %llu datagrams through it, %llu dropped (%.2f%%), %llu "
+            "duplicated, %llu reordered\n", r->impairment,
+            (unsigned long long)t->impair_datagrams, (unsigned long long)t->impair_dropped,
+            t->impair_datagrams ? 100.0 * (double)t->impair_dropped /
+                                  (double)t->impair_datagrams : 0.0,
+            (unsigned long long)t->impair_duplicated, (unsigned long long)t->impair_reordered);
+}
+
+/* The generator's own health, and a warning when its figures measure itself too. */
+static void churn_report_print_generator(const churn_report *r, FILE *out)
+{
+    const churn_totals *t = &r->totals;
+    const hist *lag = &t->lat[CHURN_LAT_LOOP_LAG];
+
+    if (t->gen_seconds == 0)
+        return;
+    fprintf(out, "generator: %.2f s CPU over %llu s (%.0f%% of a core%s), loop lag p99 %.1f ms, "
+            "max %.1f ms; saturated %llu s\n", (double)t->gen_cpu_us / 1e6,
+            (unsigned long long)t->gen_seconds,
+            100.0 * (double)t->gen_cpu_us / 1e6 / (double)t->gen_seconds,
+            r->shards > 1 ? ", summed over processes" : "",
+            lag->n ? (double)hist_percentile(lag, 99) / 1e3 : 0.0,
+            lag->n ? (double)lag->max / 1e3 : 0.0, (unsigned long long)t->gen_saturated);
+    if (t->gen_saturated > 0)
+        fprintf(out, "warning: the load generator was saturated for %llu s of %llu (its CPU at "
+                "%.0f%% of a core or more, or a turn of its loop over %.0f ms late): latencies "
+                "measured then are suspect; run fewer bots per process (--procs)\n",
+                (unsigned long long)t->gen_saturated, (unsigned long long)t->gen_seconds,
+                CHURN_SATURATED_CPU * 100, CHURN_SATURATED_LAG * 1e3);
+}
+
 void churn_report_print(const churn_report *r, FILE *out)
 {
     const churn_server *s = &r->server_figs;
@@ -180,6 +249,8 @@ void churn_report_print(const churn_report *r, FILE *out)
                 (unsigned long long)h->n, hist_percentile(h, 50) / 1e3,
                 hist_percentile(h, 95) / 1e3, hist_percentile(h, 99) / 1e3, h->max / 1e3);
     }
+    churn_report_print_impairment(r, out);
+    churn_report_print_generator(r, out);
     if (!s->have) {
         fprintf(out, "server (/metrics): %s\n", r->opts != NULL && r->opts->admin_url[0] ?
                 "fewer than two samples" : "not sampled (no --admin)");
@@ -248,6 +319,7 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     const churn_totals *t = &r->totals;
     const churn_server *s = &r->server_figs;
     const client_options *o = r->opts;
+    char impair[160];
 
     fprintf(f, "{\n  \"schema_version\": %d,\n  \"tool\": \"reap-client\",\n  \"run_id\": ",
             r->schema);
@@ -260,6 +332,8 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     churn_json_string(f, r->scenario);
     fputs(",\n  \"server\": ", f);
     churn_json_string(f, r->server);
+    fputs(",\n  \"impairment\": ", f);
+    churn_json_string(f, r->impairment[0] ? r->impairment : "none");
     fprintf(f, ",\n  \"seed\": %llu,\n  \"shard\": %u,\n  \"shards\": %u,\n  \"bots\": %u,\n"
             "  \"duration_seconds\": %.3f,\n  \"elapsed_seconds\": %.3f,\n",
             (unsigned long long)r->seed, r->shard, r->shards, r->bots, r->duration, r->elapsed);
@@ -271,20 +345,33 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
             churn_json_string(f, st->name);
             fprintf(f, ", \"duration\": %g, \"bots_from\": %u, \"bots_to\": %u, \"spawn\": %u, "
                     "\"moves_per_second\": %g, \"projectiles_per_second\": %g, \"hold\": %g, "
-                    "\"leave\": \"%s\"}", st->duration, st->bots_from, st->bots_to, st->spawn,
-                    st->move_hz, st->projectile_hz, st->hold, client_disconnect_name(st->leave));
+                    "\"leave\": \"%s\", \"impair\": ", st->duration, st->bots_from, st->bots_to,
+                    st->spawn, st->move_hz, st->projectile_hz, st->hold,
+                    client_disconnect_name(st->leave));
+            client_impair_format(&st->impair, impair, sizeof impair);
+            churn_json_string(f, impair);
+            fputs("}", f);
         }
         fputs("\n  ],\n", f);
     }
     fprintf(f, "  \"counts\": {\"joins\": %llu, \"leaves\": %llu, \"leaves_abrupt\": %llu, "
             "\"spawned\": %llu, \"projectiles\": %llu, \"moves\": %llu, \"checks\": %llu, "
-            "\"snapshots\": %llu, \"unknown_destroys\": %llu, \"errors\": %llu},\n",
+            "\"snapshots\": %llu, \"unknown_destroys\": %llu, \"errors\": %llu, "
+            "\"refused\": %llu},\n",
             (unsigned long long)t->joins, (unsigned long long)t->leaves,
             (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
             (unsigned long long)t->projectiles, (unsigned long long)t->moves,
             (unsigned long long)t->checks, (unsigned long long)t->snapshots,
             (unsigned long long)t->unknown_destroys,
-            (unsigned long long)churn_totals_errors(t));
+            (unsigned long long)churn_totals_errors(t), (unsigned long long)t->refused);
+    fprintf(f, "  \"generator\": {\"cpu_seconds\": %.3f, \"seconds\": %llu, "
+            "\"saturated_seconds\": %llu, \"saturated\": %s},\n", (double)t->gen_cpu_us / 1e6,
+            (unsigned long long)t->gen_seconds, (unsigned long long)t->gen_saturated,
+            t->gen_saturated > 0 ? "true" : "false");
+    fprintf(f, "  \"impaired\": {\"datagrams\": %llu, \"dropped\": %llu, \"duplicated\": %llu, "
+            "\"reordered\": %llu},\n", (unsigned long long)t->impair_datagrams,
+            (unsigned long long)t->impair_dropped, (unsigned long long)t->impair_duplicated,
+            (unsigned long long)t->impair_reordered);
     fputs("  \"errors\": {", f);
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         fprintf(f, "%s\"%s\": %llu", i ? ", " : "", churn_error_keys[i],
@@ -440,7 +527,12 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
     fputs("errors", f);
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         fprintf(f, " %llu", (unsigned long long)t->errors[i]);
-    fputc('\n', f);
+    fprintf(f, "\nrefused %llu\ngenerator %llu %llu %llu\nimpaired %llu %llu %llu %llu\n"
+            "impairment %s\n", (unsigned long long)t->refused,
+            (unsigned long long)t->gen_cpu_us, (unsigned long long)t->gen_seconds,
+            (unsigned long long)t->gen_saturated, (unsigned long long)t->impair_datagrams,
+            (unsigned long long)t->impair_dropped, (unsigned long long)t->impair_duplicated,
+            (unsigned long long)t->impair_reordered, r->impairment[0] ? r->impairment : "none");
     for (int i = 0; i < CHURN_LAT_COUNT; i++) {
         fprintf(f, "hist %s ", churn_lat_names[i]);
         hist_write_line(&t->lat[i], f);
@@ -457,13 +549,14 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
     for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_rows; i++) {
         const churn_row *w = &r->tl->rows[i];
         fprintf(f, "row %.6f %u %u %u %u %u %u %u %u %d %u %u %llu %llu %.6f %.6f %llu %d %.9g "
-                "%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", w->t, w->connected, w->target, w->stage,
+                "%.9g %.9g %.9g %.9g %.9g %.9g %.9g %u %.9g %.9g\n", w->t, w->connected, w->target,
+                w->stage,
                 w->joins, w->leaves, w->leaves_abrupt, w->spawned, w->errors, w->have_server,
                 w->server_objects, w->server_players, (unsigned long long)w->collections,
                 (unsigned long long)w->objects_destroyed, w->gc_interval,
                 w->time_since_last_purge, (unsigned long long)w->server_frame, w->have_admin,
                 w->tick_p50, w->tick_p99, w->tick_max, w->gc_collections, w->gc_work_max,
-                w->admin_objects, w->rss_bytes, w->frames);
+                w->admin_objects, w->rss_bytes, w->frames, w->refused, w->gen_cpu, w->loop_lag);
     }
     for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_gc; i++)
         fprintf(f, "gc %.6f\n", r->tl->gc_times[i]);
@@ -492,6 +585,7 @@ static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *li
     CHURN_DAT_STR("host", r->host)
     CHURN_DAT_STR("scenario", r->scenario)
     CHURN_DAT_STR("server", r->server)
+    CHURN_DAT_STR("impairment", r->impairment)
 #undef CHURN_DAT_STR
     if (strcmp(line, CHURN_DAT_MAGIC) == 0)
         return sscanf(v, "%d", &r->schema) == 1 && r->schema == CHURN_REPORT_SCHEMA;
@@ -530,6 +624,27 @@ static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *li
         }
         return true;
     }
+    if (strcmp(line, "refused") == 0) {
+        unsigned long long n;
+        bool ok = sscanf(v, "%llu", &n) == 1;
+        t->refused = n;
+        return ok;
+    }
+    if (strcmp(line, "generator") == 0) {
+        unsigned long long x[3];
+        if (sscanf(v, "%llu %llu %llu", &x[0], &x[1], &x[2]) != 3)
+            return false;
+        t->gen_cpu_us = x[0], t->gen_seconds = x[1], t->gen_saturated = x[2];
+        return true;
+    }
+    if (strcmp(line, "impaired") == 0) {
+        unsigned long long x[4];
+        if (sscanf(v, "%llu %llu %llu %llu", &x[0], &x[1], &x[2], &x[3]) != 4)
+            return false;
+        t->impair_datagrams = x[0], t->impair_dropped = x[1];
+        t->impair_duplicated = x[2], t->impair_reordered = x[3];
+        return true;
+    }
     if (strcmp(line, "hist") == 0) {
         const char *name_end = strchr(v, ' ');
         churn_lat lat;
@@ -561,16 +676,19 @@ static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *li
     }
     if (strcmp(line, "row") == 0) {
         churn_row w;
-        int have_server, have_admin;
+        int have_server, have_admin, n;
         unsigned long long coll, destroyed, frame;
         memset(&w, 0, sizeof w);
-        if (sscanf(v, "%lf %u %u %u %u %u %u %u %u %d %u %u %llu %llu %lf %lf %llu %d %lf %lf "
-                   "%lf %lf %lf %lf %lf %lf", &w.t, &w.connected, &w.target, &w.stage, &w.joins,
+        w.gen_cpu = w.loop_lag = -1;
+        /* 26 fields, or 29 with the refusals and the generator's health. */
+        n = sscanf(v, "%lf %u %u %u %u %u %u %u %u %d %u %u %llu %llu %lf %lf %llu %d %lf %lf "
+                   "%lf %lf %lf %lf %lf %lf %u %lf %lf", &w.t, &w.connected, &w.target, &w.stage, &w.joins,
                    &w.leaves, &w.leaves_abrupt, &w.spawned, &w.errors, &have_server,
                    &w.server_objects, &w.server_players, &coll, &destroyed, &w.gc_interval,
                    &w.time_since_last_purge, &frame, &have_admin, &w.tick_p50, &w.tick_p99,
                    &w.tick_max, &w.gc_collections, &w.gc_work_max, &w.admin_objects,
-                   &w.rss_bytes, &w.frames) != 26)
+                   &w.rss_bytes, &w.frames, &w.refused, &w.gen_cpu, &w.loop_lag);
+        if (n != 26 && n != 29)
             return false;
         w.have_server = have_server != 0;
         w.have_admin = have_admin != 0;

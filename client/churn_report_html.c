@@ -175,12 +175,20 @@ static double row_bots(const churn_row *r, int k)
 
 static double row_rates(const churn_row *r, int k)
 {
-    return k == 0 ? r->joins : k == 1 ? r->leaves : r->errors;
+    return k == 0 ? r->joins : k == 1 ? r->leaves : k == 2 ? r->errors : r->refused;
 }
+
 
 static double row_ms(double seconds)
 {
     return seconds >= 0 ? seconds * 1e3 : -1;
+}
+
+static double row_generator(const churn_row *r, int k)
+{
+    if (k == 0)
+        return r->gen_cpu >= 0 ? r->gen_cpu * 100 : -1;
+    return row_ms(r->loop_lag);
 }
 
 static double row_tick(const churn_row *r, int k)
@@ -283,6 +291,7 @@ static void html_head(FILE *f, const churn_report *r)
     HTML_ROW("start time (UTC)", r->start_time);
     HTML_ROW("load generator host", r->host);
     HTML_ROW("server", r->server);
+    HTML_ROW("network impairment (in the client)", r->impairment[0] ? r->impairment : "none");
 #undef HTML_ROW
     fprintf(f, "<tr><td>seed</td><td>%llu</td></tr>\n<tr><td>shards merged</td><td>%u</td></tr>"
             "\n<tr><td>bots (most at once)</td><td>%u</td></tr>\n<tr><td>duration</td><td>%.1f s "
@@ -325,13 +334,22 @@ static void html_counts(FILE *f, const churn_report *r)
     const churn_totals *t = &r->totals;
 
     fprintf(f, "<h2>Bots</h2>\n<table><tr><th>joins</th><th>leaves</th><th>abrupt</th>"
-            "<th>props</th><th>projectiles</th><th>moves</th><th>checks</th><th>errors</th></tr>"
-            "\n<tr><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu"
-            "</td><td>%llu</td><td>%llu</td></tr></table>\n", (unsigned long long)t->joins,
+            "<th>props</th><th>projectiles</th><th>moves</th><th>checks</th><th>errors</th>"
+            "<th>refused (server full)</th><th>unknown destroys</th></tr>\n<tr><td>%llu</td>"
+            "<td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>"
+            "%llu</td><td>%llu</td><td>%llu</td></tr></table>\n", (unsigned long long)t->joins,
             (unsigned long long)t->leaves, (unsigned long long)t->leaves_abrupt,
             (unsigned long long)t->spawned, (unsigned long long)t->projectiles,
             (unsigned long long)t->moves, (unsigned long long)t->checks,
-            (unsigned long long)churn_totals_errors(t));
+            (unsigned long long)churn_totals_errors(t), (unsigned long long)t->refused,
+            (unsigned long long)t->unknown_destroys);
+    if (t->gen_seconds > 0)
+        fprintf(f, "<p class=\"%s\">The load generator used %.0f%% of a core on average%s and "
+                "was saturated for %llu s of %llu%s</p>\n", t->gen_saturated ? "fail" : "pass",
+                100.0 * (double)t->gen_cpu_us / 1e6 / (double)t->gen_seconds,
+                r->shards > 1 ? " (summed over processes)" : "",
+                (unsigned long long)t->gen_saturated, (unsigned long long)t->gen_seconds,
+                t->gen_saturated ? ": latencies measured then are suspect." : ".");
     fputs("<table><tr><th>error</th><th>count</th></tr>\n", f);
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         fprintf(f, "<tr><td>%s</td><td>%llu</td></tr>\n", churn_error_names[i],
@@ -385,9 +403,14 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
     chart bots = { "Bots taking part", "seconds since the start", "bots",
                    { { "joined", "#ff7f0e", 0, 0, 0 }, { "wanted by the stage", "#999999", 0,
                      0, 0 } }, 2, NULL, 0, false, NULL };
-    chart rates = { "Joins, leaves and errors per second", "seconds since the start",
-                    "per second", { { "joins", "#2ca02c", 0, 0, 0 }, { "leaves", "#9467bd", 0,
-                    0, 0 }, { "errors", "#b00020", 0, 0, 0 } }, 3, NULL, 0, false, NULL };
+    chart rates = { "Joins, leaves, errors and refusals (server full) per second",
+                    "seconds since the start", "per second", { { "joins", "#2ca02c", 0, 0, 0 },
+                    { "leaves", "#9467bd", 0, 0, 0 }, { "errors", "#b00020", 0, 0, 0 },
+                    { "refused", "#999999", 0, 0, 0 } }, 4, NULL, 0, false, NULL };
+    chart gen = { "The load generator: CPU (% of a core) and loop lag (ms) per second",
+                  "seconds since the start", "% / ms", { { "cpu %", "#1f77b4", 0, 0, 0 },
+                  { "loop lag max (ms)", "#ff7f0e", 0, 0, 0 } }, 2, NULL, 0, false,
+                  "not measured" };
     chart tick = { "Server frame time per second (ms)", "seconds since the start",
                    "milliseconds", { { "p50", "#2ca02c", 0, 0, 0 }, { "p99", "#ff7f0e", 0, 0,
                    0 }, { "max (bucket bound)", "#d62728", 0, 0, 0 } }, 3, NULL, 0, false,
@@ -409,6 +432,7 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
         html_objects_chart(f, tl);
         chart_rows(f, &tick, tl, row_tick);
         chart_rows(f, &gc, tl, row_gc);
+        chart_rows(f, &gen, tl, row_generator);
     }
     html_server(f, r);
     fputs("<h2>Leak verdict</h2>\n", f);

@@ -91,8 +91,17 @@ void churn_json_string(FILE *f, const char *s)
 static void json_row(FILE *f, const churn_row *r, uint64_t prev_collections, bool have_prev)
 {
     fprintf(f, "{\"t\": %.3f, \"connected\": %u, \"joins\": %u, \"leaves\": %u, "
-            "\"leaves_abrupt\": %u, \"spawned\": %u, \"errors\": %u, ", r->t, r->connected,
-            r->joins, r->leaves, r->leaves_abrupt, r->spawned, r->errors);
+            "\"leaves_abrupt\": %u, \"spawned\": %u, \"errors\": %u, \"refused\": %u, ",
+            r->t, r->connected, r->joins, r->leaves, r->leaves_abrupt, r->spawned, r->errors,
+            r->refused);
+    if (r->gen_cpu >= 0)
+        fprintf(f, "\"generator_cpu\": %.3f, ", r->gen_cpu);
+    else
+        fputs("\"generator_cpu\": null, ", f);
+    if (r->loop_lag >= 0)
+        fprintf(f, "\"loop_lag_ms\": %.3f, ", r->loop_lag * 1e3);
+    else
+        fputs("\"loop_lag_ms\": null, ", f);
     if (!r->have_server) {
         fputs("\"server_objects\": null, \"server_players\": null, \"collections\": null, "
               "\"collections_delta\": null, \"objects_destroyed\": null, \"gc_interval\": null, "

@@ -30,6 +30,7 @@ enum {
     CLIENT_BOTS_MAX = 1000,         /* churn: bots in one process */
     CLIENT_STAGES_MAX = 16,         /* churn: stages in one scenario */
     CLIENT_THRESHOLDS_MAX = 16,
+    CLIENT_PROCS_MAX = 64,          /* churn: --procs */
 };
 #define CLIENT_DURATION_MAX 86400.0 /* churn: seconds */
 #define CLIENT_CHURN_SPAWN_DEFAULT 10u
@@ -37,6 +38,26 @@ enum {
 #define CLIENT_CHURN_MOVE_HZ_DEFAULT 10.0
 #define CLIENT_MOVE_HZ_MAX 60.0     /* the server's default net.MaxMoveInputsPerSecond */
 #define CLIENT_PROJECTILE_HZ_MAX 20.0
+
+/* A network impairment applied in the client to each bot's datagrams, both ways (UE's
+ * PktLoss, PktLag, PktLagVariance, PktDup, PktOrder). All zero: none. */
+typedef struct client_impair {
+    double loss;                    /* probability a datagram is dropped */
+    double latency;                 /* seconds added to each datagram, each way */
+    double jitter;                  /* ... plus U(-jitter, +jitter), order kept */
+    double dup;                     /* probability a datagram is delivered twice */
+    double reorder;                 /* probability a datagram is held back behind later ones */
+} client_impair;
+
+#define CLIENT_IMPAIR_LATENCY_MAX 10.0  /* seconds */
+
+/* Parses "loss=2%,latency=60ms,jitter=15ms,dup=0.5%,reorder=1%" (any subset, any order;
+ * percentages with or without %, times in ms, s or us, plain numbers are ms; "none" or ""
+ * for none) into out; false with a message naming the bad part. */
+bool client_impair_parse(const char *text, client_impair *out, char *err, size_t err_size);
+/* The canonical text of im ("none" when inactive). */
+void client_impair_format(const client_impair *im, char *buf, size_t size);
+bool client_impair_active(const client_impair *im);
 
 /* One stage of a churn run: for `duration` seconds the number of bots taking part goes
  * linearly from bots_from to bots_to (equal: a plateau; bots_to 0: everyone leaves at once),
@@ -50,6 +71,7 @@ typedef struct client_stage {
     double projectile_hz;           /* projectiles spawned per second per bot (0: none) */
     double hold;                    /* a visit holds U(0.5, 1.5) x hold seconds */
     client_disconnect leave;
+    client_impair impair;           /* applied to the visits that begin in this stage */
 } client_stage;
 
 /* A pass/fail rule on one figure of the run: "join_p99<500ms", "errors==0". */
@@ -95,6 +117,8 @@ typedef struct client_options {
     client_threshold thresholds[CLIENT_THRESHOLDS_MAX];
     uint32_t n_thresholds;
     char admin_url[256];      /* "" = no /metrics sampling */
+    client_impair impair;     /* --impair: every stage's unless its scenario stage says */
+    uint32_t procs;           /* --procs N: this many shard processes, merged at the end */
     uint32_t shard, shards;   /* this process is shard `shard` (0-based) of `shards` */
     int progress;             /* -1: a line in place when stdout is a terminal; 0/1: forced */
     bool help;

@@ -58,15 +58,22 @@ static const char client_usage[] =
     "  --shard I/N                  this process is shard I (0..N-1) of N: it plays every Nth\n"
     "                               bot of each stage and draws its own random stream from\n"
     "                               --seed; merge the shards' --out directories afterwards\n"
+    "  --impair SPEC                a bad network, applied in this process to each bot's\n"
+    "                               datagrams both ways: loss=2%,latency=60ms,jitter=15ms,\n"
+    "                               dup=0.5%,reorder=1% (any subset; latency is added each\n"
+    "                               way; seeded by --seed); a scenario stage's 'impair' wins\n"
+    "  --procs N                    run N processes on this machine, each a shard of the run\n"
+    "                               (--shard I/N), and merge their reports exactly into --out\n"
     "  --out DIR                    where the report goes (default build/churn)\n"
     "  --seed N                     random seed for hold times, pauses, moves and leave modes\n"
     "                               (default: from the clock; the summary prints it)\n"
     "  --progress, --no-progress    force the in-place progress line on or off (default: on\n"
     "                               when stdout is a terminal)\n"
     "\n"
-    "threshold figures: errors, error_rate, joins, leaves, checks, mismatches, spawned, moves,\n"
-    "leaked; LATENCY_{p50,p95,p99,max,mean,count} for LATENCY in connect, welcome, join,\n"
-    "spawn_ack, spawn_replicated, rtt, check; with --admin server_fps, server_tick_{p50,p99,\n"
+    "threshold figures: errors, error_rate, refused, refusal_rate, joins, leaves, checks,\n"
+    "mismatches, unknown_destroys, spawned, moves, leaked, generator_cpu (share of a core),\n"
+    "generator_saturated_seconds; LATENCY_{p50,p95,p99,max,mean,count} for LATENCY in\n"
+    "connect, welcome, join, spawn_ack, spawn_replicated, rtt, check, loop_lag; with --admin server_fps, server_tick_{p50,p99,\n"
     "max}, server_{net,world,repl,gc}_p99, server_gc_work_max, server_collections,\n"
     "server_cpu_seconds. Operators < <= > >= == !=; units us, ms, s or none.\n"
     "\n"
@@ -87,6 +94,7 @@ void client_options_default(client_options *opts)
     opts->timeout = 5.0;
     opts->move_hz = CLIENT_CHURN_MOVE_HZ_DEFAULT;
     opts->shards = 1;
+    opts->procs = 1;
     opts->progress = -1;
     snprintf(opts->out_dir, sizeof opts->out_dir, "build/churn");
 }
@@ -363,6 +371,20 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
             opts->shard = si;
             opts->shards = n;
             churn_flag = "--shard";
+        } else if (strcmp(flag, "--procs") == 0) {
+            uint64_t n;
+
+            if (!client_parse_uint(value, 1, CLIENT_PROCS_MAX, &n)) {
+                snprintf(err, err_size, "bad value '%s' for --procs: expected an integer in "
+                         "[1, %d]", value, CLIENT_PROCS_MAX);
+                return CLIENT_OPTIONS_ERROR;
+            }
+            opts->procs = (uint32_t)n;
+            churn_flag = "--procs";
+        } else if (strcmp(flag, "--impair") == 0) {
+            if (!client_impair_parse(value, &opts->impair, err, err_size))
+                return CLIENT_OPTIONS_ERROR;
+            churn_flag = "--impair";
         } else if (strcmp(flag, "--seed") == 0) {
             if (!client_parse_uint(value, 0, UINT64_MAX, &opts->seed)) {
                 snprintf(err, err_size, "bad value '%s' for --seed: expected a non-negative "
@@ -378,6 +400,10 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
     }
     if (opts->help || opts->version)
         return CLIENT_OPTIONS_EXIT;
+    if (opts->procs > 1 && opts->shards > 1) {
+        snprintf(err, err_size, "--procs conflicts with --shard: --procs runs the shards itself");
+        return CLIENT_OPTIONS_ERROR;
+    }
     if (opts->scenario_path[0] != '\0')
         return client_options_scenario(opts, have_server, err, err_size);
     if (!have_server) {
@@ -411,6 +437,7 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         st->projectile_hz = opts->projectile_hz;
         st->hold = opts->hold;
         st->leave = opts->disconnect;
+        st->impair = opts->impair;
         opts->n_stages = 1;
     }
     return CLIENT_OPTIONS_OK;

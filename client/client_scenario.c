@@ -17,6 +17,7 @@
  *   projectiles = 0            ; projectiles per second per bot while holding
  *   hold = 10                  ; a visit holds U(0.5, 1.5) x hold seconds
  *   leave = mixed              ; graceful, abrupt or mixed
+ *   impair = loss=2%,latency=60ms,jitter=15ms,dup=0.5%,reorder=1%   ; or none (default: --impair)
  *
  * A stage inherits what it does not set from the stage before it, and its name differs from
  * the one before it (inih sees two same-named sections in a row as one). Errors name the file
@@ -115,6 +116,7 @@ static int scenario_section(scenario_ctx *ctx, const char *section)
         st->move_hz = CLIENT_CHURN_MOVE_HZ_DEFAULT;
         st->hold = CLIENT_CHURN_HOLD_DEFAULT;
         st->leave = CLIENT_DISCONNECT_MIXED;
+        st->impair = o->impair; /* --impair, unless a stage says otherwise */
     }
     st->duration = 0;
     snprintf(st->name, sizeof st->name, "%s",
@@ -160,10 +162,15 @@ static int scenario_stage_key(scenario_ctx *ctx, client_stage *st, const char *k
     } else if (strcmp(key, "leave") == 0) {
         if (!client_disconnect_parse(value, &st->leave))
             return scenario_fail(ctx, key, value, "graceful, abrupt or mixed");
+    } else if (strcmp(key, "impair") == 0) {
+        char why[200];
+        if (!client_impair_parse(value, &st->impair, why, sizeof why))
+            return scenario_fail(ctx, key, value, "none or a list such as loss=2%,latency=60ms,"
+                                 "jitter=15ms,dup=0.5%,reorder=1%");
     } else {
         if (!ctx->failed)
             snprintf(ctx->err, ctx->err_size, "unknown key '%s' in a stage (known: "
-                     "duration, bots, ramp, spawn, moves, projectiles, hold, leave)",
+                     "duration, bots, ramp, spawn, moves, projectiles, hold, leave, impair)",
                      key);
         ctx->failed = true;
         return 0;
@@ -321,10 +328,12 @@ static bool threshold_name_known(const char *name)
         "errors", "error_rate", "joins", "leaves", "checks", "mismatches", "spawned", "moves",
         "leaked", "server_fps", "server_tick_p50", "server_tick_p99", "server_tick_max",
         "server_gc_work_max", "server_collections", "server_cpu_seconds", "server_net_p99",
-        "server_world_p99", "server_repl_p99", "server_gc_p99",
+        "server_world_p99", "server_repl_p99", "server_gc_p99", "refused", "refusal_rate",
+        "unknown_destroys", "generator_cpu", "generator_saturated_seconds",
     };
     static const char *const lats[] = {
         "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check",
+        "loop_lag",
     };
     static const char *const stats[] = { "p50", "p95", "p99", "max", "mean", "count" };
     const char *us = strrchr(name, '_');

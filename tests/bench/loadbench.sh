@@ -1,9 +1,11 @@
 #!/bin/sh
-# loadbench.sh - the standard churn scenario benchmark (`make loadbench`; README, "The standard churn benchmark").
+# loadbench.sh - the standard churn scenario benchmark (`make loadbench`).
 #
 # For each layout (uniform: the default world.Extent; crowded: world.Extent=10000, every pawn
-# within one cull distance) and each bot count, a fresh reap-server on a free loopback port and
-# the churn client against it: each bot joins, spawns 10 props, moves at 10 Hz, holds for
+# within one cull distance) and each bot count, a fresh reap-server on a free loopback port,
+# collecting every 10 s (gc.TimeBetweenPurgingPendingKillObjects=10 instead of UE's 60, so that
+# every run of 40-60 s sees several collections and reports their frame cost), and the churn
+# client against it: each bot joins, spawns 10 props, moves at 10 Hz, holds for
 # U(0.5, 1.5) x 10 s, asks for a replication check, leaves (half graceful, half abrupt) and is
 # replaced. The client samples the server's /metrics (--admin); this script adds the server's
 # CPU time from /proc/PID/stat. Prints a table, writes OUT/loadbench.json and OUT/loadbench.svg
@@ -23,6 +25,7 @@ DURATION=${LOADBENCH_DURATION:-60}
 LAYOUTS=${LOADBENCH_LAYOUTS:-"uniform crowded"}
 SPAWN=${LOADBENCH_SPAWN:-10}
 SEED=${LOADBENCH_SEED:-1}
+GC_INTERVAL=10
 SERVER=$BUILD/reap-server
 CLIENT=$BUILD/reap-client
 RUNS=$OUT/loadbench
@@ -49,13 +52,15 @@ for layout in $LAYOUTS; do
         dir=$RUNS/$layout-$bots
         mkdir -p "$dir"
         if [ "$layout" = crowded ]; then
-            start_server "$dir/server.log" --cvar world.Extent=10000
+            start_server "$dir/server.log" --cvar world.Extent=10000 \
+                --cvar gc.TimeBetweenPurgingPendingKillObjects=$GC_INTERVAL
         else
-            start_server "$dir/server.log"
+            start_server "$dir/server.log" \
+                --cvar gc.TimeBetweenPurgingPendingKillObjects=$GC_INTERVAL
         fi
         cpu0=$(cpu_of "$SERVER_PID")
         scrape "$dir/metrics0.txt"
-        echo "loadbench: $layout, $bots bots x $SPAWN props, $DURATION s (server on 127.0.0.1:$PORT)" >&2
+        echo "loadbench: $layout, $bots bots x $SPAWN props, $DURATION s, gc every $GC_INTERVAL s (server on 127.0.0.1:$PORT)" >&2
         "$CLIENT" --server "127.0.0.1:$PORT" --admin "http://127.0.0.1:$ADMIN" \
             --bots "$bots" --duration "$DURATION" --spawn "$SPAWN" --hold 10 --move-rate 10 \
             --disconnect mixed --seed "$SEED" --out "$dir" --no-progress --quiet \
@@ -85,7 +90,7 @@ head -n 1 "$(ls "$RUNS"/*/summary.tsv | head -n 1)" >"$RUNS/header.tsv"
 # 20 players_mean, 21 client-side cpu (unused), 22 frames, 23 checks, 24 mismatches), 25 cpu,
 # 26 actor-connection pairs per frame, 27 bytes per update, 28 bytes per spawn, 29 records
 # encoded per frame (26-29 from the server's /metrics at the start and the end of the run).
-awk -v out="$OUT" -v duration="$DURATION" -v spawn="$SPAWN" '
+awk -v out="$OUT" -v duration="$DURATION" -v spawn="$SPAWN" -v gci="$GC_INTERVAL" '
 function v(x) { return x == "-" ? "null" : x }
 function d(x, f) { return x == "-" ? "-" : sprintf(f, x) }
 function nice(x,   m) { m = 1; while (m * 10 <= x) m *= 10; while (m > x) m /= 10;
@@ -96,6 +101,8 @@ function cost(r,   f, p, c) { f = F[r,22]; p = F[r,20]; c = F[r,25];
 BEGIN { FS = "\t" }
 { n++; for (i = 1; i <= NF; i++) F[n,i] = $i }
 END {
+    printf "gc interval %s s (gc.TimeBetweenPurgingPendingKillObjects), %s s per run\n", gci,
+        duration
     fmt = "%-8s %5s %5s %6s %6s %7s %6s %6s %6s %6s %5s %6s %8s %6s %7s %7s %6s %6s %8s %8s %5s %5s %6s\n"
     printf fmt, "layout", "bots", "fps", "tick50", "tick99", "tickmax", "net99", "wld99",
         "repl99", "gc99", "colls", "gcms", "B/s/con", "errors", "join50", "join99", "cpu_s",
@@ -115,7 +122,8 @@ END {
 
     json = out "/loadbench.json"
     printf "{\n  \"benchmark\": \"loadbench\",\n  \"duration_seconds\": %s,\n" \
-        "  \"props_per_visit\": %s,\n  \"runs\": [\n", duration, spawn > json
+        "  \"gc_interval_seconds\": %s,\n  \"props_per_visit\": %s,\n  \"runs\": [\n",
+        duration, gci, spawn > json
     for (r = 1; r <= n; r++) {
         printf "    {\"layout\": \"%s\", \"bots\": %s, \"joins\": %s, \"client_errors\": %s, " \
             "\"join_p50_ms\": %s, \"join_p99_ms\": %s, \"seconds\": %s, " \

@@ -194,6 +194,63 @@ static void test_the_churn_generator_runs_bots_that_leave_nothing_behind(void **
     harness_server_free(&s);
 }
 
+/* A JSON number after "key": in text (the first one), or -1. */
+static double json_number_after(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+
+    return p != NULL ? strtod(p + strlen(key), NULL) : -1;
+}
+
+/* The exactness case of the load tester, at a size CI affords: 120 bots that vanish without a
+ * word every half second or so, against a server that times them out after one, while others
+ * join. Each visit comes from a port of its own that no recent visit used, so no late datagram
+ * of a finished visit reaches a new one: no replication check differs and no ActorDestroy names
+ * an actor the bot never had. */
+static void test_bots_vanishing_under_churn_get_exact_mirrors_and_no_stale_destroys(void **state)
+{
+    const char *const server_args[] = { "--max-players", "600", "--cvar",
+                                        "net.ConnectionTimeout=1", "--cvar",
+                                        "gc.TimeBetweenPurgingPendingKillObjects=1", NULL };
+    char out_dir[] = "/tmp/reap-churn-exact-XXXXXX";
+    char path[128];
+    unsigned joins = 0, checks = 0, errors = 0;
+    harness_server s;
+    harness_proc churn;
+    const char *summary;
+    char *json;
+
+    (void)state;
+    assert_non_null(mkdtemp(out_dir));
+    harness_server_start(&s, server_args);
+    harness_wait_metric(&s, "reap_frame", HARNESS_GE, 2, 10.0);
+    const char *args[] = { "--server", s.endpoint, "--bots", "120", "--duration", "6",
+                           "--spawn", "10", "--hold", "0.5", "--disconnect", "abrupt",
+                           "--seed", "16", "--out", out_dir, "--quiet", NULL };
+    if (run_client_beside(&s, args, 60.0, &churn) != 0)
+        fail_msg("reap-client --bots exited with %d:\n%s", churn.status, churn.out);
+
+    summary = strstr(churn.out, "churn done in");
+    assert_non_null(summary);
+    assert_int_equal(sscanf(strstr(summary, "120 bots, "), "120 bots, %u joins", &joins), 1);
+    assert_int_equal(sscanf(strstr(summary, "moves, "), "moves, %u replication checks, %u "
+                            "errors", &checks, &errors), 2);
+    snprintf(path, sizeof path, "%s/report.json", out_dir);
+    json = read_text_file(path);
+    assert_non_null(json);
+    if (json_number_after(json, "\"mismatch\": ") != 0 ||
+        json_number_after(json, "\"unknown_destroys\": ") != 0 || checks < joins / 2)
+        fail_msg("%u joins, %u checks; mismatches and unknown destroys must be 0:\n%s", joins,
+                 checks, churn.out);
+    assert_true(joins > 240); /* most bots came back at least twice */
+
+    free(json);
+    remove_dir(out_dir);
+    harness_proc_free(&churn);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 /* Issue 7's check: 100 bots steer their pawns (MoveInput at 10 Hz over a small world, so
  * actors enter and leave each other's relevancy) and before every leave ask the server for a
  * replication check; every bot's mirror matches (a mismatch would be counted as an error),
@@ -281,6 +338,60 @@ static void test_a_churn_with_incremental_marking_breaks_no_collector_assumption
     harness_server_free(&s);
 }
 
+/* The issue's bad network (loss, latency, jitter, duplicates, reordering), applied in the
+ * client: every ping's round trip carries the added latency both ways, datagrams were really
+ * dropped and duplicated, and ENet's retransmissions still bring every bot's mirror to exactly
+ * what the server sent it. */
+static void test_bots_on_an_impaired_network_still_mirror_exactly(void **state)
+{
+    const char *const server_args[] = { "--cvar", "net.ConnectionTimeout=2", NULL };
+    char out_dir[] = "/tmp/reap-churn-impair-XXXXXX";
+    char path[128];
+    unsigned joins = 0, checks = 0, errors = 0;
+    harness_server s;
+    harness_proc churn;
+    const char *summary, *rtt;
+    char *json;
+
+    (void)state;
+    assert_non_null(mkdtemp(out_dir));
+    harness_server_start(&s, server_args);
+    harness_wait_metric(&s, "reap_frame", HARNESS_GE, 2, 10.0);
+    const char *args[] = { "--server", s.endpoint, "--bots", "20", "--duration", "5",
+                           "--spawn", "5", "--hold", "1", "--disconnect", "mixed", "--seed", "8",
+                           "--impair", "loss=2%,latency=60ms,jitter=15ms,dup=0.5%,reorder=1%",
+                           "--out", out_dir, "--quiet", NULL };
+    if (run_client_beside(&s, args, 60.0, &churn) != 0)
+        fail_msg("reap-client --impair exited with %d:\n%s", churn.status, churn.out);
+
+    summary = strstr(churn.out, "churn done in");
+    assert_non_null(summary);
+    assert_int_equal(sscanf(strstr(summary, "20 bots, "), "20 bots, %u joins", &joins), 1);
+    assert_int_equal(sscanf(strstr(summary, "moves, "), "moves, %u replication checks, %u "
+                            "errors", &checks, &errors), 2);
+    if (errors != 0 || checks != joins || joins < 20)
+        fail_msg("%u of %u visits checked, %u errors:\n%s", checks, joins, errors, churn.out);
+    snprintf(path, sizeof path, "%s/report.json", out_dir);
+    json = read_text_file(path);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"impairment\": \"loss=2%,latency=60ms,jitter=15ms,dup=0.5%,"
+                              "reorder=1%\""));
+    assert_true(json_number_after(json, "\"dropped\": ") > 0);
+    assert_true(json_number_after(json, "\"datagrams\": ") > 1000);
+    assert_true(json_number_after(json, "\"unknown_destroys\": ") == 0);
+    /* Each way at least latency - jitter: no round trip can be shorter than 90 ms. */
+    rtt = strstr(json, "\"rtt\": {");
+    assert_non_null(rtt);
+    assert_true(json_number_after(rtt, "\"count\": ") > 0);
+    assert_true(json_number_after(rtt, "\"min_ms\": ") >= 90.0);
+
+    free(json);
+    remove_dir(out_dir);
+    harness_proc_free(&churn);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +400,8 @@ int main(void)
         cmocka_unit_test(test_the_churn_generator_runs_bots_that_leave_nothing_behind),
         cmocka_unit_test(test_a_churn_with_incremental_marking_breaks_no_collector_assumption),
         cmocka_unit_test(test_a_hundred_moving_bots_mirror_exactly_what_the_server_sent_them),
+        cmocka_unit_test(test_bots_vanishing_under_churn_get_exact_mirrors_and_no_stale_destroys),
+        cmocka_unit_test(test_bots_on_an_impaired_network_still_mirror_exactly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * test_load_scenarios.c - the load tester as CI uses it, against a real server on loopback:
  * the shipped smoke scenario passes its thresholds and exits 0 with a report; a threshold made
  * to fail exits with the documented code (99); two shards merge into one report whose counts
- * are their sums; and the leak verdict of a clean run finds nothing left behind.
+ * are their sums; the leak verdict of a clean run finds nothing left behind; and a full
+ * server's refusals are a figure of their own, not errors.
  */
 #include <sys/stat.h>
 
@@ -197,6 +198,94 @@ static void test_a_clean_run_gets_a_leak_verdict_of_nothing_left_behind(void **s
     harness_server_free(&s);
 }
 
+/* --procs 2: one command forks the two shards of the run and merges their reports into one
+ * whose counts are exactly their sums. */
+static void test_procs_runs_the_shards_and_merges_them_exactly(void **state)
+{
+    char out_dir[] = "/tmp/reap-load-procs-XXXXXX";
+    char shard_dir[128];
+    harness_server s;
+    harness_proc run;
+    char *jm, *j0, *j1;
+
+    (void)state;
+    assert_non_null(mkdtemp(out_dir));
+    start(&s);
+    const char *args[] = { "--server", s.endpoint, "--bots", "8", "--duration", "3",
+                           "--hold", "0.5", "--seed", "12", "--procs", "2", "--threshold",
+                           "errors==0", "--out", out_dir, NULL };
+
+    int rc = run_client_beside(&s, args, 60.0, &run);
+
+    if (rc != 0)
+        fail_msg("--procs 2 exited %d:\n%s", rc, run.out);
+    assert_non_null(strstr(run.out, "2 reports, 2 shards, 8 bots"));
+    jm = report_file(out_dir, "report.json", &run);
+    snprintf(shard_dir, sizeof shard_dir, "%s/shard-0", out_dir);
+    j0 = report_file(shard_dir, "report.json", &run);
+    snprintf(shard_dir, sizeof shard_dir, "%s/shard-1", out_dir);
+    j1 = report_file(shard_dir, "report.json", &run);
+    assert_int_equal(json_int(jm, "shards"), 2);
+    assert_int_equal(json_int(j0, "bots"), 4);
+    assert_int_equal(json_int(jm, "joins"), json_int(j0, "joins") + json_int(j1, "joins"));
+    assert_int_equal(json_int(jm, "checks"), json_int(j0, "checks") + json_int(j1, "checks"));
+    assert_true(json_int(jm, "joins") >= 8);
+    assert_int_equal(json_int(j0, "seed"), 12);
+    assert_int_equal(json_int(j1, "seed"), 12);
+    free(jm);
+    free(j0);
+    free(j1);
+    harness_proc_free(&run);
+    snprintf(shard_dir, sizeof shard_dir, "%s/shard-0", out_dir);
+    remove_dir(shard_dir);
+    snprintf(shard_dir, sizeof shard_dir, "%s/shard-1", out_dir);
+    remove_dir(shard_dir);
+    remove_dir(out_dir);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
+/* A full server answering "server full" works as designed: the run counts refusals apart
+ * from errors, in the summary, the report and the timeline, and a threshold can bound them. */
+static void test_a_full_servers_refusals_are_counted_apart_from_errors(void **state)
+{
+    const char *const server_args[] = { "--max-players", "3", "--cvar",
+                                        "net.ConnectionTimeout=1", NULL };
+    char out_dir[] = "/tmp/reap-load-full-XXXXXX";
+    harness_server s;
+    harness_proc run;
+    char *json, *timeline;
+
+    (void)state;
+    assert_non_null(mkdtemp(out_dir));
+    harness_server_start(&s, server_args);
+    harness_wait_metric(&s, "reap_frame", HARNESS_GE, 2, 10.0);
+    const char *args[] = { "--server", s.endpoint, "--bots", "9", "--duration", "3",
+                           "--spawn", "2", "--hold", "0.3", "--seed", "4", "--threshold",
+                           "errors==0", "--threshold", "refused>0", "--out", out_dir,
+                           "--quiet", NULL };
+
+    int rc = run_client_beside(&s, args, 30.0, &run);
+
+    if (rc != 0)
+        fail_msg("the run exited %d:\n%s", rc, run.out);
+    assert_non_null(strstr(run.out, "errors==0                    pass"));
+    assert_non_null(strstr(run.out, "times the server answered \"server full\""));
+    json = report_file(out_dir, "report.json", &run);
+    assert_true(json_int(json, "refused") > 0);
+    assert_int_equal(json_int(json, "errors"), 0);
+    timeline = report_file(out_dir, "churn.json", &run);
+    assert_non_null(strstr(timeline, "\"refused\": "));
+    assert_true(harness_server_metric(&s, "reap_net_refused_full_total") >=
+                (double)json_int(json, "refused"));
+    free(json);
+    free(timeline);
+    harness_proc_free(&run);
+    remove_dir(out_dir);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +293,8 @@ int main(void)
         cmocka_unit_test(test_a_failing_threshold_exits_with_the_documented_code),
         cmocka_unit_test(test_two_shards_merge_into_one_report_of_their_sums),
         cmocka_unit_test(test_a_clean_run_gets_a_leak_verdict_of_nothing_left_behind),
+        cmocka_unit_test(test_a_full_servers_refusals_are_counted_apart_from_errors),
+        cmocka_unit_test(test_procs_runs_the_shards_and_merges_them_exactly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -218,6 +218,34 @@ static void test_a_bad_seed_or_empty_out_dir_is_refused(void **state)
     assert_non_null(strstr(err, "--out"));
 }
 
+static void test_procs_and_impair_are_churn_flags_with_checked_values(void **state)
+{
+    client_options o;
+    char *good[] = { "reap-client", "--server", "h:1", "--bots", "10", "--duration", "1",
+                     "--procs", "4", "--impair", "latency=50ms" };
+    char *many[] = { "reap-client", "--server", "h:1", "--bots", "10", "--duration", "1",
+                     "--procs", "65" };
+    char *both[] = { "reap-client", "--server", "h:1", "--bots", "10", "--duration", "1",
+                     "--procs", "2", "--shard", "0/2" };
+    char *alone[] = { "reap-client", "--server", "h:1", "--impair", "loss=1%" };
+    char *bad[] = { "reap-client", "--server", "h:1", "--bots", "10", "--duration", "1",
+                    "--impair", "loss=1%,wobble=3" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(good), good, err), CLIENT_OPTIONS_OK);
+    assert_int_equal(o.procs, 4);
+    assert_true(o.stages[0].impair.latency == 0.05);
+    assert_int_equal(parse(&o, ARGC(many), many, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--procs"));
+    assert_int_equal(parse(&o, ARGC(both), both, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--shard"));
+    assert_int_equal(parse(&o, ARGC(alone), alone, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--impair is for the churn load generator"));
+    assert_int_equal(parse(&o, ARGC(bad), bad, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "wobble=3"));
+}
+
 static void test_the_help_describes_the_churn_flags(void **state)
 {
     const char *usage = client_options_usage();
@@ -464,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_bots_without_a_duration_are_refused),
         cmocka_unit_test(test_churn_only_flags_without_bots_are_refused),
         cmocka_unit_test(test_a_bad_seed_or_empty_out_dir_is_refused),
+        cmocka_unit_test(test_procs_and_impair_are_churn_flags_with_checked_values),
         cmocka_unit_test(test_the_help_describes_the_churn_flags),
         cmocka_unit_test(test_the_json_timeline_has_one_row_per_second_with_the_run_settings),
         cmocka_unit_test(test_a_second_without_server_figures_writes_nulls_not_zeros),

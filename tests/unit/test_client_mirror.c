@@ -234,6 +234,34 @@ static void test_a_replication_check_matches_the_open_set_and_when_settled_the_r
     client_mirror_free(&m);
 }
 
+static void test_a_replication_check_taken_while_destroys_are_owed_accounts_for_them(
+    void **state)
+{
+    static const uint64_t held[] = { 20, 21, 22 };
+    Reap__ReplicationCheck r = REAP__REPLICATION_CHECK__INIT;
+    client_mirror m;
+
+    (void)state;
+    client_mirror_init(&m);
+    for (int i = 0; i < 3; i++)
+        client_mirror_put(&m, held[i], 6, 1);
+    r.open_actors = 3;                  /* 22 left relevancy: its destroy is still owed */
+    r.open_digest = digest_of(held, 3);
+    r.relevant_actors = 2;
+    r.relevant_digest = digest_of(held, 2);
+    r.pending = 0;
+
+    assert_true(churn_check_matches(&m, &r));
+    r.relevant_digest ^= 1;             /* unverifiable while owed: the held set decides */
+    assert_true(churn_check_matches(&m, &r));
+    client_mirror_remove(&m, 22);       /* the mirror lost an actor the server still counts */
+    assert_false(churn_check_matches(&m, &r));
+    client_mirror_put(&m, 22, 6, 1);
+    r.relevant_actors = 4;              /* more relevant than pending + held: contradictory */
+    assert_false(churn_check_matches(&m, &r));
+    client_mirror_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_a_duplicate_spawn_or_an_unknown_destroy_leaves_the_digest_alone),
         cmocka_unit_test(test_a_cleared_mirror_is_empty_and_reusable),
         cmocka_unit_test(test_a_replication_check_matches_the_open_set_and_when_settled_the_relevant_set),
+        cmocka_unit_test(test_a_replication_check_taken_while_destroys_are_owed_accounts_for_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,6 +110,10 @@ static void report_fixture(churn_report *r, churn_timeline *tl, client_options *
     r->totals.joins = 40;
     r->totals.leaves = 40;
     r->totals.errors[CHURN_ERR_TIMEOUT] = 2;
+    r->totals.refused = 5;                                 /* "server full": not errors */
+    r->totals.gen_cpu_us = 1500000;                        /* 1.5 s of CPU over 3 s */
+    r->totals.gen_seconds = 3;
+    r->totals.gen_saturated = 1;
     for (uint64_t v = 1; v <= 100; v++)
         hist_record(&r->totals.lat[CHURN_LAT_JOIN], v);   /* 1..100 us: exact buckets */
     r->server_figs.have = true;
@@ -132,6 +136,9 @@ static void report_fixture(churn_report *r, churn_timeline *tl, client_options *
         row.gc_collections = i;
         row.gc_work_max = 0.0005;
         row.admin_objects = row.rss_bytes = row.frames = -1;
+        row.refused = (uint32_t)i;
+        row.gen_cpu = 0.25 + 0.35 * i;                     /* the last second is saturated */
+        row.loop_lag = 0.002;
         assert_true(churn_timeline_add_row(tl, &row));
         assert_true(churn_timeline_add_sample(tl, i + 0.5, 1000 + 100 * (uint32_t)i));
     }
@@ -161,6 +168,74 @@ static void test_thresholds_name_the_runs_figures_in_seconds(void **state)
     assert_true(churn_report_metric(&r, "server_net_p99", &v) && isnan(v)); /* not exported */
     assert_true(churn_report_metric(&r, "rtt_p99", &v) && isnan(v));        /* no sample */
     assert_false(churn_report_metric(&r, "nonsense", &v));
+    churn_timeline_free(&tl);
+}
+
+static void test_refusals_of_a_full_server_are_a_figure_of_their_own_not_errors(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    client_options o;
+    double v;
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+
+    assert_true(churn_report_metric(&r, "refused", &v) && v == 5);
+    assert_true(churn_report_metric(&r, "errors", &v) && v == 2);
+    assert_true(churn_report_metric(&r, "refusal_rate", &v) && v == 5.0 / 45.0);
+    assert_int_equal(churn_totals_errors(&r.totals), 2);
+    churn_timeline_free(&tl);
+}
+
+static void test_a_second_at_90_percent_cpu_or_100_ms_late_is_saturated(void **state)
+{
+    churn_row row;
+
+    (void)state;
+    memset(&row, 0, sizeof row);
+    row.gen_cpu = 0.5;
+    row.loop_lag = 0.01;
+    assert_false(churn_row_saturated(&row));
+    row.gen_cpu = 0.9;
+    assert_true(churn_row_saturated(&row));
+    row.gen_cpu = 0.5;
+    row.loop_lag = 0.15;
+    assert_true(churn_row_saturated(&row));
+    row.gen_cpu = row.loop_lag = -1;                       /* not measured */
+    assert_false(churn_row_saturated(&row));
+}
+
+static void test_a_saturated_generator_is_reported_with_a_warning(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    client_options o;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+    double v;
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+    f = open_memstream(&buf, &len);
+
+    churn_report_print(&r, f);
+    fclose(f);
+
+    assert_non_null(strstr(buf, "generator: 1.50 s CPU over 3 s (50% of a core)"));
+    assert_non_null(strstr(buf, "warning: the load generator was saturated for 1 s of 3"));
+    assert_true(churn_report_metric(&r, "generator_saturated_seconds", &v) && v == 1);
+    assert_true(churn_report_metric(&r, "generator_cpu", &v) && v == 0.5);
+    free(buf);
+
+    r.totals.gen_saturated = 0;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    churn_report_print(&r, f);
+    fclose(f);
+    assert_null(strstr(buf, "warning"));
+    free(buf);
     churn_timeline_free(&tl);
 }
 
@@ -238,12 +313,19 @@ static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
     assert_int_equal(back.seed, 7);
     assert_int_equal(back.totals.joins, 40);
     assert_int_equal(back.totals.errors[CHURN_ERR_TIMEOUT], 2);
+    assert_int_equal(back.totals.refused, 5);
+    assert_int_equal(back.totals.gen_cpu_us, 1500000);
+    assert_int_equal(back.totals.gen_seconds, 3);
+    assert_int_equal(back.totals.gen_saturated, 1);
     assert_memory_equal(&back.totals.lat[CHURN_LAT_JOIN], &r.totals.lat[CHURN_LAT_JOIN],
                         sizeof(hist));
     assert_true(back.server_figs.have);
     assert_true(back.server_figs.tick_p99 == 0.004);
     assert_int_equal(back_tl.n_rows, 3);
     assert_int_equal(back_tl.rows[2].server_objects, 1200);
+    assert_int_equal(back_tl.rows[2].refused, 2);
+    assert_true(back_tl.rows[2].gen_cpu == 0.95);
+    assert_true(back_tl.rows[2].loop_lag == 0.002);
     assert_int_equal(back_tl.n_gc, 1);
     assert_int_equal(back_tl.n_samples, 3);
     churn_timeline_free(&back_tl);
@@ -306,9 +388,11 @@ static void test_the_report_page_draws_a_chart_for_each_timeline_with_data(void 
     fclose(f);
 
     assert_int_equal(strncmp(buf, "<!DOCTYPE html>", 15), 0);
-    assert_int_equal(count_of(buf, "<svg class=\"chart\""), 6);
-    /* bots (2 lines), rates (3), objects (1), tick (3), gc (2), latency (join only) */
-    assert_int_equal(count_of(buf, "<polyline class=\"series\""), 12);
+    assert_int_equal(count_of(buf, "<svg class=\"chart\""), 7);
+    /* bots (2 lines), rates (4), objects (1), tick (3), gc (2), generator (2), latency (join
+     * only) */
+    assert_int_equal(count_of(buf, "<polyline class=\"series\""), 15);
+    assert_non_null(strstr(buf, "was saturated for 1 s of 3"));
     assert_non_null(strstr(buf, "class=\"fail\">FAIL"));
     assert_non_null(strstr(buf, "</html>\n"));
     free(buf);
@@ -321,6 +405,9 @@ int main(void)
         cmocka_unit_test(test_a_metrics_page_is_read_into_samples_by_exact_key),
         cmocka_unit_test(test_percentiles_between_two_samples_interpolate_in_the_bucket),
         cmocka_unit_test(test_thresholds_name_the_runs_figures_in_seconds),
+        cmocka_unit_test(test_refusals_of_a_full_server_are_a_figure_of_their_own_not_errors),
+        cmocka_unit_test(test_a_second_at_90_percent_cpu_or_100_ms_late_is_saturated),
+        cmocka_unit_test(test_a_saturated_generator_is_reported_with_a_warning),
         cmocka_unit_test(test_a_failing_threshold_is_counted_and_listed),
         cmocka_unit_test(test_a_saved_report_reads_back_with_the_same_figures),
         cmocka_unit_test(test_the_json_report_carries_schema_run_and_latency_buckets),

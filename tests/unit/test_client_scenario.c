@@ -176,6 +176,7 @@ static void test_the_shipped_scenarios_load(void **state)
     static const char *const files[] = {
         "deploy/scenarios/smoke.ini", "deploy/scenarios/churn.ini",
         "deploy/scenarios/mass-leave.ini", "deploy/scenarios/spike.ini",
+        "deploy/scenarios/bad-network.ini",
     };
     client_options o;
     char err[512];
@@ -291,9 +292,48 @@ static void test_bad_churn_flag_values_are_named(void **state)
     }
 }
 
+static void test_a_stage_impairment_is_inherited_and_overrides_the_command_line(void **state)
+{
+    static const char text[] =
+        "[stage calm]\nduration = 5\nbots = 10\n"
+        "[stage storm]\nduration = 5\nbots = 10\nimpair = loss=5%,latency=80ms\n"
+        "[stage after]\nduration = 5\nbots = 10\n"
+        "[stage clear]\nduration = 5\nbots = 10\nimpair = none\n";
+    const char *path = scenario_file(text);
+    char *argv[] = { "reap-client", "--server", "h:1", "--impair", "latency=20ms", "--scenario",
+                     (char *)path };
+    client_options o;
+    char err[512];
+
+    (void)state;
+    client_options_default(&o);
+    assert_int_equal(client_options_parse(&o, ARGC(argv), argv, err, sizeof err),
+                     CLIENT_OPTIONS_OK);
+    unlink(path);
+
+    assert_int_equal(o.n_stages, 4);
+    assert_true(o.stages[0].impair.latency == 0.02);          /* --impair */
+    assert_true(o.stages[1].impair.latency == 0.08 && o.stages[1].impair.loss == 0.05);
+    assert_true(o.stages[2].impair.latency == 0.08);          /* inherited */
+    assert_false(client_impair_active(&o.stages[3].impair));
+}
+
+static void test_a_bad_stage_impairment_names_the_file_and_line(void **state)
+{
+    client_options o;
+    char err[512];
+
+    (void)state;
+    assert_false(load(&o, "[stage a]\nduration = 5\nbots = 3\nimpair = loss=lots\n", err));
+    assert_non_null(strstr(err, ":4:"));
+    assert_non_null(strstr(err, "'loss=lots' for impair"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_stage_impairment_is_inherited_and_overrides_the_command_line),
+        cmocka_unit_test(test_a_bad_stage_impairment_names_the_file_and_line),
         cmocka_unit_test(test_a_scenario_file_becomes_its_stages_in_order),
         cmocka_unit_test(test_a_stage_inherits_what_it_does_not_set_from_the_one_before),
         cmocka_unit_test(test_a_linear_ramp_rises_from_the_previous_stage_and_a_step_is_immediate),

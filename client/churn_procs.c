@@ -1,0 +1,131 @@
+/*
+ * churn_procs.c - `--procs N`: one run played by N processes on this machine, for machines
+ * with more cores than one loop can use (Locust's --processes, k6's execution segments).
+ *
+ * The parent picks the seed, forks N children, each the shard I/N of the same run writing its
+ * report to OUT/shard-I/ and its output to OUT/shard-I/client.log, waits for all of them, and
+ * merges their reports exactly into OUT (counts and histograms add up, the server's figures are
+ * taken once) with the run's thresholds, as `reap-client merge` does. Only shard 0 takes the
+ * leak verdict. Ctrl-C reaches every child (they share the terminal's process group): each
+ * ends its shard cleanly, and the parent still merges what they wrote.
+ */
+#include "churn_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The child: shard `index` of the run, its output in its directory's client.log. */
+static int procs_child(const client_options *parent, uint32_t index, const char *dir)
+{
+    client_options o = *parent;
+    char path[600];
+    FILE *log;
+
+    o.procs = 1;
+    o.shard = index;
+    o.shards = parent->procs;
+    o.progress = 0;
+    o.n_thresholds = 0;            /* judged once, on the merged report */
+    if (index == 0) {
+        for (uint32_t i = 0; i < parent->n_thresholds; i++)
+            if (strcmp(parent->thresholds[i].metric, "leaked") == 0)
+                o.leak_check = true;
+    } else {
+        o.leak_check = false;
+    }
+    snprintf(o.out_dir, sizeof o.out_dir, "%s", dir);
+    snprintf(path, sizeof path, "%s/client.log", dir);
+    log = fopen(path, "w");
+    if (log == NULL) {
+        fprintf(stderr, "reap-client: cannot write '%s': %s\n", path, strerror(errno));
+        return CLIENT_EXIT_FAILED;
+    }
+    return churn_run(&o, log);
+}
+
+int churn_run_procs(const client_options *opts, FILE *out)
+{
+    client_options o = *opts;
+    uint32_t n = opts->procs, started = 0, failed = 0;
+    pid_t pids[CLIENT_PROCS_MAX];
+    char dirs[CLIENT_PROCS_MAX][600];
+    char *argv[4 + CLIENT_PROCS_MAX + 2 + 2 * CLIENT_THRESHOLDS_MAX + 1];
+    struct sigaction ignore, old;
+    char err[600];
+    int argc = 0, rc;
+
+    if (!o.seed_set) {
+        o.seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid() ^
+                 (uint64_t)(churn_clock() * 1e9);
+        o.seed_set = true;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(dirs[i], sizeof dirs[i], "%s/shard-%u", o.out_dir, i);
+        if (!churn_mkdirs(dirs[i], err, sizeof err)) {
+            fprintf(stderr, "reap-client: %s\n", err);
+            return CLIENT_EXIT_FAILED;
+        }
+    }
+    if (!o.quiet)
+        fprintf(out, "reap-client: %u processes, %u bots, seed %llu: each shard's output in "
+                "%s/shard-I/client.log\n", n, o.bots, (unsigned long long)o.seed, o.out_dir);
+    fflush(out);
+    fflush(stderr);
+    /* The parent outlives a Ctrl-C to merge what the children wrote. */
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old);
+    for (uint32_t i = 0; i < n; i++) {
+        pid_t pid = fork();
+
+        if (pid == 0) {
+            sigaction(SIGINT, &old, NULL);
+            _exit(procs_child(&o, i, dirs[i]));
+        }
+        if (pid < 0) {
+            fprintf(stderr, "reap-client: cannot start shard %u of %u: %s\n", i, n,
+                    strerror(errno));
+            failed++;
+            break;
+        }
+        pids[started++] = pid;
+    }
+    for (uint32_t i = 0; i < started; i++) {
+        int status;
+
+        while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR)
+            ;
+        if (!WIFEXITED(status) || (WEXITSTATUS(status) != CLIENT_EXIT_OK &&
+                                   WEXITSTATUS(status) != CLIENT_EXIT_THRESHOLD)) {
+            fprintf(stderr, "reap-client: shard %u of %u failed (%s %d); see %s/client.log\n", i,
+                    n, WIFEXITED(status) ? "exit" : "signal",
+                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), dirs[i]);
+            failed++;
+        }
+    }
+    sigaction(SIGINT, &old, NULL);
+    if (failed > 0)
+        return CLIENT_EXIT_FAILED;
+
+    argv[argc++] = (char *)"reap-client";
+    argv[argc++] = (char *)"merge";
+    for (uint32_t i = 0; i < n; i++)
+        argv[argc++] = dirs[i];
+    argv[argc++] = (char *)"--out";
+    argv[argc++] = o.out_dir;
+    for (uint32_t i = 0; i < o.n_thresholds; i++) {
+        argv[argc++] = (char *)"--threshold";
+        argv[argc++] = o.thresholds[i].text;
+    }
+    if (o.quiet)
+        argv[argc++] = (char *)"--quiet";
+    argv[argc] = NULL;
+    rc = churn_merge_main(argc, argv, out);
+    return rc;
+}
