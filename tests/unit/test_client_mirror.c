@@ -250,8 +250,12 @@ static void test_a_replication_check_taken_while_destroys_are_owed_accounts_for_
     r.relevant_actors = 2;
     r.relevant_digest = digest_of(held, 2);
     r.pending = 0;
+    r.closing = 1;
 
     assert_true(churn_check_matches(&m, &r));
+    r.closing = 0;                      /* the server's counts contradict each other */
+    assert_false(churn_check_matches(&m, &r));
+    r.closing = 1;
     r.relevant_digest ^= 1;             /* unverifiable while owed: the held set decides */
     assert_true(churn_check_matches(&m, &r));
     client_mirror_remove(&m, 22);       /* the mirror lost an actor the server still counts */
