@@ -6,6 +6,7 @@
  * ReplicationCheck is compared without walking the table.
  */
 #include "client.h"
+#include "reap_wire.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,7 @@ static uint32_t client_mirror_hash(uint64_t key)
 
 uint64_t client_net_id_digest(uint64_t net_id)
 {
-    uint64_t z = net_id + 0x9E3779B97F4A7C15ull;
-
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return wire_net_id_digest(net_id);
 }
 
 void client_mirror_init(client_mirror *m)

@@ -35,6 +35,9 @@ float wire_step_for_extent(float extent);
 int32_t wire_quantize(float v, float step);
 float wire_dequantize(int32_t q, float step);
 
+/* splitmix64 of a net id: what ReplicationCheck's digests XOR together (reap.proto). */
+uint64_t wire_net_id_digest(uint64_t net_id);
+
 /* An actor as the records carry it. */
 typedef struct wire_actor {
     uint64_t net_id;              /* spawn records only */

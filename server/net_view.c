@@ -10,11 +10,7 @@
 
 uint64_t net_view_id_hash(uint64_t net_id)
 {
-    uint64_t z = net_id + 0x9E3779B97F4A7C15ull;
-
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return wire_net_id_digest(net_id);
 }
 
 void net_view_init(net_view *v)
