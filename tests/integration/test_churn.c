@@ -255,9 +255,9 @@ static void test_bots_vanishing_under_churn_get_exact_mirrors_and_no_stale_destr
  * actors enter and leave each other's relevancy) and before every leave ask the server for a
  * replication check; every bot's mirror matches (a mismatch would be counted as an error),
  * no bot errs, and after the churn a full collection takes the server back to its baseline. */
-static void test_a_hundred_moving_bots_mirror_exactly_what_the_server_sent_them(void **state)
+static void hundred_moving_bots_mirror_exactly(const char *extent)
 {
-    const char *const server_args[] = { "--max-players", "300", "--cvar", "world.Extent=40000",
+    const char *const server_args[] = { "--max-players", "300", "--cvar", extent,
                                         "--cvar", "net.ConnectionTimeout=1", NULL };
     char out_dir[] = "/tmp/reap-churn-check-XXXXXX";
     char reply[4096];
@@ -266,7 +266,6 @@ static void test_a_hundred_moving_bots_mirror_exactly_what_the_server_sent_them(
     harness_proc churn;
     const char *summary;
 
-    (void)state;
     assert_non_null(mkdtemp(out_dir));
     harness_server_start(&s, server_args);
     harness_wait_metric(&s, "reap_frame", HARNESS_GE, 2, 10.0);
@@ -296,6 +295,20 @@ static void test_a_hundred_moving_bots_mirror_exactly_what_the_server_sent_them(
     harness_proc_free(&churn);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
+}
+
+static void test_a_hundred_moving_bots_mirror_exactly_what_the_server_sent_them(void **state)
+{
+    (void)state;
+    hundred_moving_bots_mirror_exactly("world.Extent=40000");
+}
+
+/* The same in a crowd: every pawn within one cull distance of every other, so every visit
+ * fans out to all the others and every join streams a snapshot of everyone's actors. */
+static void test_a_hundred_bots_in_a_crowd_mirror_exactly_what_the_server_sent_them(void **state)
+{
+    (void)state;
+    hundred_moving_bots_mirror_exactly("world.Extent=10000");
 }
 
 /* The server's use of the collector, checked by the collector itself: under a churn with
@@ -400,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_the_churn_generator_runs_bots_that_leave_nothing_behind),
         cmocka_unit_test(test_a_churn_with_incremental_marking_breaks_no_collector_assumption),
         cmocka_unit_test(test_a_hundred_moving_bots_mirror_exactly_what_the_server_sent_them),
+        cmocka_unit_test(test_a_hundred_bots_in_a_crowd_mirror_exactly_what_the_server_sent_them),
         cmocka_unit_test(test_bots_vanishing_under_churn_get_exact_mirrors_and_no_stale_destroys),
         cmocka_unit_test(test_bots_on_an_impaired_network_still_mirror_exactly),
     };
