@@ -132,7 +132,11 @@ bool wire_put_update(wire_writer *w, uint32_t index, const uint8_t *tail, size_t
                      bool has_z)
 {
     uint8_t head[10];
-    size_t n = wire_varint(head, ((uint64_t)(index - w->prev_index - 1) << 1) | has_z);
+    size_t n;
+
+    if (index <= w->prev_index)
+        return false; /* out of order: it belongs in the next message */
+    n = wire_varint(head, ((uint64_t)(index - w->prev_index - 1) << 1) | has_z);
 
     if (w->len + n + tail_len > w->cap)
         return false;

@@ -68,7 +68,8 @@ typedef struct wire_writer {
 void wire_writer_init(wire_writer *w, uint8_t *buf, size_t cap);
 bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index, const uint8_t *tail,
                     size_t tail_len);
-/* index must be greater than the previous update record's. */
+/* Refused (changing nothing) also when index is not greater than the previous update
+ * record's: it must start another message. */
 bool wire_put_update(wire_writer *w, uint32_t index, const uint8_t *tail, size_t tail_len,
                      bool has_z);
 

@@ -153,6 +153,23 @@ static void test_a_writer_refuses_a_record_that_does_not_fit_and_changes_nothing
     assert_int_equal(w.count, 0);
 }
 
+static void test_an_update_out_of_index_order_is_refused_for_the_next_message(void **state)
+{
+    uint8_t buf[64], tail[WIRE_UPDATE_TAIL_MAX];
+    int32_t q[3] = { 1, 2, 0 };
+    bool has_z;
+    size_t n = wire_update_tail(tail, q, &has_z);
+    wire_writer w;
+
+    (void)state;
+    wire_writer_init(&w, buf, sizeof buf);
+    assert_true(wire_put_update(&w, 9, tail, n, has_z));
+    assert_false(wire_put_update(&w, 9, tail, n, has_z));
+    assert_false(wire_put_update(&w, 4, tail, n, has_z));
+    assert_int_equal(w.count, 1);
+    assert_true(wire_put_update(&w, 10, tail, n, has_z));
+}
+
 static void test_every_truncation_of_a_message_is_refused(void **state)
 {
     uint8_t buf[256], tail[WIRE_SPAWN_TAIL_MAX];
@@ -206,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_spawn_records_round_trip_exactly_in_any_id_order),
         cmocka_unit_test(test_update_records_round_trip_and_cost_seven_bytes_near_each_other),
         cmocka_unit_test(test_a_writer_refuses_a_record_that_does_not_fit_and_changes_nothing),
+        cmocka_unit_test(test_an_update_out_of_index_order_is_refused_for_the_next_message),
         cmocka_unit_test(test_every_truncation_of_a_message_is_refused),
         cmocka_unit_test(test_bytes_left_over_or_reserved_head_bits_are_refused),
     };
