@@ -19,7 +19,6 @@ enum {
     WIRE_SPAWN_TAIL_MAX = 1 + 5 + 9, /* head, owner varint (32-bit), three pos24 */
     WIRE_UPDATE_TAIL_MAX = 9,     /* three pos24 */
     WIRE_SPAWN_MAX = 10 + 5 + WIRE_SPAWN_TAIL_MAX, /* one spawn record, ids included */
-    WIRE_UPDATE_MAX = 5 + WIRE_UPDATE_TAIL_MAX,
     WIRE_HEAD_OWNER = 0x10,
     WIRE_HEAD_Z = 0x20,
 };

@@ -103,12 +103,9 @@ uint32_t net_index_acquire(net_index *ix, gc_heap *heap, actor *a, uint32_t fram
     memset(h, 0, sizeof *h);
     e->net_id = a->net_id;
     e->actor = gc_weak_make(heap, a);
-    e->kind = (uint8_t)a->kind;
     h->owner_player_id = a->owner_player_id;
     h->priority = net_index_priority(a->kind);
-    h->flags = NET_ENTRY_ALIVE | (a->moves ? NET_ENTRY_MOVES : 0) |
-               (a->always_relevant ? NET_ENTRY_ALWAYS : 0) |
-               (a->kind == ACTOR_KIND_PLAYER_CONTROLLER ? NET_ENTRY_CONTROLLER : 0);
+    h->flags = NET_ENTRY_ALIVE | (a->moves ? NET_ENTRY_MOVES : 0);
     if (a->moves) {
         net_mover_hot *m;
 
@@ -121,7 +118,6 @@ uint32_t net_index_acquire(net_index *ix, gc_heap *heap, actor *a, uint32_t fram
     }
     net_index_encode(ix, idx, a, frame);
     a->net_index = idx;
-    ix->live++;
     return idx;
 }
 
@@ -142,7 +138,6 @@ static void net_index_release(net_index *ix, uint32_t idx)
     else
         ix->free_head = idx;
     ix->free_tail = idx;
-    ix->live--;
 }
 
 void net_index_ref(net_index *ix, uint32_t idx)

@@ -3,7 +3,7 @@
  *
  * Every replicated actor some connection has to know about gets a small dense index (>= 1) and
  * an entry holding what the replication needs without touching the actor again: its net id,
- * owner, kind, position, and its records already encoded for the wire (a spawn tail, and for a
+ * owner, priority, position, and its records already encoded for the wire (a spawn tail, and for a
  * moving actor the update tail of its latest position). Connections keep their state in arrays
  * indexed by it (net_view.h), so nothing is hashed or resolved per connection per actor.
  *
@@ -27,8 +27,6 @@
 enum {
     NET_ENTRY_ALIVE = 1 << 0,    /* the actor exists (no destroy seen) */
     NET_ENTRY_MOVES = 1 << 1,
-    NET_ENTRY_ALWAYS = 1 << 2,   /* always relevant (the level fixtures) */
-    NET_ENTRY_CONTROLLER = 1 << 3, /* relevant only to its owner */
 };
 
 /* What a connection reads of any actor it lists: 8 bytes. */
@@ -59,7 +57,6 @@ typedef struct net_index_entry {
     uint32_t refs;
     uint32_t next_free;          /* free list link while released */
     uint32_t mover_slot;         /* its slot in the movers' table, 0: none */
-    uint8_t kind;                /* actor_kind */
     uint8_t spawn[WIRE_SPAWN_TAIL_MAX];
 } net_index_entry;
 
@@ -74,7 +71,6 @@ typedef struct net_index {
     uint32_t mfree_count, mfree_cap;
     uint32_t *gone;              /* this frame's destroyed or vanished indices */
     uint32_t gone_count, gone_cap;
-    uint32_t live;               /* entries not released */
     float step;                  /* quantization step of positions (Welcome.position_step) */
     uint64_t records_encoded;    /* spawn and update tails encoded */
 } net_index;

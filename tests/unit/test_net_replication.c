@@ -32,6 +32,8 @@ typedef struct mirror {
     uint32_t spawns_of[8];         /* spawns received per watched id */
     uint32_t destroys_of[8];
     uint64_t watch[8];
+    uint32_t watch_index[8];       /* replication indices watched in updates */
+    uint32_t updates_of[8];
     uint32_t order[MIRROR_MAX];    /* kinds in arrival order */
     uint32_t arrived;
     bool snapshot_complete;
@@ -115,6 +117,19 @@ static void mirror_apply(mirror *m, const Reap__Envelope *env)
                 m->order[m->arrived++] = a.actor_class;
             mirror_watch_count(m, a.net_id, true);
         }
+        assert_true(wire_reader_ok(&r));
+        break;
+    }
+    case REAP__ENVELOPE__BODY_ACTOR_UPDATE: {
+        wire_reader r;
+        wire_actor a;
+
+        wire_reader_init(&r, env->actor_update->records.data, env->actor_update->records.len,
+                         env->actor_update->count);
+        while (wire_next_update(&r, &a))
+            for (int i = 0; i < 8; i++)
+                if (m->watch_index[i] != 0 && m->watch_index[i] == a.index)
+                    m->updates_of[i]++;
         assert_true(wire_reader_ok(&r));
         break;
     }
@@ -458,6 +473,42 @@ static void test_a_snapshot_of_ten_thousand_actors_arrives_complete(void **state
     assert_true(fx->nd->counters.spawn_bytes_sent <= (uint64_t)(n + 2) * (100000 / 30 + 64));
 }
 
+/* ---- update rates ------------------------------------------------------------------------ */
+
+static void test_far_movers_are_updated_less_often_than_near_ones(void **state)
+{
+    fixture *fx = *state;
+    player_controller *near_pc, *far_pc;
+    actor *near, *far;
+
+    /* Given two other players' pawns moving every frame, one beside the player's pawn and one
+     * beyond half the cull distance (15000)... */
+    assert_int_equal(actor_spawn_player(fx->w, 3, "near", &near_pc), GC_OK);
+    assert_int_equal(actor_spawn_player(fx->w, 4, "far", &far_pc), GC_OK);
+    near = &near_pc->pawn->base;
+    far = &far_pc->pawn->base;
+    place(fx, near, 100, 0);
+    place(fx, far, 12000, 0);
+    frames(fx, 5);
+    assert_true(mirror_holds(&fx->m, near->net_id) && mirror_holds(&fx->m, far->net_id));
+    fx->m.watch_index[0] = near->net_index;
+    fx->m.watch_index[1] = far->net_index;
+
+    /* ...over 60 frames... */
+    for (int i = 0; i < 60; i++) {
+        for (actor *a = near; a != NULL; a = a == near ? far : NULL) {
+            a->pos[1] += 1.0f;
+            a->move_serial++;
+            world_grid_move(&fx->w->grid, a);
+        }
+        frame(fx);
+    }
+
+    /* ...the near one is sent every frame, the far one every 6th (5 Hz at 30). */
+    assert_in_range(fx->m.updates_of[0], 58, 60);
+    assert_in_range(fx->m.updates_of[1], 9, 11);
+}
+
 /* ---- the wire ------------------------------------------------------------------------------- */
 
 static void expect_spawn(FILE *f, const actor *a)
@@ -604,6 +655,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_captured_packets_decode_with_the_independent_python_decoder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_far_movers_are_updated_less_often_than_near_ones,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_records_encoded_equal_the_changes_with_one_watcher,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
