@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "engine_options.h"
 #include "log.h"
+#include "net_alloc.h"
 
 int main(int argc, char **argv)
 {
@@ -19,6 +20,11 @@ int main(int argc, char **argv)
     char err[512];
     int status;
 
+    /* Before ENet allocates anything (net_alloc.h). */
+    if (net_alloc_install() != 0) {
+        fprintf(stderr, "reap-server: cannot initialise ENet\n");
+        return 1;
+    }
     engine_options_default(&opts);
     cvar_registry_init(&cvars);
     switch (engine_options_parse(&opts, argc, argv, err, sizeof err)) {
@@ -65,5 +71,6 @@ int main(int argc, char **argv)
     status = engine_run(&e);
     engine_close(&e);
     uv_loop_close(uv_default_loop());
+    net_alloc_trim();
     return status;
 }

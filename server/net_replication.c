@@ -166,8 +166,9 @@ static void repl_relevancy_pass(repl_frame *f)
         repl_touch(f, &p->base);
         pass.inner2 = inner > 0 ? inner * inner : 0.0f;
         pass.outer2 = (f->cull + m) * (f->cull + m);
-        world_grid_query(&f->w->grid, p->base.pos[0], p->base.pos[1], f->cull + m,
-                         repl_grid_visit_cb, &pass);
+        /* Static actors well inside the ring's inner circle are not even read. */
+        world_grid_query_ring(&f->w->grid, p->base.pos[0], p->base.pos[1], f->cull + m,
+                              pass.full ? -1.0f : inner, repl_grid_visit_cb, &pass);
         c->relevancy_pos[0] = p->base.pos[0];
         c->relevancy_pos[1] = p->base.pos[1];
     }
@@ -181,8 +182,10 @@ static bool repl_relevancy_due(const repl_frame *f, double period_frames)
     const net_connection *c = f->c;
     float step = f->cull / 8.0f, dx, dy;
 
-    if (c->epoch == 0 || (double)(f->frame - c->relevancy_frame) >= period_frames ||
-        c->relevancy_cull != f->cull)
+    /* Connections that joined in the same frame would pass in the same frames forever:
+     * their periodic passes are spread over eight frames by player id. */
+    if (c->epoch == 0 || c->relevancy_cull != f->cull ||
+        (double)(f->frame - c->relevancy_frame) >= period_frames - (double)(c->player_id % 8))
         return true;
     if (!f->has_pawn)
         return false;

@@ -100,7 +100,7 @@ typedef struct actor {
     float vel[3];
     uint32_t move_serial;        /* bumped whenever pos changes (replication sends changes) */
     uint32_t grid_cell;          /* world_grid bookkeeping; WORLD_GRID_NONE when not in it */
-    uint32_t grid_index;
+    uint32_t grid_index;         /* its place in the cell's list; top bit: the static list */
     uint32_t net_index;          /* replication index (the net driver's), 0: none yet */
 } actor;
 

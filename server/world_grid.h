@@ -8,6 +8,9 @@
  * still tests the exact distance, so nothing is lost, only bunched up).
  *
  * Each entry copies the actor's x/y so that a query tests distances without touching actors.
+ * A cell keeps its moving and its static actors apart, with a box around the static ones, so
+ * a ring query (world_grid_query_ring) skips a cell's static actors without reading them when
+ * the box lies wholly inside the ring's inner circle.
  * The grid borrows actor pointers: an actor is in the grid exactly while it is placed in a
  * level (actor.c inserts it when it spawns and removes it when it is destroyed, before the
  * collector can free it), so a pointer in the grid is never stale.
@@ -28,9 +31,14 @@ typedef struct world_grid_entry {
     bool moves;              /* copied from the actor, so queries can tell without it */
 } world_grid_entry;
 
-typedef struct world_grid_cell {
+typedef struct world_grid_list {
     world_grid_entry *v;
     uint32_t count, cap;
+} world_grid_list;
+
+typedef struct world_grid_cell {
+    world_grid_list movers, statics;
+    float box[4];            /* min x, min y, max x, max y of the static entries, or more */
 } world_grid_cell;
 
 typedef struct world_grid {
@@ -67,5 +75,10 @@ uint32_t world_grid_cell_of(const world_grid *g, float x, float y);
 typedef void (*world_grid_visit_fn)(const world_grid_entry *e, float d2, void *userdata);
 void world_grid_query(const world_grid *g, float x, float y, float radius,
                       world_grid_visit_fn fn, void *userdata);
+/* Like world_grid_query, but static actors only where inner < distance <= radius: every moving
+ * actor within radius, and the static ones in the ring (what a move of at most radius - cull
+ * can have changed). Cells whose static actors all lie within inner are not read. */
+void world_grid_query_ring(const world_grid *g, float x, float y, float radius, float inner,
+                           world_grid_visit_fn fn, void *userdata);
 
 #endif /* REAP_WORLD_GRID_H */

@@ -160,6 +160,72 @@ static void test_a_huge_extent_caps_the_cells_and_grows_them(void **state)
     world_grid_free(&g);
 }
 
+/* A ring query against brute force, over random moving and static actors that move, leave and
+ * come back: every mover within the radius, and the static ones in the ring, exactly. */
+static void ring_cb(const world_grid_entry *e, float d2, void *userdata)
+{
+    int *seen = userdata;
+
+    (void)d2;
+    seen[e->a->net_index]++;
+}
+
+static void test_a_ring_query_finds_movers_within_and_statics_in_the_ring(void **state)
+{
+    enum { N = 400, ROUNDS = 400 };
+    static actor actors[N];
+    static int seen[N];
+    world_grid g;
+    uint32_t seed = 7;
+
+    (void)state;
+    assert_true(world_grid_init(&g, 40000, 6000));
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        put(&g, &actors[i], (float)(seed % 44000) - 22000.0f, (float)(seed / 44000 % 44000) - 22000.0f);
+        actors[i].net_index = (uint32_t)i;
+        actors[i].moves = i % 3 == 0;
+        world_grid_remove(&g, &actors[i]);      /* in again with its kind */
+        assert_true(world_grid_insert(&g, &actors[i]));
+    }
+    for (int round = 0; round < ROUNDS; round++) {
+        float qx, qy, radius, inner;
+        int k;
+
+        /* Some actors move (statics too: a teleport), leave or come back. */
+        for (int j = 0; j < 20; j++) {
+            seed = seed * 1664525u + 1013904223u;
+            k = (int)(seed % N);
+            if (actors[k].grid_cell == WORLD_GRID_NONE) {
+                assert_true(world_grid_insert(&g, &actors[k]));
+            } else if (seed % 7 == 0) {
+                world_grid_remove(&g, &actors[k]);
+            } else {
+                /* Mostly a short step (it stays in its cell, maybe out of the box). */
+                float step = seed % 5 == 0 ? 44000.0f : 3000.0f;
+                actors[k].pos[0] += (float)(seed / 7 % 2001) / 1000.0f * step - step;
+                actors[k].pos[1] += (float)(seed / 13 % 2001) / 1000.0f * step - step;
+                world_grid_move(&g, &actors[k]);
+            }
+        }
+        seed = seed * 1664525u + 1013904223u;
+        qx = (float)(seed % 40000) - 20000.0f;
+        qy = (float)(seed / 40000 % 40000) - 20000.0f;
+        radius = 8000.0f + (float)(seed % 14000);
+        inner = round % 4 == 0 ? -1.0f : radius - (float)(seed / 3 % 3000);
+        memset(seen, 0, sizeof seen);
+        world_grid_query_ring(&g, qx, qy, radius, inner, ring_cb, seen);
+        for (int i = 0; i < N; i++) {
+            float dx = actors[i].pos[0] - qx, dy = actors[i].pos[1] - qy;
+            float d2 = dx * dx + dy * dy;
+            bool in = actors[i].grid_cell != WORLD_GRID_NONE && d2 <= radius * radius &&
+                      (actors[i].moves || inner <= 0.0f || d2 > inner * inner);
+            assert_int_equal(seen[i], in ? 1 : 0);
+        }
+    }
+    world_grid_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_actors_outside_the_extent_are_still_found),
         cmocka_unit_test(test_a_rebuild_for_a_new_cull_distance_keeps_every_actor),
         cmocka_unit_test(test_a_huge_extent_caps_the_cells_and_grows_them),
+        cmocka_unit_test(test_a_ring_query_finds_movers_within_and_statics_in_the_ring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

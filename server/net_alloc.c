@@ -1,0 +1,175 @@
+/*
+ * net_alloc.c - a pool of small blocks under ENet's allocations (net_alloc.h).
+ *
+ * Every block starts with a 16-byte header naming its class (or NET_ALLOC_LARGE), so
+ * net_alloc_put needs no size. A free block's first word links it into its class's list.
+ */
+#include "net_alloc.h"
+
+#include <enet/enet.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdlib.h>
+
+enum {
+    NET_ALLOC_MIN_SHIFT = 6,          /* the smallest class: 64 bytes */
+    NET_ALLOC_LARGE = 0xff,
+    NET_ALLOC_MAGIC = 0x6e61,         /* "na": a block of ours */
+};
+
+typedef struct net_alloc_header {
+    alignas(16) uint16_t magic;
+    uint8_t cls;
+} net_alloc_header;
+
+typedef struct net_alloc_free {
+    struct net_alloc_free *next;
+} net_alloc_free;
+
+static struct {
+    pthread_mutex_t lock;
+    net_alloc_free *free[NET_ALLOC_CLASSES];
+    uint32_t free_count[NET_ALLOC_CLASSES];
+    net_alloc_stats stats;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t net_alloc_class_size(unsigned cls)
+{
+    return (size_t)1 << (cls + NET_ALLOC_MIN_SHIFT);
+}
+
+/* The smallest class that holds size bytes, or NET_ALLOC_LARGE. */
+static unsigned net_alloc_class_of(size_t size)
+{
+    for (unsigned cls = 0; cls < NET_ALLOC_CLASSES; cls++)
+        if (size <= net_alloc_class_size(cls))
+            return cls;
+    return NET_ALLOC_LARGE;
+}
+
+void *net_alloc_get(size_t size)
+{
+    unsigned cls = net_alloc_class_of(size);
+    net_alloc_header *h = NULL;
+
+    if (cls == NET_ALLOC_LARGE) {
+        if (size > SIZE_MAX - sizeof *h)
+            return NULL;
+        h = malloc(sizeof *h + size);
+        pthread_mutex_lock(&pool.lock);
+        pool.stats.large++;
+        pthread_mutex_unlock(&pool.lock);
+    } else {
+        pthread_mutex_lock(&pool.lock);
+        pool.stats.pooled++;
+        if (pool.free[cls] != NULL) {
+            net_alloc_free *f = pool.free[cls];
+            pool.free[cls] = f->next;
+            pool.free_count[cls]--;
+            pool.stats.reused++;
+            pool.stats.free_blocks--;
+            h = (net_alloc_header *)f - 1;
+        }
+        pthread_mutex_unlock(&pool.lock);
+        if (h == NULL)
+            h = malloc(sizeof *h + net_alloc_class_size(cls));
+    }
+    if (h == NULL)
+        return NULL;
+    h->magic = NET_ALLOC_MAGIC;
+    h->cls = (uint8_t)cls;
+    return h + 1;
+}
+
+void net_alloc_put(void *block)
+{
+    net_alloc_header *h;
+    unsigned cls;
+
+    if (block == NULL)
+        return;
+    h = (net_alloc_header *)block - 1;
+    cls = h->cls;
+    if (h->magic != NET_ALLOC_MAGIC)
+        abort(); /* not a block of ours: freeing it would corrupt the heap */
+    if (cls != NET_ALLOC_LARGE) {
+        pthread_mutex_lock(&pool.lock);
+        if ((uint64_t)(pool.free_count[cls] + 1) * net_alloc_class_size(cls) <=
+            NET_ALLOC_MAX_FREE_BYTES) {
+            net_alloc_free *f = block;
+            f->next = pool.free[cls];
+            pool.free[cls] = f;
+            pool.free_count[cls]++;
+            pool.stats.free_blocks++;
+            pthread_mutex_unlock(&pool.lock);
+            return;
+        }
+        pthread_mutex_unlock(&pool.lock);
+    }
+    h->magic = 0;
+    free(h);
+}
+
+void net_alloc_trim(void)
+{
+    net_alloc_free *lists[NET_ALLOC_CLASSES];
+
+    pthread_mutex_lock(&pool.lock);
+    for (unsigned cls = 0; cls < NET_ALLOC_CLASSES; cls++) {
+        lists[cls] = pool.free[cls];
+        pool.free[cls] = NULL;
+        pool.free_count[cls] = 0;
+    }
+    pool.stats.free_blocks = 0;
+    pthread_mutex_unlock(&pool.lock);
+    for (unsigned cls = 0; cls < NET_ALLOC_CLASSES; cls++) {
+        while (lists[cls] != NULL) {
+            net_alloc_free *f = lists[cls];
+            lists[cls] = f->next;
+            free((net_alloc_header *)f - 1);
+        }
+    }
+}
+
+net_alloc_stats net_alloc_get_stats(void)
+{
+    net_alloc_stats s;
+
+    pthread_mutex_lock(&pool.lock);
+    s = pool.stats;
+    pthread_mutex_unlock(&pool.lock);
+    return s;
+}
+
+/* Under AddressSanitizer ENet keeps malloc, so a use after free in ENet's lists is reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NET_ALLOC_INSTALL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NET_ALLOC_INSTALL 0
+#endif
+#endif
+#ifndef NET_ALLOC_INSTALL
+#define NET_ALLOC_INSTALL 1
+#endif
+
+static void *ENET_CALLBACK net_alloc_enet_malloc(size_t size)
+{
+    return net_alloc_get(size);
+}
+
+static void ENET_CALLBACK net_alloc_enet_free(void *block)
+{
+    net_alloc_put(block);
+}
+
+int net_alloc_install(void)
+{
+    ENetCallbacks cb = { 0 };
+
+    if (!NET_ALLOC_INSTALL)
+        return enet_initialize();
+    cb.malloc = net_alloc_enet_malloc;
+    cb.free = net_alloc_enet_free;
+    return enet_initialize_with_callbacks(ENET_VERSION, &cb);
+}
