@@ -72,7 +72,7 @@ static void wire_pos24(uint8_t *out, int32_t q)
 }
 
 size_t wire_spawn_tail(uint8_t *out, uint32_t actor_class, uint32_t owner_player_id,
-                       const int32_t q[3])
+                       uint32_t mover_slot, const int32_t q[3])
 {
     size_t n = 1;
 
@@ -80,6 +80,10 @@ size_t wire_spawn_tail(uint8_t *out, uint32_t actor_class, uint32_t owner_player
     if (owner_player_id != 0) {
         out[0] |= WIRE_HEAD_OWNER;
         n += wire_varint(out + n, owner_player_id);
+    }
+    if (mover_slot != 0) {
+        out[0] |= WIRE_HEAD_SLOT;
+        n += wire_varint(out + n, mover_slot);
     }
     wire_pos24(out + n, q[0]);
     wire_pos24(out + n + 3, q[1]);
@@ -128,23 +132,32 @@ bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index, const uint8
     return true;
 }
 
-bool wire_put_update(wire_writer *w, uint32_t index, const uint8_t *tail, size_t tail_len,
+bool wire_put_update(wire_writer *w, uint32_t slot, const uint8_t *tail, size_t tail_len,
                      bool has_z)
 {
-    uint8_t head[10];
+    uint64_t head;
     size_t n;
 
-    if (index <= w->prev_index)
+    if (slot <= w->prev_slot || tail_len > WIRE_UPDATE_TAIL_MAX)
         return false; /* out of order: it belongs in the next message */
-    n = wire_varint(head, ((uint64_t)(index - w->prev_index - 1) << 1) | has_z);
-
-    if (w->len + n + tail_len > w->cap)
-        return false;
-    memcpy(w->buf + w->len, head, n);
-    memcpy(w->buf + w->len + n, tail, tail_len);
+    head = ((uint64_t)(slot - w->prev_slot - 1) << 1) | has_z;
+    if (head < 0x80 && w->len + 1 + WIRE_UPDATE_TAIL_MAX <= w->cap) {
+        /* The common case, one id byte: the tail is copied at its largest size (a fixed-size
+         * copy the compiler inlines), and only its length counts. */
+        w->buf[w->len] = (uint8_t)head;
+        memcpy(w->buf + w->len + 1, tail, WIRE_UPDATE_TAIL_MAX);
+        n = 1;
+    } else {
+        uint8_t ids[10];
+        n = wire_varint(ids, head);
+        if (w->len + n + tail_len > w->cap)
+            return false;
+        memcpy(w->buf + w->len, ids, n);
+        memcpy(w->buf + w->len + n, tail, tail_len);
+    }
     w->len += n + tail_len;
     w->count++;
-    w->prev_index = index;
+    w->prev_slot = slot;
     return true;
 }
 
@@ -196,7 +209,7 @@ static bool wire_fail(wire_reader *r)
 
 bool wire_next_spawn(wire_reader *r, wire_actor *out)
 {
-    uint64_t dnet, dindex, owner = 0;
+    uint64_t dnet, dindex, owner = 0, slot = 0;
     int64_t index;
     uint8_t head;
 
@@ -205,9 +218,12 @@ bool wire_next_spawn(wire_reader *r, wire_actor *out)
     if (!wire_read_varint(r, &dnet) || !wire_read_varint(r, &dindex) || r->p >= r->end)
         return wire_fail(r);
     head = *r->p++;
-    if ((head & 0xc0) != 0 || (head & 0x0f) == 0)
+    if ((head & 0x80) != 0 || (head & 0x0f) == 0)
         return wire_fail(r);
     if ((head & WIRE_HEAD_OWNER) && (!wire_read_varint(r, &owner) || owner > UINT32_MAX))
+        return wire_fail(r);
+    if ((head & WIRE_HEAD_SLOT) &&
+        (!wire_read_varint(r, &slot) || slot == 0 || slot > UINT32_MAX))
         return wire_fail(r);
     memset(out, 0, sizeof *out);
     if (!wire_read_pos24(r, &out->q[0]) || !wire_read_pos24(r, &out->q[1]) ||
@@ -220,6 +236,7 @@ bool wire_next_spawn(wire_reader *r, wire_actor *out)
     out->index = (uint32_t)index;
     out->actor_class = head & 0x0f;
     out->owner_player_id = (uint32_t)owner;
+    out->mover_slot = (uint32_t)slot;
     r->prev_net_id = out->net_id;
     r->prev_index = out->index;
     r->left--;
@@ -228,21 +245,21 @@ bool wire_next_spawn(wire_reader *r, wire_actor *out)
 
 bool wire_next_update(wire_reader *r, wire_actor *out)
 {
-    uint64_t head, index;
+    uint64_t head, slot;
 
     if (r->left == 0)
         return false;
     if (!wire_read_varint(r, &head))
         return wire_fail(r);
-    index = (uint64_t)r->prev_index + (head >> 1) + 1;
-    if (index > UINT32_MAX)
+    slot = (uint64_t)r->prev_slot + (head >> 1) + 1;
+    if (slot > UINT32_MAX)
         return wire_fail(r);
     memset(out, 0, sizeof *out);
     if (!wire_read_pos24(r, &out->q[0]) || !wire_read_pos24(r, &out->q[1]) ||
         ((head & 1) && !wire_read_pos24(r, &out->q[2])))
         return wire_fail(r);
-    out->index = (uint32_t)index;
-    r->prev_index = out->index;
+    out->mover_slot = (uint32_t)slot;
+    r->prev_slot = out->mover_slot;
     r->left--;
     return true;
 }

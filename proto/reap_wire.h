@@ -16,11 +16,12 @@
 
 enum {
     WIRE_POS_MAX = 8388607,       /* largest |q| of a pos24 coordinate */
-    WIRE_SPAWN_TAIL_MAX = 1 + 5 + 9, /* head, owner varint (32-bit), three pos24 */
+    WIRE_SPAWN_TAIL_MAX = 1 + 5 + 5 + 9, /* head, owner and slot varints (32-bit), 3 pos24 */
     WIRE_UPDATE_TAIL_MAX = 9,     /* three pos24 */
     WIRE_SPAWN_MAX = 10 + 5 + WIRE_SPAWN_TAIL_MAX, /* one spawn record, ids included */
     WIRE_HEAD_OWNER = 0x10,
     WIRE_HEAD_Z = 0x20,
+    WIRE_HEAD_SLOT = 0x40,
 };
 
 /* The default step: UE rounds replicated positions to a tenth of a unit. */
@@ -40,16 +41,17 @@ uint64_t wire_net_id_digest(uint64_t net_id);
 /* An actor as the records carry it. */
 typedef struct wire_actor {
     uint64_t net_id;              /* spawn records only */
-    uint32_t index;
+    uint32_t index;               /* spawn records only */
+    uint32_t mover_slot;          /* update records; spawn records of moving actors (else 0) */
     uint32_t actor_class;         /* spawn records only */
     uint32_t owner_player_id;     /* spawn records only */
     int32_t q[3];                 /* quantized x, y, z */
 } wire_actor;
 
-/* Encodes the shared part of a spawn record (head, owner, position) into out
- * (WIRE_SPAWN_TAIL_MAX bytes); returns its length. */
+/* Encodes the shared part of a spawn record (head, owner, mover slot, position) into out
+ * (WIRE_SPAWN_TAIL_MAX bytes); returns its length. mover_slot 0: the actor does not move. */
 size_t wire_spawn_tail(uint8_t *out, uint32_t actor_class, uint32_t owner_player_id,
-                       const int32_t q[3]);
+                       uint32_t mover_slot, const int32_t q[3]);
 /* Encodes the shared part of an update record (the position) into out (WIRE_UPDATE_TAIL_MAX
  * bytes); returns its length. *out_has_z tells the writer to set z_flag. */
 size_t wire_update_tail(uint8_t *out, const int32_t q[3], bool *out_has_z);
@@ -61,15 +63,18 @@ typedef struct wire_writer {
     size_t len, cap;
     uint32_t count;
     uint64_t prev_net_id;
-    uint32_t prev_index;
+    uint32_t prev_index;          /* spawn records */
+    uint32_t prev_slot;           /* update records */
 } wire_writer;
 
 void wire_writer_init(wire_writer *w, uint8_t *buf, size_t cap);
 bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index, const uint8_t *tail,
                     size_t tail_len);
-/* Refused (changing nothing) also when index is not greater than the previous update
- * record's: it must start another message. */
-bool wire_put_update(wire_writer *w, uint32_t index, const uint8_t *tail, size_t tail_len,
+/* An update record of the moving actor in mover slot `slot`. Refused (changing nothing) also
+ * when slot is not greater than the previous update record's: it must start another message.
+ * tail is read up to WIRE_UPDATE_TAIL_MAX bytes whatever tail_len (the writer may copy that
+ * much and count only tail_len). */
+bool wire_put_update(wire_writer *w, uint32_t slot, const uint8_t *tail, size_t tail_len,
                      bool has_z);
 
 /* Reads one message's records (data borrowed). */
@@ -78,6 +83,7 @@ typedef struct wire_reader {
     uint32_t left;                /* records still to read */
     uint64_t prev_net_id;
     uint32_t prev_index;
+    uint32_t prev_slot;
     bool bad;                     /* a record was malformed */
 } wire_reader;
 

@@ -5,8 +5,8 @@
  * before its connections are replicated, and before the world's outbox is reset.
  * Guarantees: every live entry's records describe its actor as of this frame (movers) or as of
  * its spawn or last teleport (static actors); `gone` lists exactly the entries whose actor went
- * this frame and that some connection still holds; no index is handed out again while a
- * connection holds it.
+ * this frame and that some connection still holds; no index, and no mover slot, is handed out
+ * again while a connection holds it.
  */
 #include "net_index.h"
 
@@ -50,7 +50,8 @@ void net_index_encode(net_index *ix, uint32_t idx, const actor *a, uint32_t fram
 
     for (int i = 0; i < 3; i++)
         q[i] = wire_quantize(a->pos[i], ix->step);
-    h->spawn_len = (uint8_t)wire_spawn_tail(e->spawn, (uint32_t)a->kind, a->owner_player_id, q);
+    h->spawn_len = (uint8_t)wire_spawn_tail(e->spawn, (uint32_t)a->kind, a->owner_player_id,
+                                            e->mover_slot, q);
     if (e->mover_slot != 0) {
         net_mover_hot *m = &ix->mhot[e->mover_slot];
         bool has_z;
@@ -128,7 +129,7 @@ static void net_index_release(net_index *ix, uint32_t idx)
     e->net_id = 0;
     ix->hot[idx].flags = 0;
     e->next_free = 0;
-    if (e->mover_slot != 0) { /* normally given back when the actor went */
+    if (e->mover_slot != 0) { /* the slot lives as long as the index (reap.proto) */
         ix->mhot[e->mover_slot].index = 0;
         ix->mfree[ix->mfree_count++] = e->mover_slot;
         e->mover_slot = 0;
@@ -176,28 +177,20 @@ void net_index_begin_frame(net_index *ix, gc_heap *heap, world *w, uint32_t fram
             (ix->hot[idx].flags & NET_ENTRY_ALIVE))
             net_index_gone(ix, idx);
     }
-    /* Each moving actor read once: gone ones give their slot back (connections listing it see
-     * the slot's index change), moved ones are re-encoded. */
+    /* Each moving actor read once: vanished ones are gone (their slot stays theirs until the
+     * index is released), moved ones are re-encoded. */
     for (uint32_t slot = 1; slot < ix->mhot_count; slot++) {
         uint32_t idx = ix->mhot[slot].index;
         net_index_entry *e;
-        bool alive;
         const actor *a;
 
-        if (idx == 0)
+        if (idx == 0 || !(ix->hot[idx].flags & NET_ENTRY_ALIVE))
             continue;
         e = &ix->v[idx];
-        alive = (ix->hot[idx].flags & NET_ENTRY_ALIVE) != 0;
-        a = alive ? gc_weak_get(heap, e->actor) : NULL;
-        if (a == NULL) {
-            if (alive)
-                net_index_gone(ix, idx);
-            ix->mhot[slot].index = 0;
-            e->mover_slot = 0;
-            ix->mfree[ix->mfree_count++] = slot;
-            continue;
-        }
-        if (a->move_serial != e->move_serial)
+        a = gc_weak_get(heap, e->actor);
+        if (a == NULL)
+            net_index_gone(ix, idx);
+        else if (a->move_serial != e->move_serial)
             net_index_encode(ix, idx, a, frame);
     }
     /* Spawned or teleported: a teleported static actor's spawn record follows it. Newly

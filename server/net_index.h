@@ -12,7 +12,9 @@
  * never per connection (records_encoded counts them). An entry is released when its actor is
  * gone and no connection holds it any more (refs: connections whose view has it pending, open
  * or closing), so an index is reused only after every connection that held the actor has been
- * sent its destroy. Released indices are reused oldest first.
+ * sent its destroy. Released indices are reused oldest first. A moving actor also has a mover
+ * slot, dense among movers, with the same lifetime: update records name it (reap.proto), and a
+ * connection keeps its movers' state in arrays indexed by it.
  */
 #ifndef REAP_NET_INDEX_H
 #define REAP_NET_INDEX_H

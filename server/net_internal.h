@@ -115,7 +115,8 @@ typedef struct net_fresh {
 
 /* A candidate for this frame's budget: a spawn to send or a move to update. */
 typedef struct net_candidate {
-    uint32_t index;                 /* position in the view's pending or movers list */
+    uint32_t index;                 /* spawn: its place in the view's pending list; update:
+                                     * the mover slot */
     uint16_t bytes;                 /* record size, a close upper bound */
     uint8_t bucket;                 /* accumulated priority, clamped to 255 */
     uint8_t is_spawn;

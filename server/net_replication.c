@@ -41,7 +41,6 @@ enum {
     REPL_BUCKETS = 256,
     REPL_MSG_OVERHEAD = 16,  /* an ActorSpawn/ActorUpdate envelope around its records, at most */
     REPL_SPAWN_BOOST = 2,    /* a pending spawn outranks an update of the same priority */
-    REPL_PERIOD_REFRESH = 8, /* frames between two decisions of a mover's update period */
     REPL_MIN_SPAWN_BYTES = 8, /* the smallest spawn record with its ids, about */
     REPL_RELEVANCY_PERIOD = 1, /* seconds between two relevancy passes at most */
 };
@@ -352,10 +351,19 @@ static uint32_t repl_period(const repl_frame *f, const net_mover_hot *h)
     return d2 < e * e ? 1 : d2 < 4 * e * e ? 2 : d2 < 16 * e * e ? 3 : 6;
 }
 
-/* Lists this frame's candidates: every pending spawn (by its place in the pending list), then
- * every open mover whose update is newer than what this connection was sent and whose period
- * has come (by its place in the movers list, so in index order). Both lists are compacted on
- * the way: entries whose state moved on are dropped (net_view.h). */
+/* x / period for the periods repl_period gives (1, 2, 3, 6), without a division: exact for
+ * x < 32768, beyond which repl_bucket clamps anyway. */
+static uint64_t repl_div_period(uint64_t x, uint32_t period)
+{
+    static const uint32_t recip[7] = { 0, 65536, 32768, 21846, 0, 0, 10923 };
+
+    return period < 7 && recip[period] != 0 ? (x * recip[period]) >> 16 : x / period;
+}
+
+/* Lists this frame's candidates: every pending spawn (by its place in the pending list, which
+ * is compacted on the way: entries whose state moved on are dropped), then every open mover
+ * whose update is newer than what this connection was sent and whose period has come (by its
+ * mover slot, so in the order update records are written). */
 static uint64_t repl_gather(repl_frame *f)
 {
     net_driver *nd = f->nd;
@@ -366,7 +374,7 @@ static uint64_t repl_gather(repl_frame *f)
     uint32_t n = 0;
 
     nd->cands_count = 0;
-    if (!VEC_RESERVE(nd->cands, nd->cands_cap, v->pending_count + v->movers_count))
+    if (!VEC_RESERVE(nd->cands, nd->cands_cap, v->pending_count + v->mcap))
         return 0;
     /* Pending spawns in the order they became relevant (the player's own first): only a window
      * of them a frame's budget could take is looked at, so a join snapshot of thousands costs
@@ -394,59 +402,33 @@ static uint64_t repl_gather(repl_frame *f)
     if (n < k)
         memmove(v->pending + n, v->pending + k, (v->pending_count - k) * sizeof *v->pending);
     v->pending_count -= k - n;
-    n = 0;
-    for (k = 0; k < v->movers_count; k++) {
-        net_view_item it = v->movers[k];
-        const net_mover_hot *h;
-        uint8_t state;
-        uint32_t age, period;
-        net_candidate *cd;
+    /* Open movers, a bit each. Not due yet is decided from this connection's arrays alone
+     * (most of a crowd, most frames); a due one has its distance band decided afresh. */
+    for (uint32_t w = 0; w < v->mcap / 64; w++) {
+        for (uint64_t bits = v->mopen[w]; bits != 0; bits &= bits - 1) {
+            uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            const net_mover_hot *h = &mhot[slot];
+            uint32_t age = f->frame - v->msent[slot], period = v->mperiod[slot];
+            net_candidate *cd;
 
-        /* Not due yet: decided from the item alone, without touching the actor's data (most
-         * of a crowd, most frames). A stale item waits until it is due to be dropped. */
-        if (it.period != 0 && f->frame - it.frame < it.period) {
-            v->movers[n++] = it;
-            continue;
+            if (period != 0 && age < period)
+                continue;
+            if (h->changed_frame <= v->msent[slot])
+                continue;
+            period = repl_period(f, h); /* its band now: it may have come nearer or gone */
+            v->mperiod[slot] = (uint8_t)period;
+            if (age < period)
+                continue;
+            cd = &nd->cands[nd->cands_count++];
+            cd->index = slot;
+            cd->is_spawn = 0;
+            cd->bytes = (uint16_t)(h->update_len + 1);
+            cd->bucket = repl_bucket(
+                repl_div_period((uint64_t)repl_priority(f, h->owner_player_id, h->priority) * age,
+                                period));
+            bytes += cd->bytes;
         }
-        h = &mhot[it.slot];
-        state = v->st[it.index] & NET_VIEW_STATE;
-        if (h->index != it.index && state != NET_VIEW_NONE) {
-            /* Its slot went to another mover (the index may have a new actor): follow it. */
-            it.slot = f->ix->v[it.index].mover_slot;
-            h = &mhot[it.slot];
-        }
-        if ((state != NET_VIEW_PENDING && state != NET_VIEW_OPEN) || it.slot == 0 ||
-            h->index != it.index) {
-            v->st[it.index] &= (uint8_t)~(NET_VIEW_IN_MOVERS | NET_VIEW_SEEN);
-            continue;
-        }
-        if (it.frame == 0 && state == NET_VIEW_OPEN)
-            it.frame = f->frame - 1; /* just listed: its spawn carried its position */
-        v->movers[n] = it;
-        if (state != NET_VIEW_OPEN || h->changed_frame <= it.frame) {
-            n++;
-            continue;
-        }
-        /* The distance band is re-decided every REPL_PERIOD_REFRESH frames, staggered. */
-        if (it.period == 0 || ((f->frame + it.index) & (REPL_PERIOD_REFRESH - 1)) == 0) {
-            it.period = repl_period(f, h);
-            v->movers[n].period = it.period;
-        }
-        age = f->frame - it.frame;
-        period = it.period;
-        if (age < period) {
-            n++;
-            continue;
-        }
-        cd = &nd->cands[nd->cands_count++];
-        cd->index = n++;
-        cd->is_spawn = 0;
-        cd->bytes = (uint16_t)(h->update_len + 1);
-        cd->bucket = repl_bucket((uint64_t)repl_priority(f, h->owner_player_id, h->priority) *
-                                 age / period);
-        bytes += cd->bytes;
     }
-    v->movers_count = n;
     return bytes;
 }
 
@@ -532,7 +514,7 @@ static bool repl_write_spawns(repl_frame *f, repl_out *o, uint32_t n)
             continue;
         }
         o->allowance -= (double)(wr.len - before);
-        net_view_spawn_sent(f->v, f->ix, nd->picks[i].index);
+        net_view_spawn_sent(f->v, f->ix, nd->picks[i].index, f->frame);
         nd->counters.spawns_sent++;
     }
     o->room -= (int64_t)repl_send_records(f, &wr, true);
@@ -540,7 +522,7 @@ static bool repl_write_spawns(repl_frame *f, repl_out *o, uint32_t n)
 }
 
 /* Takes candidates above the threshold bucket, and from the threshold bucket what the budget
- * has left after them: updates are written as they come (the movers list is in index order),
+ * has left after them: updates are written as they come (in mover slot order),
  * spawns gathered and written after. */
 static void repl_fill(repl_frame *f, repl_out *o)
 {
@@ -574,18 +556,18 @@ static void repl_fill(repl_frame *f, repl_out *o)
             o->allowance -= cd->bytes; /* an estimate; the writer charges what it wrote */
             continue;
         } else {
-            net_view_item *it = &v->movers[cd->index];
-            const net_mover_hot *h = &f->ix->mhot[it->slot];
+            uint32_t slot = cd->index;
+            const net_mover_hot *h = &f->ix->mhot[slot];
             size_t before = wr.len;
 
-            if (!wire_put_update(&wr, it->index, h->update, h->update_len, h->update_has_z)) {
+            if (!wire_put_update(&wr, slot, h->update, h->update_len, h->update_has_z)) {
                 repl_send_records(f, &wr, false);
                 wire_writer_init(&wr, nd->rec_buf + NET_PACKET_TARGET, NET_PACKET_TARGET);
-                wire_put_update(&wr, it->index, h->update, h->update_len, h->update_has_z);
+                wire_put_update(&wr, slot, h->update, h->update_len, h->update_has_z);
                 before = 0;
             }
             o->allowance -= (double)(wr.len - before);
-            it->frame = f->frame;
+            v->msent[slot] = f->frame;
         }
     }
     repl_send_records(f, &wr, false);
@@ -663,8 +645,6 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
     repl_outbox(&f);
     if (repl_relevancy_due(&f, REPL_RELEVANCY_PERIOD * e->opts.tick_hz))
         repl_relevancy_pass(&f);
-    if (f.v->adds_count > 0)
-        net_view_merge_movers(f.v, f.ix);
 
     /* Budget: net.MaxClientRate accrues every frame; at most two frames' worth is banked. */
     c->allowance += rate * dt;

@@ -25,7 +25,11 @@ void net_view_clear(net_view *v, net_index *ix)
             net_index_unref(ix, i);
     if (v->st != NULL)
         memset(v->st, 0, v->cap);
-    v->pending_count = v->closing_count = v->movers_count = v->adds_count = 0;
+    if (v->mcap > 0) {
+        memset(v->mrel, 0, v->mcap / 8);
+        memset(v->mopen, 0, v->mcap / 8);
+    }
+    v->pending_count = v->closing_count = 0;
     v->n_pending = v->n_open = v->n_closing = 0;
     v->digest_relevant = v->digest_held = 0;
 }
@@ -35,8 +39,10 @@ void net_view_free(net_view *v)
     free(v->st);
     free(v->pending);
     free(v->closing);
-    free(v->movers);
-    free(v->mover_adds);
+    free(v->mrel);
+    free(v->mopen);
+    free(v->msent);
+    free(v->mperiod);
     net_view_init(v);
 }
 
@@ -50,8 +56,41 @@ uint32_t net_view_held(const net_view *v)
     return v->n_open + v->n_closing;
 }
 
-/* Room for state bytes up to idx, and one more entry in each list it may join. */
-static bool net_view_reserve(net_view *v, uint32_t idx)
+static bool net_view_grow(void **p, size_t old_bytes, size_t new_bytes)
+{
+    void *q = realloc(*p, new_bytes);
+
+    if (q == NULL)
+        return false;
+    memset((uint8_t *)q + old_bytes, 0, new_bytes - old_bytes);
+    *p = q;
+    return true;
+}
+
+/* Room in the mover arrays for slot. */
+static bool net_view_reserve_slot(net_view *v, uint32_t slot)
+{
+    uint32_t n = v->mcap ? v->mcap : 64, old = v->mcap;
+
+    if (slot < v->mcap)
+        return true;
+    while (n <= slot) {
+        if (n > UINT32_MAX / 2)
+            return false;
+        n *= 2;
+    }
+    /* Grown one by one; a failure leaves the larger ones behind, harmless as mcap is not. */
+    if (!net_view_grow((void **)&v->mrel, old / 8, n / 8) ||
+        !net_view_grow((void **)&v->mopen, old / 8, n / 8) ||
+        !net_view_grow((void **)&v->msent, (size_t)old * 4, (size_t)n * 4) ||
+        !net_view_grow((void **)&v->mperiod, old, n))
+        return false;
+    v->mcap = n;
+    return true;
+}
+
+/* Room for state bytes up to idx, one more pending entry, and idx's mover slot. */
+static bool net_view_reserve(net_view *v, const net_index *ix, uint32_t idx)
 {
     if (idx >= v->cap) {
         uint32_t old = v->cap;
@@ -61,28 +100,37 @@ static bool net_view_reserve(net_view *v, uint32_t idx)
         memset(v->st + old, 0, v->cap - old);
     }
     return VEC_RESERVE(v->pending, v->pending_cap, v->pending_count + 1) &&
-           VEC_RESERVE(v->mover_adds, v->adds_cap, v->adds_count + 1);
+           net_view_reserve_slot(v, ix->v[idx].mover_slot);
+}
+
+static void net_view_bit_set(uint64_t *bits, uint32_t slot)
+{
+    bits[slot / 64] |= (uint64_t)1 << (slot % 64);
+}
+
+static void net_view_bit_clear(uint64_t *bits, uint32_t slot)
+{
+    bits[slot / 64] &= ~((uint64_t)1 << (slot % 64));
 }
 
 bool net_view_touch(net_view *v, net_index *ix, uint32_t idx, uint32_t frame)
 {
     const net_index_entry *e = &ix->v[idx];
-    bool mover = (ix->hot[idx].flags & NET_ENTRY_MOVES) != 0;
+    bool mover = e->mover_slot != 0;
     uint8_t *s;
 
-    /* The common case in a pass: relevant already and listed. */
+    /* The common case in a pass: relevant already. */
     if (idx < v->cap) {
         s = &v->st[idx];
         uint8_t state = *s & NET_VIEW_STATE;
-        if ((state == NET_VIEW_PENDING || state == NET_VIEW_OPEN) &&
-            (!mover || (*s & NET_VIEW_IN_MOVERS))) {
+        if (state == NET_VIEW_PENDING || state == NET_VIEW_OPEN) {
             if (v->in_pass == NET_VIEW_PASS_FULL || (v->in_pass == NET_VIEW_PASS_MOVERS && mover))
                 *s |= NET_VIEW_SEEN;
             return true;
         }
     }
 
-    if (!net_view_reserve(v, idx))
+    if (!net_view_reserve(v, ix, idx))
         return false;
     s = &v->st[idx];
     switch (*s & NET_VIEW_STATE) {
@@ -93,7 +141,11 @@ bool net_view_touch(net_view *v, net_index *ix, uint32_t idx, uint32_t frame)
         v->digest_relevant ^= net_view_id_hash(e->net_id);
         if (!(*s & NET_VIEW_IN_PENDING)) {
             *s |= NET_VIEW_IN_PENDING;
-            v->pending[v->pending_count++] = (net_view_item){ idx, 0, frame, 0 };
+            v->pending[v->pending_count++] = (net_view_item){ idx, frame };
+        }
+        if (mover) {
+            net_view_bit_set(v->mrel, e->mover_slot);
+            v->mperiod[e->mover_slot] = 0;
         }
         break;
     case NET_VIEW_CLOSING:
@@ -101,23 +153,22 @@ bool net_view_touch(net_view *v, net_index *ix, uint32_t idx, uint32_t frame)
         v->n_closing--;
         v->n_open++;
         v->digest_relevant ^= net_view_id_hash(e->net_id);
+        if (mover) { /* the client still has it, as of msent */
+            net_view_bit_set(v->mrel, e->mover_slot);
+            net_view_bit_set(v->mopen, e->mover_slot);
+        }
         break;
     default:
         break;
     }
     if (v->in_pass == NET_VIEW_PASS_FULL || (v->in_pass == NET_VIEW_PASS_MOVERS && mover))
         *s |= NET_VIEW_SEEN;
-    if (mover) {
-        if (!(*s & NET_VIEW_IN_MOVERS)) {
-            *s |= NET_VIEW_IN_MOVERS;
-            v->mover_adds[v->adds_count++] = (net_view_item){ idx, e->mover_slot, 0, 0 };
-        }
-    }
     return true;
 }
 
 void net_view_close(net_view *v, net_index *ix, uint32_t idx)
 {
+    uint32_t slot = idx < ix->count ? ix->v[idx].mover_slot : 0;
     uint8_t *s;
     uint64_t h;
 
@@ -129,7 +180,9 @@ void net_view_close(net_view *v, net_index *ix, uint32_t idx)
         *s = (uint8_t)(*s & ~NET_VIEW_STATE);
         v->n_pending--;
         v->digest_relevant ^= net_view_id_hash(ix->v[idx].net_id);
-        net_index_unref(ix, idx);
+        if (slot != 0)
+            net_view_bit_clear(v->mrel, slot);
+        net_index_unref(ix, idx); /* may release the index and its slot */
         break;
     case NET_VIEW_OPEN:
         if (!(*s & NET_VIEW_IN_CLOSING)) {
@@ -143,15 +196,20 @@ void net_view_close(net_view *v, net_index *ix, uint32_t idx)
         v->n_open--;
         v->n_closing++;
         v->digest_relevant ^= h;
+        if (slot != 0) {
+            net_view_bit_clear(v->mrel, slot);
+            net_view_bit_clear(v->mopen, slot);
+        }
         break;
     default:
         break;
     }
 }
 
-void net_view_spawn_sent(net_view *v, const net_index *ix, uint32_t idx)
+void net_view_spawn_sent(net_view *v, const net_index *ix, uint32_t idx, uint32_t frame)
 {
     uint8_t *s = idx < v->cap ? &v->st[idx] : NULL;
+    uint32_t slot;
 
     if (s == NULL || (*s & NET_VIEW_STATE) != NET_VIEW_PENDING)
         return;
@@ -159,6 +217,11 @@ void net_view_spawn_sent(net_view *v, const net_index *ix, uint32_t idx)
     v->n_pending--;
     v->n_open++;
     v->digest_held ^= net_view_id_hash(ix->v[idx].net_id);
+    slot = ix->v[idx].mover_slot;
+    if (slot != 0) { /* the spawn carried its position as of this frame */
+        net_view_bit_set(v->mopen, slot);
+        v->msent[slot] = frame;
+    }
 }
 
 void net_view_destroy_sent(net_view *v, net_index *ix, uint32_t idx)
@@ -171,89 +234,6 @@ void net_view_destroy_sent(net_view *v, net_index *ix, uint32_t idx)
     v->n_closing--;
     v->digest_held ^= net_view_id_hash(ix->v[idx].net_id);
     net_index_unref(ix, idx);
-}
-
-static int net_view_item_cmp(const void *a, const void *b)
-{
-    uint32_t x = ((const net_view_item *)a)->index, y = ((const net_view_item *)b)->index;
-
-    return (x > y) - (x < y);
-}
-
-/* A listed mover stays while it is relevant and still a mover (an index can be reused). */
-static bool net_view_keeps_mover(net_view *v, const net_index *ix, uint32_t idx)
-{
-    uint8_t state = v->st[idx] & NET_VIEW_STATE;
-
-    if ((state == NET_VIEW_PENDING || state == NET_VIEW_OPEN) &&
-        (ix->hot[idx].flags & NET_ENTRY_MOVES))
-        return true;
-    v->st[idx] &= (uint8_t)~(NET_VIEW_IN_MOVERS | NET_VIEW_SEEN);
-    return false;
-}
-
-/* A few additions go in by binary search (what a crowd's churn brings each frame); stale
- * entries are left for the next walk to drop. */
-static void net_view_insert_movers(net_view *v)
-{
-    for (uint32_t k = 0; k < v->adds_count; k++) {
-        net_view_item it = v->mover_adds[k];
-        uint32_t lo = 0, hi = v->movers_count;
-
-        while (lo < hi) {
-            uint32_t mid = (lo + hi) / 2;
-            if (v->movers[mid].index < it.index)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        memmove(v->movers + lo + 1, v->movers + lo, (v->movers_count - lo) * sizeof *v->movers);
-        v->movers[lo] = it;
-        v->movers_count++;
-    }
-    v->adds_count = 0;
-}
-
-void net_view_merge_movers(net_view *v, const net_index *ix)
-{
-    uint32_t n = 0, a = 0, i = 0, total;
-
-    if (v->adds_count > 0 && v->adds_count <= NET_VIEW_FEW_ADDS &&
-        VEC_RESERVE(v->movers, v->movers_cap, v->movers_count + v->adds_count)) {
-        net_view_insert_movers(v);
-        return;
-    }
-    if (v->adds_count > 1)
-        qsort(v->mover_adds, v->adds_count, sizeof *v->mover_adds, net_view_item_cmp);
-    total = v->movers_count + v->adds_count;
-    if (v->adds_count > 0 && !VEC_RESERVE(v->movers, v->movers_cap, total)) {
-        /* Out of memory: forget the additions (their flags too); a later pass re-adds them. */
-        for (uint32_t k = 0; k < v->adds_count; k++)
-            v->st[v->mover_adds[k].index] &= (uint8_t)~NET_VIEW_IN_MOVERS;
-        v->adds_count = 0;
-    }
-    if (v->adds_count == 0) {
-        for (i = 0; i < v->movers_count; i++)
-            if (net_view_keeps_mover(v, ix, v->movers[i].index))
-                v->movers[n++] = v->movers[i];
-        v->movers_count = n;
-        return;
-    }
-    /* Merge backwards into the tail so nothing is overwritten before it is read. */
-    memmove(v->movers + v->adds_count, v->movers, v->movers_count * sizeof *v->movers);
-    i = v->adds_count;
-    while (i < total || a < v->adds_count) {
-        net_view_item it;
-
-        if (a < v->adds_count && (i >= total || v->mover_adds[a].index < v->movers[i].index))
-            it = v->mover_adds[a++];
-        else
-            it = v->movers[i++];
-        if (net_view_keeps_mover(v, ix, it.index))
-            v->movers[n++] = it;
-    }
-    v->movers_count = n;
-    v->adds_count = 0;
 }
 
 void net_view_compact_closing(net_view *v)
@@ -291,15 +271,18 @@ void net_view_end_pass(net_view *v, net_index *ix)
                 net_view_close(v, ix, i);
             v->st[i] &= (uint8_t)~NET_VIEW_SEEN;
         }
-        net_view_merge_movers(v, ix);
         return;
     }
-    net_view_merge_movers(v, ix);
-    for (uint32_t i = 0; i < v->movers_count; i++) {
-        uint32_t idx = v->movers[i].index;
+    /* The movers: closing one clears its bit in mrel, which this walk has already read. */
+    for (uint32_t w = 0; w < v->mcap / 64; w++) {
+        for (uint64_t bits = v->mrel[w]; bits != 0; bits &= bits - 1) {
+            uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            uint32_t idx = ix->mhot[slot].index;
 
-        if (!(v->st[idx] & NET_VIEW_SEEN))
-            net_view_close(v, ix, idx);
-        v->st[idx] &= (uint8_t)~NET_VIEW_SEEN;
+            if (!(v->st[idx] & NET_VIEW_SEEN))
+                net_view_close(v, ix, idx);
+            else
+                v->st[idx] &= (uint8_t)~NET_VIEW_SEEN;
+        }
     }
 }

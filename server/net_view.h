@@ -10,11 +10,13 @@
  * and the relevant set is the pending and open ones; counts and digests of both follow every
  * change, so a ReplicationCheck costs nothing.
  *
- * Beside the state array three lists say where work is: the pending spawns (with the frame they
- * became pending), the closing actors, and the relevant moving actors sorted by index (with the
- * frame each was last sent), so each frame walks only what can need sending and writes update
- * records in index order. The lists are compacted lazily: an entry whose state moved on is
- * dropped the next time its list is walked. Every operation is O(1) but the walks.
+ * Beside the state array two lists say where spawn and destroy work is: the pending spawns
+ * (with the frame they became pending) and the closing actors, compacted lazily (an entry
+ * whose state moved on is dropped the next time its list is walked). Moving actors have their
+ * own arrays, indexed by mover slot (net_index.h), so a frame's walk over a crowd's movers
+ * reads a few bytes per mover, in slot order (the order update records are written in): a bit
+ * for "relevant" (pending or open), a bit for "open", the frame its last update went out and
+ * its update period. Every operation is O(1) but the walks.
  */
 #ifndef REAP_NET_VIEW_H
 #define REAP_NET_VIEW_H
@@ -32,18 +34,14 @@ enum {
     NET_VIEW_STATE = 0x03,       /* the state bits of a state byte */
     NET_VIEW_IN_PENDING = 0x04,  /* listed in pending */
     NET_VIEW_IN_CLOSING = 0x08,  /* listed in closing */
-    NET_VIEW_IN_MOVERS = 0x10,   /* listed in movers or mover_adds */
     NET_VIEW_SEEN = 0x20,        /* touched by the relevancy pass under way */
 };
 
 enum { NET_VIEW_PASS_NONE = 0, NET_VIEW_PASS_MOVERS = 1, NET_VIEW_PASS_FULL = 2 };
-enum { NET_VIEW_FEW_ADDS = 8 };      /* movers added one by one rather than merged */
 
 typedef struct net_view_item {
     uint32_t index;
-    uint32_t slot;               /* movers: its slot in the index's movers' table */
-    uint32_t frame;              /* pending: since when; movers: last sent */
-    uint32_t period;             /* movers: frames between updates (0: not decided yet) */
+    uint32_t frame;              /* since when pending */
 } net_view_item;
 
 typedef struct net_view {
@@ -53,10 +51,12 @@ typedef struct net_view {
     uint32_t pending_count, pending_cap;
     uint32_t *closing;
     uint32_t closing_count, closing_cap;
-    net_view_item *movers;       /* sorted by index */
-    uint32_t movers_count, movers_cap;
-    net_view_item *mover_adds;   /* not merged into movers yet, in no order */
-    uint32_t adds_count, adds_cap;
+    /* By mover slot, mcap slots (a multiple of 64; beyond: not relevant). */
+    uint64_t *mrel;              /* bit: the mover is pending or open */
+    uint64_t *mopen;             /* bit: the mover is open (its updates go to the client) */
+    uint32_t *msent;             /* frame its spawn or last update was sent */
+    uint8_t *mperiod;            /* frames between its updates; 0: not decided yet */
+    uint32_t mcap;
     uint32_t n_pending, n_open, n_closing;
     uint64_t digest_relevant;    /* XOR of net_view_id_hash over pending and open */
     uint64_t digest_held;        /* over open and closing */
@@ -82,16 +82,13 @@ uint32_t net_view_held(const net_view *v);       /* open and closing: what the c
 bool net_view_touch(net_view *v, net_index *ix, uint32_t idx, uint32_t frame);
 /* idx is not relevant (or gone): PENDING -> NONE, OPEN -> CLOSING. */
 void net_view_close(net_view *v, net_index *ix, uint32_t idx);
-/* Its spawn was sent: PENDING -> OPEN. */
-void net_view_spawn_sent(net_view *v, const net_index *ix, uint32_t idx);
+/* Its spawn was sent (this frame): PENDING -> OPEN. */
+void net_view_spawn_sent(net_view *v, const net_index *ix, uint32_t idx, uint32_t frame);
 /* Its destroy was sent: CLOSING -> NONE. */
 void net_view_destroy_sent(net_view *v, net_index *ix, uint32_t idx);
 
-/* Puts the movers added since into the sorted list (a full merge also drops movers no longer
- * relevant; a few additions are inserted, leaving that to the next walk). */
-void net_view_merge_movers(net_view *v, const net_index *ix);
-/* Drops closing entries whose state moved on (the replication's walk over the pending and
- * movers lists drops theirs). */
+/* Drops closing entries whose state moved on (the replication's walk over the pending list
+ * drops its own). */
 void net_view_compact_closing(net_view *v);
 /* A relevancy pass begins: touches from now on mark what they touch seen (every actor in a
  * full pass, moving ones in another). */

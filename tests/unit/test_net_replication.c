@@ -32,7 +32,7 @@ typedef struct mirror {
     uint32_t spawns_of[8];         /* spawns received per watched id */
     uint32_t destroys_of[8];
     uint64_t watch[8];
-    uint32_t watch_index[8];       /* replication indices watched in updates */
+    uint64_t slot_ids[MIRROR_MAX]; /* mover slot -> net id of the mover the client holds there */
     uint32_t updates_of[8];
     uint32_t order[MIRROR_MAX];    /* kinds in arrival order */
     uint32_t arrived;
@@ -113,6 +113,11 @@ static void mirror_apply(mirror *m, const Reap__Envelope *env)
             assert_true(m->ids[s] != a.net_id); /* never spawned twice while held */
             m->ids[s] = a.net_id;
             m->count++;
+            if (a.mover_slot != 0) {
+                assert_true(a.mover_slot < MIRROR_MAX);
+                assert_true(m->slot_ids[a.mover_slot] == 0); /* a held slot is never reused */
+                m->slot_ids[a.mover_slot] = a.net_id;
+            }
             if (m->arrived < MIRROR_MAX)
                 m->order[m->arrived++] = a.actor_class;
             mirror_watch_count(m, a.net_id, true);
@@ -126,10 +131,13 @@ static void mirror_apply(mirror *m, const Reap__Envelope *env)
 
         wire_reader_init(&r, env->actor_update->records.data, env->actor_update->records.len,
                          env->actor_update->count);
-        while (wire_next_update(&r, &a))
+        while (wire_next_update(&r, &a)) {
+            /* Updates go only to movers the client holds. */
+            assert_true(a.mover_slot < MIRROR_MAX && m->slot_ids[a.mover_slot] != 0);
             for (int i = 0; i < 8; i++)
-                if (m->watch_index[i] != 0 && m->watch_index[i] == a.index)
+                if (m->watch[i] != 0 && m->watch[i] == m->slot_ids[a.mover_slot])
                     m->updates_of[i]++;
+        }
         assert_true(wire_reader_ok(&r));
         break;
     }
@@ -140,6 +148,9 @@ static void mirror_apply(mirror *m, const Reap__Envelope *env)
             assert_true(m->ids[s] == id); /* never destroyed unless held */
             m->ids[s] = id | (1ull << 63); /* a tombstone keeps the probe chain intact */
             m->count--;
+            for (uint32_t k = 1; k < MIRROR_MAX; k++)
+                if (m->slot_ids[k] == id)
+                    m->slot_ids[k] = 0;
             mirror_watch_count(m, id, false);
         }
         break;
@@ -491,8 +502,8 @@ static void test_far_movers_are_updated_less_often_than_near_ones(void **state)
     place(fx, far, 12000, 0);
     frames(fx, 5);
     assert_true(mirror_holds(&fx->m, near->net_id) && mirror_holds(&fx->m, far->net_id));
-    fx->m.watch_index[0] = near->net_index;
-    fx->m.watch_index[1] = far->net_index;
+    fx->m.watch[0] = near->net_id;
+    fx->m.watch[1] = far->net_id;
 
     /* ...over 60 frames... */
     for (int i = 0; i < 60; i++) {
@@ -511,10 +522,11 @@ static void test_far_movers_are_updated_less_often_than_near_ones(void **state)
 
 /* ---- the wire ------------------------------------------------------------------------------- */
 
-static void expect_spawn(FILE *f, const actor *a)
+static void expect_spawn(FILE *f, const net_index *ix, const actor *a)
 {
-    fprintf(f, "spawn %llu %u %u %u %d %d %d\n", (unsigned long long)a->net_id, a->net_index,
-            (unsigned)a->kind, a->owner_player_id, wire_quantize(a->pos[0], WIRE_DEFAULT_STEP),
+    fprintf(f, "spawn %llu %u %u %u %u %d %d %d\n", (unsigned long long)a->net_id, a->net_index,
+            (unsigned)a->kind, a->owner_player_id, ix->v[a->net_index].mover_slot,
+            wire_quantize(a->pos[0], WIRE_DEFAULT_STEP),
             wire_quantize(a->pos[1], WIRE_DEFAULT_STEP),
             wire_quantize(a->pos[2], WIRE_DEFAULT_STEP));
 }
@@ -538,6 +550,11 @@ static void test_captured_packets_decode_with_the_independent_python_decoder(voi
     world_actor_moved(fx->w, props[7]);
     mover->moves = true;
     place(fx, mover, 120.25f, -80.75f);
+    frame(fx); /* its spawn goes out from here (so it gets a mover slot) */
+    snprintf(path, sizeof path, "%s/expected.txt", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    expect_spawn(f, net_repl_index(fx->nd, fx->w), mover);
     for (int i = 0; i < 20; i++) {
         frame(fx);
         mover->pos[0] += 13.37f;
@@ -548,12 +565,10 @@ static void test_captured_packets_decode_with_the_independent_python_decoder(voi
     frames(fx, 10);
 
     /* ...when the Python decoder reads them with what the server knows as the truth... */
-    snprintf(path, sizeof path, "%s/expected.txt", dir);
-    f = fopen(path, "w");
-    assert_non_null(f);
     for (int i = 0; i < 40; i++)
-        expect_spawn(f, props[i]);
-    fprintf(f, "last %u %d %d %d\n", mover->net_index, wire_quantize(mover->pos[0], 0.1f),
+        expect_spawn(f, net_repl_index(fx->nd, fx->w), props[i]);
+    fprintf(f, "last %llu %d %d %d\n", (unsigned long long)mover->net_id,
+            wire_quantize(mover->pos[0], 0.1f),
             wire_quantize(mover->pos[1], 0.1f), wire_quantize(mover->pos[2], 0.1f));
     assert_int_equal(fclose(f), 0);
     /* Debian's python3, which python3-protobuf installs into (not whatever is first on PATH). */

@@ -1,7 +1,8 @@
 /*
- * test_net_view.c - a world's replication index and a connection's view of it: the states and
- * their counts and digests against a reference model, and the rule that an index is reused
- * only after every connection that held its actor has been sent the destroy.
+ * test_net_view.c - a world's replication index and a connection's view of it: the states, their
+ * counts and digests and the movers' bits against a reference model, and the rule that an index
+ * or a mover slot is reused only after every connection that held its actor has been sent the
+ * destroy.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -71,6 +72,17 @@ static void check_against(const net_view *v, const net_index *ix, const uint8_t 
         if (model[i] == NET_VIEW_OPEN || model[i] == NET_VIEW_CLOSING)
             held ^= h;
     }
+    for (int i = 0; i < ACTORS; i++) {
+        uint32_t slot = ix->v[fx->idx[i]].mover_slot;
+        bool rel = model[i] == NET_VIEW_PENDING || model[i] == NET_VIEW_OPEN;
+
+        if (slot == 0)
+            continue;
+        assert_int_equal(fx->actors[i]->moves, true);
+        assert_int_equal(slot < v->mcap && (v->mrel[slot / 64] >> (slot % 64) & 1), rel);
+        assert_int_equal(slot < v->mcap && (v->mopen[slot / 64] >> (slot % 64) & 1),
+                         model[i] == NET_VIEW_OPEN);
+    }
     assert_int_equal(v->n_pending, n[NET_VIEW_PENDING]);
     assert_int_equal(v->n_open, n[NET_VIEW_OPEN]);
     assert_int_equal(v->n_closing, n[NET_VIEW_CLOSING]);
@@ -109,7 +121,7 @@ static void test_random_operations_keep_states_counts_and_digests_equal_to_a_mod
                 model[i] = NET_VIEW_CLOSING;
             break;
         case 2: /* its spawn goes out */
-            net_view_spawn_sent(&v, &fx->ix, idx);
+            net_view_spawn_sent(&v, &fx->ix, idx, (uint32_t)op);
             if (model[i] == NET_VIEW_PENDING)
                 model[i] = NET_VIEW_OPEN;
             break;
@@ -118,8 +130,7 @@ static void test_random_operations_keep_states_counts_and_digests_equal_to_a_mod
             if (model[i] == NET_VIEW_CLOSING)
                 model[i] = NET_VIEW_NONE;
             break;
-        default: /* the replication's walks */
-            net_view_merge_movers(&v, &fx->ix);
+        default: /* the replication's walk */
             net_view_compact_closing(&v);
             break;
         }
@@ -132,32 +143,57 @@ static void test_random_operations_keep_states_counts_and_digests_equal_to_a_mod
     net_view_free(&v);
 }
 
-static void test_the_movers_list_is_sorted_and_holds_exactly_the_relevant_movers(void **state)
+static void test_a_relevancy_pass_closes_exactly_the_movers_it_did_not_touch(void **state)
 {
     fixture *fx = *state;
     net_view v;
-    uint32_t listed = 0, want = 0;
 
     net_view_init(&v);
-    for (int i = ACTORS; i-- > 0;) /* touched in descending order */
-        if (i % 3 != 0)
-            assert_true(net_view_touch(&v, &fx->ix, fx->idx[i], 1));
-    for (int i = 0; i < ACTORS; i += 5)
-        net_view_close(&v, &fx->ix, fx->idx[i]);
-    net_view_merge_movers(&v, &fx->ix);
-
-    for (uint32_t k = 1; k < v.movers_count; k++)
-        assert_true(v.movers[k - 1].index < v.movers[k].index);
-    for (uint32_t k = 0; k < v.movers_count; k++) {
-        uint8_t s = net_view_state(&v, v.movers[k].index);
-        if (s == NET_VIEW_PENDING || s == NET_VIEW_OPEN)
-            listed++;
+    for (int i = 0; i < ACTORS; i++) {
+        assert_true(net_view_touch(&v, &fx->ix, fx->idx[i], 1));
+        if (i % 2 == 0)
+            net_view_spawn_sent(&v, &fx->ix, fx->idx[i], 1);
     }
-    for (int i = 0; i < ACTORS; i++)
-        if (i % 4 == 0 && i % 3 != 0 && i % 5 != 0) /* projectiles move */
-            want++;
-    assert_int_equal(listed, want);
+    /* A pass that touches every third actor: movers it missed close, static ones stay. */
+    net_view_begin_pass(&v, false);
+    for (int i = 0; i < ACTORS; i += 3)
+        assert_true(net_view_touch(&v, &fx->ix, fx->idx[i], 2));
+    net_view_end_pass(&v, &fx->ix);
+    for (int i = 0; i < ACTORS; i++) {
+        uint8_t want = i % 2 == 0 ? NET_VIEW_OPEN : NET_VIEW_PENDING;
+        if (fx->actors[i]->moves && i % 3 != 0)
+            want = want == NET_VIEW_OPEN ? NET_VIEW_CLOSING : NET_VIEW_NONE;
+        assert_int_equal(net_view_state(&v, fx->idx[i]), want);
+        assert_int_equal(v.st[fx->idx[i]] & NET_VIEW_SEEN, 0);
+    }
     net_view_clear(&v, &fx->ix);
+    net_view_free(&v);
+}
+
+static void test_a_mover_slot_is_not_reused_while_a_connection_still_owes_its_destroy(void **state)
+{
+    fixture *fx = *state;
+    actor *a = fx->actors[0], *b, *c; /* a projectile */
+    uint32_t idx = fx->idx[0], slot = fx->ix.v[idx].mover_slot;
+    player_controller *pc = a->owner != NULL ? (player_controller *)a->owner : NULL;
+    net_view v;
+
+    assert_true(slot != 0);
+    net_view_init(&v);
+    assert_true(net_view_touch(&v, &fx->ix, idx, 1));
+    net_view_spawn_sent(&v, &fx->ix, idx, 1);
+    /* Gone, its destroy owed: the slot stays its own, even for another mover's spawn. */
+    actor_destroy(fx->w, a);
+    net_index_begin_frame(&fx->ix, fx->heap, fx->w, 2);
+    world_outbox_reset(fx->w);
+    net_view_close(&v, &fx->ix, idx);
+    assert_int_equal(actor_spawn(fx->w, ACTOR_KIND_PROJECTILE, pc, &b), GC_OK);
+    assert_true(fx->ix.v[net_index_acquire(&fx->ix, fx->heap, b, 3)].mover_slot != slot);
+    assert_int_equal(fx->ix.mhot[slot].index, idx);
+    /* Once the destroy is sent, the slot is free for the next mover. */
+    net_view_destroy_sent(&v, &fx->ix, idx);
+    assert_int_equal(actor_spawn(fx->w, ACTOR_KIND_PROJECTILE, pc, &c), GC_OK);
+    assert_int_equal(fx->ix.v[net_index_acquire(&fx->ix, fx->heap, c, 4)].mover_slot, slot);
     net_view_free(&v);
 }
 
@@ -173,7 +209,7 @@ static void test_an_index_is_not_reused_while_a_connection_still_owes_its_destro
     net_view_init(&v2);
     for (net_view *v = &v1; v != NULL; v = v == &v1 ? &v2 : NULL) {
         assert_true(net_view_touch(v, &fx->ix, idx, 1));
-        net_view_spawn_sent(v, &fx->ix, idx);
+        net_view_spawn_sent(v, &fx->ix, idx, 1);
     }
     /* ...destroyed, with its destroy sent to one connection only... */
     actor_destroy(fx->w, a);
@@ -218,7 +254,9 @@ int main(void)
             test_random_operations_keep_states_counts_and_digests_equal_to_a_model, setup,
             teardown),
         cmocka_unit_test_setup_teardown(
-            test_the_movers_list_is_sorted_and_holds_exactly_the_relevant_movers, setup,
+            test_a_relevancy_pass_closes_exactly_the_movers_it_did_not_touch, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_mover_slot_is_not_reused_while_a_connection_still_owes_its_destroy, setup,
             teardown),
         cmocka_unit_test_setup_teardown(
             test_an_index_is_not_reused_while_a_connection_still_owes_its_destroy, setup,

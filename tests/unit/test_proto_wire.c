@@ -84,11 +84,12 @@ static void test_spawn_records_round_trip_exactly_in_any_id_order(void **state)
         a->index = (uint32_t)(rng() % 70000) + 1;
         a->actor_class = (uint32_t)(rng() % 6) + 1;
         a->owner_player_id = i % 3 == 0 ? 0 : (uint32_t)rng();
+        a->mover_slot = i % 4 == 1 ? 0 : (uint32_t)(rng() % 70000) + 1;
         for (int k = 0; k < 3; k++)
             a->q[k] = (int32_t)(rng() % (2 * WIRE_POS_MAX + 1)) - WIRE_POS_MAX;
         if (i % 2)
             a->q[2] = 0;
-        size_t n = wire_spawn_tail(tail, a->actor_class, a->owner_player_id, a->q);
+        size_t n = wire_spawn_tail(tail, a->actor_class, a->owner_player_id, a->mover_slot, a->q);
         assert_true(wire_put_spawn(&w, a->net_id, a->index, tail, n));
     }
 
@@ -99,6 +100,7 @@ static void test_spawn_records_round_trip_exactly_in_any_id_order(void **state)
         assert_int_equal(got.index, want[i].index);
         assert_int_equal(got.actor_class, want[i].actor_class);
         assert_int_equal(got.owner_player_id, want[i].owner_player_id);
+        assert_int_equal(got.mover_slot, want[i].mover_slot);
         assert_memory_equal(got.q, want[i].q, sizeof got.q);
     }
     assert_false(wire_next_spawn(&r, &got));
@@ -111,7 +113,7 @@ static void test_update_records_round_trip_and_cost_seven_bytes_near_each_other(
     wire_writer w;
     wire_reader r;
     wire_actor got;
-    uint32_t index = 0;
+    uint32_t slot = 0, want[100];
 
     (void)state;
     wire_writer_init(&w, buf, sizeof buf);
@@ -119,17 +121,16 @@ static void test_update_records_round_trip_and_cost_seven_bytes_near_each_other(
         int32_t q[3] = { -i * 1000, i * 777, 0 };
         bool has_z;
         size_t n = wire_update_tail(tail, q, &has_z);
-        index += (uint32_t)(rng() % 60) + 1; /* gaps of up to 60 indices */
-        assert_true(wire_put_update(&w, index, tail, n, has_z));
+        slot += (uint32_t)(rng() % 60) + 1; /* gaps of up to 60 mover slots */
+        want[i] = slot;
+        assert_true(wire_put_update(&w, slot, tail, n, has_z));
     }
     assert_int_equal(w.len, 100 * 7);
 
     wire_reader_init(&r, buf, w.len, w.count);
-    index = 0;
     for (int i = 0; i < 100; i++) {
         assert_true(wire_next_update(&r, &got));
-        assert_true(got.index > index);
-        index = got.index;
+        assert_int_equal(got.mover_slot, want[i]);
         assert_int_equal(got.q[0], -i * 1000);
         assert_int_equal(got.q[1], i * 777);
         assert_int_equal(got.q[2], 0);
@@ -153,7 +154,7 @@ static void test_a_writer_refuses_a_record_that_does_not_fit_and_changes_nothing
     assert_int_equal(w.count, 0);
 }
 
-static void test_an_update_out_of_index_order_is_refused_for_the_next_message(void **state)
+static void test_an_update_out_of_slot_order_is_refused_for_the_next_message(void **state)
 {
     uint8_t buf[64], tail[WIRE_UPDATE_TAIL_MAX];
     int32_t q[3] = { 1, 2, 0 };
@@ -181,7 +182,7 @@ static void test_every_truncation_of_a_message_is_refused(void **state)
     wire_writer_init(&w, buf, sizeof buf);
     for (int i = 0; i < 3; i++)
         assert_true(wire_put_spawn(&w, 1000u + (uint64_t)i * 300, 7u + (uint32_t)i, tail,
-                                   wire_spawn_tail(tail, 6, 99999, q)));
+                                   wire_spawn_tail(tail, 6, 99999, 0, q)));
     for (size_t len = 0; len < w.len; len++) {
         wire_reader r;
         wire_reader_init(&r, buf, len, w.count);
@@ -201,13 +202,33 @@ static void test_bytes_left_over_or_reserved_head_bits_are_refused(void **state)
 
     (void)state;
     wire_writer_init(&w, buf, sizeof buf);
-    assert_true(wire_put_spawn(&w, 5, 1, tail, wire_spawn_tail(tail, 4, 0, q)));
+    assert_true(wire_put_spawn(&w, 5, 1, tail, wire_spawn_tail(tail, 4, 0, 0, q)));
     buf[w.len] = 0;
     wire_reader_init(&r, buf, w.len + 1, 1); /* one byte too many */
     assert_true(wire_next_spawn(&r, &got));
     assert_false(wire_reader_ok(&r));
 
-    buf[2] |= 0x40; /* the head byte of the record: a reserved bit */
+    buf[2] |= 0x80; /* the head byte of the record: the reserved bit */
+    wire_reader_init(&r, buf, w.len, 1);
+    assert_false(wire_next_spawn(&r, &got));
+    assert_false(wire_reader_ok(&r));
+}
+
+static void test_a_spawn_naming_mover_slot_zero_is_refused(void **state)
+{
+    uint8_t buf[64], tail[WIRE_SPAWN_TAIL_MAX];
+    int32_t q[3] = { 5, 6, 0 };
+    size_t n = wire_spawn_tail(tail, 4, 0, 1, q);
+    wire_writer w;
+    wire_reader r;
+    wire_actor got;
+
+    (void)state;
+    assert_true(tail[0] & WIRE_HEAD_SLOT);
+    assert_int_equal(tail[1], 1); /* the slot's varint, right after the head (no owner) */
+    tail[1] = 0;
+    wire_writer_init(&w, buf, sizeof buf);
+    assert_true(wire_put_spawn(&w, 5, 1, tail, n));
     wire_reader_init(&r, buf, w.len, 1);
     assert_false(wire_next_spawn(&r, &got));
     assert_false(wire_reader_ok(&r));
@@ -223,9 +244,10 @@ int main(void)
         cmocka_unit_test(test_spawn_records_round_trip_exactly_in_any_id_order),
         cmocka_unit_test(test_update_records_round_trip_and_cost_seven_bytes_near_each_other),
         cmocka_unit_test(test_a_writer_refuses_a_record_that_does_not_fit_and_changes_nothing),
-        cmocka_unit_test(test_an_update_out_of_index_order_is_refused_for_the_next_message),
+        cmocka_unit_test(test_an_update_out_of_slot_order_is_refused_for_the_next_message),
         cmocka_unit_test(test_every_truncation_of_a_message_is_refused),
         cmocka_unit_test(test_bytes_left_over_or_reserved_head_bits_are_refused),
+        cmocka_unit_test(test_a_spawn_naming_mover_slot_zero_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,8 +8,10 @@ usage: decode_reap.py DESCRIPTOR_SET PACKET_DIR [--expect FILE]
 
 PACKET_DIR holds one file per received ENet packet (any name ending in .bin, read in name
 order). Prints every record; with --expect, compares with FILE's lines
-  spawn NET_ID INDEX CLASS OWNER QX QY QZ     (every actor the client must have been spawned)
-  last  INDEX QX QY QZ                        (the position the last update of INDEX carries)
+  spawn NET_ID INDEX CLASS OWNER SLOT QX QY QZ  (every actor the client must have been spawned;
+                                               SLOT 0: not a moving actor)
+  last  NET_ID QX QY QZ                         (the position the last update of that actor,
+                                               found by its mover slot, carries)
 and exits 1 on any difference, 2 on a malformed packet.
 """
 import os
@@ -77,25 +79,28 @@ def decode_spawns(records, count):
         net_id += r.zigzag()
         index += r.zigzag()
         head = r.byte()
-        if head & 0xC0 or not head & 0x0F:
+        if head & 0x80 or not head & 0x0F:
             raise Malformed("spawn head 0x%02x" % head)
         owner = r.varint() if head & 0x10 else 0
+        slot = r.varint() if head & 0x40 else 0
+        if head & 0x40 and slot == 0:
+            raise Malformed("spawn names mover slot 0")
         qx, qy = r.pos24(), r.pos24()
         qz = r.pos24() if head & 0x20 else 0
-        out.append((net_id, index, head & 0x0F, owner, qx, qy, qz))
+        out.append((net_id, index, head & 0x0F, owner, slot, qx, qy, qz))
     if not r.done():
         raise Malformed("%d bytes left after %d spawn records" % (len(records) - r.pos, count))
     return out
 
 
 def decode_updates(records, count):
-    r, out, index = Reader(records), [], 0
+    r, out, slot = Reader(records), [], 0
     for _ in range(count):
         head = r.varint()
-        index += (head >> 1) + 1
+        slot += (head >> 1) + 1
         qx, qy = r.pos24(), r.pos24()
         qz = r.pos24() if head & 1 else 0
-        out.append((index, qx, qy, qz))
+        out.append((slot, qx, qy, qz))
     if not r.done():
         raise Malformed("%d bytes left after %d update records" % (len(records) - r.pos, count))
     return out
@@ -106,7 +111,7 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     envelope = load_envelope_class(argv[1])
-    spawns, last = {}, {}
+    spawns, last, by_slot = {}, {}, {}
     names = sorted(n for n in os.listdir(argv[2]) if n.endswith(".bin"))
     try:
         for name in names:
@@ -116,12 +121,19 @@ def main(argv):
             body = env.WhichOneof("body")
             if body == "actor_spawn":
                 for rec in decode_spawns(env.actor_spawn.records, env.actor_spawn.count):
-                    print("spawn %d %d %d %d %d %d %d" % rec)
+                    print("spawn %d %d %d %d %d %d %d %d" % rec)
                     spawns[rec[0]] = rec
+                    if rec[4]:
+                        by_slot[rec[4]] = rec[0]
+            elif body == "actor_destroy":
+                for net_id in env.actor_destroy.net_ids:
+                    by_slot = {k: v for k, v in by_slot.items() if v != net_id}
             elif body == "actor_update":
                 for rec in decode_updates(env.actor_update.records, env.actor_update.count):
                     print("update %d %d %d %d" % rec)
-                    last[rec[0]] = rec[1:]
+                    if rec[0] not in by_slot:
+                        raise Malformed("update of mover slot %d, which no spawn named" % rec[0])
+                    last[by_slot[rec[0]]] = rec[1:]
     except Malformed as e:
         print("malformed packet %s: %s" % (name, e))
         return 2
@@ -139,11 +151,12 @@ def main(argv):
                     print("spawn of net id %d: got %s, want %s" % (want[0], spawns.get(want[0]), want))
                     bad += 1
             elif w[0] == "last":
-                idx, want = int(w[1]), tuple(int(x) for x in w[2:])
-                if last.get(idx) != want:
-                    print("last update of index %d: got %s, want %s" % (idx, last.get(idx), want))
+                net_id, want = int(w[1]), tuple(int(x) for x in w[2:])
+                if last.get(net_id) != want:
+                    print("last update of net id %d: got %s, want %s"
+                          % (net_id, last.get(net_id), want))
                     bad += 1
-    print("decoded %d packets: %d spawns, %d indices updated, %d differences"
+    print("decoded %d packets: %d spawns, %d actors updated, %d differences"
           % (len(names), len(spawns), len(last), bad))
     return 1 if bad else 0
 
