@@ -348,7 +348,9 @@ static uint32_t repl_period(const repl_frame *f, const net_mover_hot *h)
     dx = h->x - f->px;
     dy = h->y - f->py;
     d2 = dx * dx + dy * dy;
-    return d2 < e * e ? 1 : d2 < 4 * e * e ? 2 : d2 < 16 * e * e ? 3 : 6;
+    /* Counted, not branched on: in a crowd the band is a coin toss for the branch predictor. */
+    static const uint8_t by_band[4] = { 1, 2, 3, 6 };
+    return by_band[(d2 >= e * e) + (d2 >= 4 * e * e) + (d2 >= 16 * e * e)];
 }
 
 /* x / period for the periods repl_period gives (1, 2, 3, 6), without a division: exact for
@@ -402,32 +404,42 @@ static uint64_t repl_gather(repl_frame *f)
     if (n < k)
         memmove(v->pending + n, v->pending + k, (v->pending_count - k) * sizeof *v->pending);
     v->pending_count -= k - n;
-    /* Open movers, a bit each. Not due yet is decided from this connection's arrays alone
-     * (most of a crowd, most frames); a due one has its distance band decided afresh. */
+    /* Open movers, a bit each, in two steps. First the ones due by this connection's arrays
+     * (their period has come and they changed since last sent), without a branch per mover:
+     * in a crowd that test is a coin toss for the branch predictor. The candidate is written
+     * either way and kept by advancing the count (its age parked in `bytes`, capped: the bucket
+     * saturates long before). */
+    uint32_t first = nd->cands_count, m = first;
     for (uint32_t w = 0; w < v->mcap / 64; w++) {
         for (uint64_t bits = v->mopen[w]; bits != 0; bits &= bits - 1) {
             uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
-            const net_mover_hot *h = &mhot[slot];
-            uint32_t age = f->frame - v->msent[slot], period = v->mperiod[slot];
-            net_candidate *cd;
+            uint32_t sent = v->msent[slot], age = f->frame - sent;
+            net_candidate *cd = &nd->cands[m];
 
-            if (period != 0 && age < period)
-                continue;
-            if (h->changed_frame <= v->msent[slot])
-                continue;
-            period = repl_period(f, h); /* its band now: it may have come nearer or gone */
-            v->mperiod[slot] = (uint8_t)period;
-            if (age < period)
-                continue;
-            cd = &nd->cands[nd->cands_count++];
             cd->index = slot;
-            cd->is_spawn = 0;
-            cd->bytes = (uint16_t)(h->update_len + 1);
-            cd->bucket = repl_bucket(
-                repl_div_period((uint64_t)repl_priority(f, h->owner_player_id, h->priority) * age,
-                                period));
-            bytes += cd->bytes;
+            cd->bytes = (uint16_t)(age < 0xffff ? age : 0xffff);
+            m += (age >= v->mperiod[slot]) & (mhot[slot].changed_frame > sent);
         }
+    }
+    /* Then each due one has its distance band decided afresh (it may have come nearer or
+     * gone), and is a candidate if that band's period has come too. */
+    for (uint32_t i = first; i < m; i++) {
+        uint32_t slot = nd->cands[i].index, age = nd->cands[i].bytes;
+        const net_mover_hot *h = &mhot[slot];
+        uint32_t period = repl_period(f, h);
+        net_candidate *cd;
+
+        v->mperiod[slot] = (uint8_t)period;
+        if (age < period)
+            continue;
+        cd = &nd->cands[nd->cands_count++];
+        cd->index = slot;
+        cd->is_spawn = 0;
+        cd->bytes = (uint16_t)(h->update_len + 1);
+        cd->bucket = repl_bucket(
+            repl_div_period((uint64_t)repl_priority(f, h->owner_player_id, h->priority) * age,
+                            period));
+        bytes += cd->bytes;
     }
     return bytes;
 }
