@@ -2,13 +2,17 @@
  * net_alloc.c - a pool of small blocks under ENet's allocations (net_alloc.h).
  *
  * Every block starts with a 16-byte header naming its class (or NET_ALLOC_LARGE), so
- * net_alloc_put needs no size. A free block's first word links it into its class's list.
+ * net_alloc_put needs no size. A class keeps its free blocks as a stack of pointers in an
+ * array of its own, not as a list threaded through the blocks: a block freed a frame ago is
+ * long out of the cache, and popping a list would wait for its first word before the next
+ * allocation could even start.
  */
 #include "net_alloc.h"
 
 #include <enet/enet.h>
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 enum {
@@ -22,14 +26,14 @@ typedef struct net_alloc_header {
     uint8_t cls;
 } net_alloc_header;
 
-typedef struct net_alloc_free {
-    struct net_alloc_free *next;
-} net_alloc_free;
+typedef struct net_alloc_class {
+    void **free;                      /* free blocks (their headers), a stack */
+    uint32_t count, cap;
+} net_alloc_class;
 
 static struct {
     pthread_mutex_t lock;
-    net_alloc_free *free[NET_ALLOC_CLASSES];
-    uint32_t free_count[NET_ALLOC_CLASSES];
+    net_alloc_class cls[NET_ALLOC_CLASSES];
     net_alloc_stats stats;
 } pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -60,15 +64,14 @@ void *net_alloc_get(size_t size)
         pool.stats.large++;
         pthread_mutex_unlock(&pool.lock);
     } else {
+        net_alloc_class *c = &pool.cls[cls];
+
         pthread_mutex_lock(&pool.lock);
         pool.stats.pooled++;
-        if (pool.free[cls] != NULL) {
-            net_alloc_free *f = pool.free[cls];
-            pool.free[cls] = f->next;
-            pool.free_count[cls]--;
+        if (c->count > 0) {
+            h = c->free[--c->count];
             pool.stats.reused++;
             pool.stats.free_blocks--;
-            h = (net_alloc_header *)f - 1;
         }
         pthread_mutex_unlock(&pool.lock);
         if (h == NULL)
@@ -79,6 +82,27 @@ void *net_alloc_get(size_t size)
     h->magic = NET_ALLOC_MAGIC;
     h->cls = (uint8_t)cls;
     return h + 1;
+}
+
+/* Room for one more free block in class cls (the lock held). */
+static bool net_alloc_room(net_alloc_class *c, unsigned cls)
+{
+    uint32_t most = (uint32_t)(NET_ALLOC_MAX_FREE_BYTES / net_alloc_class_size(cls)), n;
+    void **p;
+
+    if (c->count < c->cap)
+        return true;
+    if (c->cap >= most)
+        return false;
+    n = c->cap ? c->cap * 2 : 256;
+    if (n > most)
+        n = most;
+    p = realloc(c->free, (size_t)n * sizeof *p);
+    if (p == NULL)
+        return false;
+    c->free = p;
+    c->cap = n;
+    return true;
 }
 
 void net_alloc_put(void *block)
@@ -93,13 +117,11 @@ void net_alloc_put(void *block)
     if (h->magic != NET_ALLOC_MAGIC)
         abort(); /* not a block of ours: freeing it would corrupt the heap */
     if (cls != NET_ALLOC_LARGE) {
+        net_alloc_class *c = &pool.cls[cls];
+
         pthread_mutex_lock(&pool.lock);
-        if ((uint64_t)(pool.free_count[cls] + 1) * net_alloc_class_size(cls) <=
-            NET_ALLOC_MAX_FREE_BYTES) {
-            net_alloc_free *f = block;
-            f->next = pool.free[cls];
-            pool.free[cls] = f;
-            pool.free_count[cls]++;
+        if (net_alloc_room(c, cls)) {
+            c->free[c->count++] = h;
             pool.stats.free_blocks++;
             pthread_mutex_unlock(&pool.lock);
             return;
@@ -112,22 +134,19 @@ void net_alloc_put(void *block)
 
 void net_alloc_trim(void)
 {
-    net_alloc_free *lists[NET_ALLOC_CLASSES];
+    net_alloc_class taken[NET_ALLOC_CLASSES];
 
     pthread_mutex_lock(&pool.lock);
     for (unsigned cls = 0; cls < NET_ALLOC_CLASSES; cls++) {
-        lists[cls] = pool.free[cls];
-        pool.free[cls] = NULL;
-        pool.free_count[cls] = 0;
+        taken[cls] = pool.cls[cls];
+        pool.cls[cls] = (net_alloc_class){ 0 };
     }
     pool.stats.free_blocks = 0;
     pthread_mutex_unlock(&pool.lock);
     for (unsigned cls = 0; cls < NET_ALLOC_CLASSES; cls++) {
-        while (lists[cls] != NULL) {
-            net_alloc_free *f = lists[cls];
-            lists[cls] = f->next;
-            free((net_alloc_header *)f - 1);
-        }
+        for (uint32_t i = 0; i < taken[cls].count; i++)
+            free(taken[cls].free[i]);
+        free(taken[cls].free);
     }
 }
 

@@ -5,8 +5,8 @@
  * it sends, and an acknowledgement or incoming command for every one it receives: in a crowd,
  * thousands of each per frame, in a handful of sizes, freed out of order as peers acknowledge.
  * glibc's malloc spends much of that in consolidating and splitting chunks. The pool keeps
- * freed blocks in one list per power-of-two size class (64 bytes to 2 KB; larger requests go
- * to malloc), each list capped, so a frame's churn costs a list pop and push.
+ * freed blocks in one stack per power-of-two size class (64 bytes to 2 KB; larger requests go
+ * to malloc), each capped, so a frame's churn costs a pop and a push.
  *
  * Thread-safe (one mutex; ENet runs on the loop thread, so it is never contended there).
  * net_alloc_install must run before ENet allocates anything in the process: a block malloc'd

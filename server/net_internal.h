@@ -47,9 +47,9 @@
 enum {
     NET_ARENA_BYTES = 512 * 1024, /* decoded size of the largest allowed message, with room */
     NET_OUT_BYTES = 64 * 1024,    /* one encoded message */
-    /* Records per replication message: with the envelope it stays within one datagram (ENet
-     * fragments a packet over MTU 1400 - 4 - 24 = 1372 bytes). */
-    NET_PACKET_TARGET = 1300,
+    /* Records per replication message: with its envelope (16 bytes at most) it stays within one
+     * datagram (ENet fragments a packet over MTU 1400 - 4 - 24 = 1372 bytes). */
+    NET_PACKET_TARGET = 1340,
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
     NET_HANDSHAKE_SLOTS = 64,     /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 32,
@@ -60,6 +60,8 @@ enum {
      * unreliable sequenced (also its sequence number), for the figures of bytes on the wire. */
     NET_RELIABLE_COMMAND_BYTES = 6,
     NET_UNRELIABLE_COMMAND_BYTES = 8,
+    NET_DATAGRAM_HEADER_BYTES = 4,   /* ENet's protocol header (peer id, sent time) */
+    NET_ACK_ROOM_BYTES = 16,         /* room left for two acknowledgements in a datagram */
     NET_POLL_PAUSE_MS = 2,        /* after reading the socket, wait this long to read again */
     NET_COOLDOWN_SLOTS = 16,      /* addresses kicked for abuse, refused for a while */
     NET_COOLDOWN_S = 10,          /* how long such an address may not connect again */

@@ -249,7 +249,31 @@ uint32_t net_repl_window_room(const ENetPeer *peer)
 typedef struct repl_out {
     double allowance;        /* bytes of budget left (may end a little below 0) */
     int64_t room;            /* reliable bytes ENet's window can still take */
+    uint32_t datagram_fill;  /* bytes of the datagram ENet's flush will be filling when the
+                              * reliable messages queued so far are packed (repl_queued) */
 } repl_out;
+
+/* ENet's flush packs a peer's commands into datagrams of its MTU: acknowledgements first, then
+ * the reliable commands, then the unreliable ones, each whole (ours never need fragments).
+ * Following that packing for the reliable messages lets the first update message take what
+ * the datagram has left, instead of a datagram of its own. */
+static void repl_queued(repl_out *o, const net_connection *c, size_t message_bytes)
+{
+    uint32_t room = c->peer->mtu - NET_DATAGRAM_HEADER_BYTES;
+    uint32_t m = (uint32_t)message_bytes + NET_RELIABLE_COMMAND_BYTES;
+
+    o->datagram_fill = o->datagram_fill + m > room ? m : o->datagram_fill + m;
+}
+
+/* Record bytes for an update message that fits in what the current datagram has left, or a
+ * datagram's worth when that is too little to be worth it. */
+static size_t repl_first_update_cap(const repl_out *o, const net_connection *c)
+{
+    int64_t left = (int64_t)c->peer->mtu - NET_DATAGRAM_HEADER_BYTES - o->datagram_fill -
+                   NET_ACK_ROOM_BYTES - NET_UNRELIABLE_COMMAND_BYTES - REPL_MSG_OVERHEAD;
+
+    return left >= 64 && left < NET_PACKET_TARGET ? (size_t)left : NET_PACKET_TARGET;
+}
 
 /* Sends owed destroys (closing actors) while the window has room; the rest wait. */
 static void repl_send_destroys(repl_frame *f, repl_out *o)
@@ -280,6 +304,7 @@ static void repl_send_destroys(repl_frame *f, repl_out *o)
         sent = net_send(nd, f->c, MSG_CHANNEL_REPLICATION, &env);
         if (sent == 0)
             return;
+        repl_queued(o, f->c, sent);
         o->room -= (int64_t)sent;
         o->allowance -= (double)sent;
         nd->counters.destroys_sent += n;
@@ -520,7 +545,9 @@ static bool repl_write_spawns(repl_frame *f, repl_out *o, uint32_t n)
             break;
         }
         if (!wire_put_spawn(&wr, e->net_id, idx, e->spawn, f->ix->hot[idx].spawn_len)) {
-            o->room -= (int64_t)repl_send_records(f, &wr, true);
+            size_t sent = repl_send_records(f, &wr, true);
+            repl_queued(o, f->c, sent);
+            o->room -= (int64_t)sent;
             wire_writer_init(&wr, nd->rec_buf, NET_PACKET_TARGET);
             i--;
             continue;
@@ -529,13 +556,18 @@ static bool repl_write_spawns(repl_frame *f, repl_out *o, uint32_t n)
         net_view_spawn_sent(f->v, f->ix, nd->picks[i].index, f->frame);
         nd->counters.spawns_sent++;
     }
-    o->room -= (int64_t)repl_send_records(f, &wr, true);
+    if (wr.count > 0) {
+        size_t sent = repl_send_records(f, &wr, true);
+        repl_queued(o, f->c, sent);
+        o->room -= (int64_t)sent;
+    }
     return !stopped;
 }
 
 /* Takes candidates above the threshold bucket, and from the threshold bucket what the budget
- * has left after them: updates are written as they come (in mover slot order),
- * spawns gathered and written after. */
+ * has left after them. Spawns are written first (reliable: ENet packs them first), then the
+ * chosen updates in mover slot order, the first message sized to what the spawns' last
+ * datagram has left. */
 static void repl_fill(repl_frame *f, repl_out *o)
 {
     net_driver *nd = f->nd;
@@ -545,13 +577,14 @@ static void repl_fill(repl_frame *f, repl_out *o)
     double above = 0;
     uint32_t threshold = everything ? 0 : repl_threshold(nd, o->allowance, &above);
     double at_threshold = o->allowance - above;
-    uint32_t picks = 0;
+    uint32_t picks = 0, moves = 0;
+    bool spawns_done;
     wire_writer wr;
 
     if (!VEC_RESERVE(nd->picks, nd->picks_cap, v->pending_count) ||
         !VEC_RESERVE(nd->picks_tmp, nd->picks_tmp_cap, v->pending_count))
         return;
-    wire_writer_init(&wr, nd->rec_buf + NET_PACKET_TARGET, NET_PACKET_TARGET);
+    /* The chosen updates are compacted to the front of the candidates (in slot order still). */
     for (uint32_t i = 0; i < nd->cands_count && o->allowance > 0; i++) {
         const net_candidate *cd = &nd->cands[i];
 
@@ -562,30 +595,37 @@ static void repl_fill(repl_frame *f, repl_out *o)
                 continue;
             at_threshold -= cd->bytes;
         }
+        o->allowance -= cd->bytes; /* estimates; the writers charge what they wrote */
         if (cd->is_spawn) {
             uint32_t idx = v->pending[cd->index].index;
             nd->picks[picks++] = (net_pick){ f->ix->v[idx].net_id, idx, cd->bucket };
-            o->allowance -= cd->bytes; /* an estimate; the writer charges what it wrote */
-            continue;
         } else {
-            uint32_t slot = cd->index;
-            const net_mover_hot *h = &f->ix->mhot[slot];
-            size_t before = wr.len;
-
-            if (!wire_put_update(&wr, slot, h->update, h->update_len, h->update_has_z)) {
-                repl_send_records(f, &wr, false);
-                wire_writer_init(&wr, nd->rec_buf + NET_PACKET_TARGET, NET_PACKET_TARGET);
-                wire_put_update(&wr, slot, h->update, h->update_len, h->update_has_z);
-                before = 0;
-            }
-            o->allowance -= (double)(wr.len - before);
-            v->msent[slot] = f->frame;
+            nd->cands[moves++] = *cd;
         }
     }
-    repl_send_records(f, &wr, false);
     for (uint32_t i = 0; i < picks; i++)
         o->allowance += f->ix->hot[nd->picks[i].index].spawn_len + 4;
-    if (!repl_write_spawns(f, o, picks) || !everything)
+    for (uint32_t i = 0; i < moves; i++)
+        o->allowance += nd->cands[i].bytes;
+    spawns_done = repl_write_spawns(f, o, picks);
+
+    wire_writer_init(&wr, nd->rec_buf + NET_PACKET_TARGET, repl_first_update_cap(o, f->c));
+    for (uint32_t i = 0; i < moves; i++) {
+        uint32_t slot = nd->cands[i].index;
+        const net_mover_hot *h = &f->ix->mhot[slot];
+        size_t before = wr.len;
+
+        if (!wire_put_update(&wr, slot, h->update, h->update_len, h->update_has_z)) {
+            repl_send_records(f, &wr, false);
+            wire_writer_init(&wr, nd->rec_buf + NET_PACKET_TARGET, NET_PACKET_TARGET);
+            wire_put_update(&wr, slot, h->update, h->update_len, h->update_has_z);
+            before = 0;
+        }
+        o->allowance -= (double)(wr.len - before);
+        v->msent[slot] = f->frame;
+    }
+    repl_send_records(f, &wr, false);
+    if (!spawns_done || !everything)
         nd->counters.saturated++;
 }
 
@@ -645,6 +685,7 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         .cull = (float)cvar_get(&e->cvars, CVAR_NET_CULL_DISTANCE),
     };
     repl_out o;
+    bool silent;
 
     if (c->controller == NULL || c->world == NULL)
         return;
@@ -655,7 +696,11 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         f.py = c->controller->pawn->base.pos[1];
     }
     repl_outbox(&f);
-    if (repl_relevancy_due(&f, REPL_RELEVANCY_PERIOD * e->opts.tick_hz))
+    /* A silent peer's passes wait until it answers (a pass then is due at once): a crowd's
+     * abrupt leavers stay connected until ENet times them out. Its outbox may not wait: a
+     * static actor spawned now would otherwise never be found (repl_relevancy_pass). */
+    silent = repl_unresponsive(nd, c);
+    if (!silent && repl_relevancy_due(&f, REPL_RELEVANCY_PERIOD * e->opts.tick_hz))
         repl_relevancy_pass(&f);
 
     /* Budget: net.MaxClientRate accrues every frame; at most two frames' worth is banked. */
@@ -664,10 +709,11 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         c->allowance = 2.0 * per_frame;
     /* A silent peer is sent nothing until it answers again (most likely it is gone, and ENet
      * will time it out): its owed destroys wait as closing actors, not in ENet's queue. */
-    if (repl_unresponsive(nd, c))
+    if (silent)
         return;
     o.room = net_repl_window_room(c->peer);
     o.allowance = c->allowance;
+    o.datagram_fill = 0;
     f.allowance_hint = c->allowance > 0 ? c->allowance : 0;
     /* Destroys first: small, and the client must not keep ghosts. */
     repl_send_destroys(&f, &o);
