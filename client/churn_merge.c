@@ -8,6 +8,7 @@
  */
 #include "churn_internal.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,24 @@ static void merge_host(char *hosts, size_t size, const char *host)
     snprintf(hosts + used, size - used, "%s", host); /* a list too long is cut short */
 }
 
+/* Adds a threshold unless the same text is there already (the shards' own come first). */
+static bool merge_add_threshold(client_options *opts, const char *text, char *err,
+                                size_t err_size)
+{
+    for (uint32_t i = 0; i < opts->n_thresholds; i++)
+        if (strcmp(opts->thresholds[i].text, text) == 0)
+            return true;
+    if (opts->n_thresholds >= CLIENT_THRESHOLDS_MAX) {
+        snprintf(err, err_size, "too many --threshold options (at most %d)",
+                 CLIENT_THRESHOLDS_MAX);
+        return false;
+    }
+    if (!client_threshold_parse(text, &opts->thresholds[opts->n_thresholds], err, err_size))
+        return false;
+    opts->n_thresholds++;
+    return true;
+}
+
 int churn_merge_main(int argc, char **argv, FILE *out)
 {
     client_options opts;
@@ -93,33 +112,53 @@ int churn_merge_main(int argc, char **argv, FILE *out)
         goto done;
     }
     opts.out_dir[0] = '\0';
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0) {
-            fputs(merge_usage, out);
-            goto done;
-        } else if (strcmp(argv[i], "--quiet") == 0) {
-            opts.quiet = true;
-        } else if ((strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--threshold") == 0) &&
-                   i + 1 < argc) {
-            if (argv[i][2] == 'o') {
-                snprintf(opts.out_dir, sizeof opts.out_dir, "%s", argv[++i]);
-            } else if (opts.n_thresholds >= CLIENT_THRESHOLDS_MAX ||
-                       !client_threshold_parse(argv[++i], &opts.thresholds[opts.n_thresholds],
-                                               err, sizeof err)) {
-                fprintf(stderr, "reap-client merge: %s\n", opts.n_thresholds >=
-                        CLIENT_THRESHOLDS_MAX ? "too many --threshold options" : err);
-                rc = CLIENT_EXIT_USAGE;
+    {
+        static const struct option longopts[] = {
+            { "out", required_argument, NULL, 'o' },
+            { "threshold", required_argument, NULL, 't' },
+            { "junit", required_argument, NULL, 'j' },
+            { "quiet", no_argument, NULL, 'q' },
+            { "help", no_argument, NULL, 'h' },
+            { NULL, 0, NULL, 0 },
+        };
+        client_getopt_result gr;
+        const char *value;
+        int val;
+
+        optind = 2; /* after "reap-client merge" */
+        opterr = 0;
+        while ((gr = client_getopt(argc, argv, longopts, &val, &value, err, sizeof err)) ==
+               CLIENT_GETOPT_OK) {
+            if (val == 'h') {
+                fputs(merge_usage, out);
                 goto done;
+            } else if (val == 'q') {
+                opts.quiet = true;
+            } else if (val == 'o') {
+                snprintf(opts.out_dir, sizeof opts.out_dir, "%s", value);
+            } else if (val == 'j') {
+                snprintf(opts.junit_path, sizeof opts.junit_path, "%s", value);
+            } else if (val == 't') {
+                if (!merge_add_threshold(&opts, value, err, sizeof err)) {
+                    gr = CLIENT_GETOPT_ERROR;
+                    break;
+                }
+            } else if (val == 1 && n_dirs < 256) {
+                dirs[n_dirs++] = value;
+            } else if (val == 1) {
+                snprintf(err, sizeof err, "too many report directories (at most 256)");
+                gr = CLIENT_GETOPT_ERROR;
+                break;
             } else {
-                opts.n_thresholds++;
+                snprintf(err, sizeof err, "unknown option (try --help)");
+                gr = CLIENT_GETOPT_ERROR;
+                break;
             }
-        } else if (strncmp(argv[i], "--", 2) == 0) {
-            fprintf(stderr, "reap-client merge: unknown option or missing value '%s' (try "
-                    "--help)\n", argv[i]);
+        }
+        if (gr == CLIENT_GETOPT_ERROR) {
+            fprintf(stderr, "reap-client merge: %s\n", err);
             rc = CLIENT_EXIT_USAGE;
             goto done;
-        } else if (n_dirs < 256) {
-            dirs[n_dirs++] = argv[i];
         }
     }
     if (n_dirs == 0 || opts.out_dir[0] == '\0') {
