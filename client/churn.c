@@ -586,6 +586,8 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
         fprintf(stderr, "reap-client: %s\n", err);
         return false;
     }
+    if (c->admin != NULL)
+        churn_admin_set_token(c->admin, opts->admin_token);
     c->totals = malloc(sizeof *c->totals);
     c->bots = calloc(c->n_bots ? c->n_bots : 1, sizeof *c->bots);
     c->arena_buf = malloc(CHURN_ARENA_BYTES);
@@ -747,7 +749,7 @@ static bool churn_wants_leaks(const client_options *o)
 int churn_run(const client_options *opts, FILE *out)
 {
     client_options o = *opts;
-    struct sigaction sa, old_sa;
+    struct sigaction sa, old_sa, old_term;
     churn_report *report = NULL;
     churn *c;
     int rc;
@@ -791,8 +793,14 @@ int churn_run(const client_options *opts, FILE *out)
             churn_say(c, "network impairment, applied in this process to each bot's datagrams "
                       "both ways: %s", impair);
     }
-    if (churn_wants_leaks(&o))
-        churn_leaks_mark(c, mark, sizeof mark);
+    if (churn_wants_leaks(&o) && (o.shards == 1 || o.shard == 0) &&
+        !churn_leaks_mark(c, mark, sizeof mark, err, sizeof err)) {
+        fprintf(stderr, "reap-client: the leak check cannot run: %s\n", err);
+        churn_close(c);
+        enet_deinitialize();
+        free(c);
+        return CLIENT_EXIT_FAILED;
+    }
 
     /* Ctrl-C ends the run early but cleanly: bots leave and the report is written. */
     memset(&sa, 0, sizeof sa);
@@ -801,8 +809,10 @@ int churn_run(const client_options *opts, FILE *out)
     sigemptyset(&sa.sa_mask);
     churn_interrupted = 0;
     sigaction(SIGINT, &sa, &old_sa);
+    sigaction(SIGTERM, &sa, &old_term);
     rc = churn_loop(c);
     sigaction(SIGINT, &old_sa, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     if (rc == CLIENT_EXIT_OK && c->totals->joins == 0 && c->n_bots > 0) {
         if (c->first_error[0] == '\0')
             snprintf(c->first_error, sizeof c->first_error, "no bot could join %.200s:%u in "
@@ -830,6 +840,7 @@ int churn_run(const client_options *opts, FILE *out)
             goto done;
         }
         churn_report_fill(report, c, &o, started, elapsed);
+        report->interrupted = churn_interrupted != 0;
         if (mark[0] != '\0')
             churn_leaks_verdict(c, mark, &report->leaks);
         churn_summary(c, elapsed);
@@ -848,6 +859,21 @@ int churn_run(const client_options *opts, FILE *out)
                           CLIENT_EXIT_THRESHOLD);
                 rc = CLIENT_EXIT_THRESHOLD;
             }
+        }
+        if (o.junit_path[0] != '\0' &&
+            !churn_report_write_junit(report, o.junit_path, err, sizeof err)) {
+            fprintf(stderr, "reap-client: %s\n", err);
+            rc = CLIENT_EXIT_FAILED;
+        }
+        if (mark[0] != '\0' && (!report->leaks.supported || report->leaks.leaked < 0) &&
+            rc != CLIENT_EXIT_FAILED) {
+            fprintf(stderr, "reap-client: the leak check could not run: %s\n",
+                    report->leaks.detail != NULL ? report->leaks.detail : "no verdict");
+            rc = CLIENT_EXIT_FAILED;
+        }
+        if (report->interrupted && rc != CLIENT_EXIT_FAILED) {
+            churn_say(c, "interrupted: exit %d", CLIENT_EXIT_INTERRUPTED);
+            rc = CLIENT_EXIT_INTERRUPTED;
         }
     }
 done:

@@ -86,6 +86,8 @@ bool churn_timeline_add_sample(churn_timeline *tl, double t, uint32_t objects);
 /* Writers: the timeline is borrowed, f is borrowed and left open. False on a write error. */
 bool churn_timeline_write_json(const churn_timeline *tl, FILE *f);
 bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f);
+/* One CSV row a second (header first; a figure not measured is an empty field; times in ms). */
+bool churn_timeline_write_csv(const churn_timeline *tl, FILE *f);
 
 /* Writes s as a JSON string / as SVG or HTML text (escaped). */
 void churn_json_string(FILE *f, const char *s);

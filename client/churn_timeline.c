@@ -6,6 +6,7 @@
 #include "churn.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -469,9 +470,53 @@ static bool churn_svg_writer(const void *tl, FILE *f)
     return churn_timeline_write_svg(tl, f);
 }
 
+static void csv_num(FILE *f, bool have, double v, double scale)
+{
+    if (have && v >= 0 && !isnan(v))
+        fprintf(f, ",%.6g", v * scale);
+    else
+        fputs(",", f);
+}
+
+bool churn_timeline_write_csv(const churn_timeline *tl, FILE *f)
+{
+    fputs("t,stage,target,connected,joins,leaves,leaves_abrupt,spawned,errors,refused,"
+          "server_objects,server_players,collections,gc_interval_s,tick_p50_ms,tick_p99_ms,"
+          "tick_max_ms,gc_collections,gc_work_max_ms,frames,rss_bytes,generator_cpu,"
+          "loop_lag_ms\n", f);
+    for (uint32_t i = 0; i < tl->n_rows; i++) {
+        const churn_row *r = &tl->rows[i];
+
+        fprintf(f, "%.3f,%u,%u,%u,%u,%u,%u,%u,%u,%u", r->t, r->stage, r->target, r->connected,
+                r->joins, r->leaves, r->leaves_abrupt, r->spawned, r->errors, r->refused);
+        csv_num(f, r->have_server, r->server_objects, 1);
+        csv_num(f, r->have_server, r->server_players, 1);
+        csv_num(f, r->have_server, (double)r->collections, 1);
+        csv_num(f, r->have_server, r->gc_interval, 1);
+        csv_num(f, r->have_admin, r->tick_p50, 1e3);
+        csv_num(f, r->have_admin, r->tick_p99, 1e3);
+        csv_num(f, r->have_admin, r->tick_max, 1e3);
+        csv_num(f, r->have_admin, r->gc_collections, 1);
+        csv_num(f, r->have_admin, r->gc_work_max, 1e3);
+        csv_num(f, r->have_admin, r->frames, 1);
+        csv_num(f, r->have_admin, r->rss_bytes, 1);
+        csv_num(f, true, r->gen_cpu, 1);
+        csv_num(f, true, r->loop_lag, 1e3);
+        fputc('\n', f);
+    }
+    fflush(f);
+    return !ferror(f);
+}
+
+static bool churn_csv_writer(const void *tl, FILE *f)
+{
+    return churn_timeline_write_csv(tl, f);
+}
+
 bool churn_timeline_save(const churn_timeline *tl, const char *dir, char *err, size_t err_size)
 {
     return churn_mkdirs(dir, err, err_size) &&
+           churn_write_file(dir, "timeline.csv", churn_csv_writer, tl, err, err_size) &&
            churn_write_file(dir, "churn.json", churn_json_writer, tl, err, err_size) &&
            churn_write_file(dir, "churn.svg", churn_svg_writer, tl, err, err_size);
 }

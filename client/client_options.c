@@ -182,6 +182,23 @@ static bool client_parse_seconds(const char *text, double max, double *out)
     return true;
 }
 
+/* A leak check (--leak-check or a 'leaked' threshold) asks the server's console: without
+ * --admin it cannot run, and a check that cannot run must not pass. */
+static client_options_result client_options_check_leaks(const client_options *opts, char *err,
+                                                        size_t err_size)
+{
+    bool wants = opts->leak_check;
+
+    for (uint32_t i = 0; i < opts->n_thresholds; i++)
+        wants |= strcmp(opts->thresholds[i].metric, "leaked") == 0;
+    if (wants && opts->admin_url[0] == '\0') {
+        snprintf(err, err_size, "%s needs --admin URL: the leak check asks the server's console",
+                 opts->leak_check ? "--leak-check" : "a 'leaked' threshold");
+        return CLIENT_OPTIONS_ERROR;
+    }
+    return CLIENT_OPTIONS_OK;
+}
+
 /* --scenario: the file sets the stages; the flags that describe one stage conflict with it. */
 static client_options_result client_options_scenario(client_options *opts, bool have_server,
                                                      char *err, size_t err_size)
@@ -201,7 +218,7 @@ static client_options_result client_options_scenario(client_options *opts, bool 
     }
     if (!client_scenario_load(opts, opts->scenario_path, err, err_size))
         return CLIENT_OPTIONS_ERROR;
-    return CLIENT_OPTIONS_OK;
+    return client_options_check_leaks(opts, err, err_size);
 }
 
 bool client_admin_token_read(const char *path, char *out, size_t out_size, char *err,
@@ -565,5 +582,5 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         st->impair = opts->impair;
         opts->n_stages = 1;
     }
-    return CLIENT_OPTIONS_OK;
+    return client_options_check_leaks(opts, err, err_size);
 }
