@@ -187,9 +187,12 @@ bool churn_report_metric(const churn_report *r, const char *name, double *out);
 /* Evaluates opts' thresholds: prints a table to out; returns how many failed. */
 uint32_t churn_report_thresholds(const churn_report *r, FILE *out);
 bool churn_report_save(const churn_report *r, const char *dir, char *err, size_t err_size);
-/* Reads DIR/report.dat into r (tl and totals allocated inside); false with a message. */
-bool churn_report_load(churn_report *r, churn_timeline *tl, const char *dir, char *err,
-                       size_t err_size);
+/* Reads DIR/report.json into r (rows, collections and samples into tl; the run's thresholds
+ * into thresholds, at most max, their count in *out_n); false with a message naming the file
+ * and what is wrong (churn_report_load.c). */
+bool churn_report_load(churn_report *r, churn_timeline *tl, client_threshold *thresholds,
+                       uint32_t max_thresholds, uint32_t *out_n_thresholds, const char *dir,
+                       char *err, size_t err_size);
 /* Writes the thresholds' verdict (and the leak check's) as JUnit XML to path; false with a
  * message naming the file. */
 bool churn_report_write_junit(const churn_report *r, const char *path, char *err,

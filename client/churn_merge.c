@@ -13,12 +13,13 @@
 #include <string.h>
 
 static const char merge_usage[] =
-    "usage: reap-client merge DIR... --out DIR [--threshold EXPR]... [--quiet]\n"
+    "usage: reap-client merge DIR... --out DIR [--threshold EXPR]... [--junit FILE] [--quiet]\n"
     "\n"
-    "Merges the reports (DIR/report.dat) that shards of one run wrote with --shard I/N into\n"
+    "Merges the reports (DIR/report.json) that shards of one run wrote with --shard I/N into\n"
     "one report in --out: report.html, report.json, report.dat, summary.tsv. Latency\n"
-    "histograms and counts merge exactly; the server's figures are counted once. Thresholds\n"
-    "are evaluated on the merged figures.\n"
+    "histograms and counts merge exactly; the server's figures are counted once. The\n"
+    "shards' own thresholds (their scenario's or --threshold) and any given here are\n"
+    "evaluated on the merged figures; --junit FILE writes the verdict as JUnit XML.\n"
     "\n"
     "exit status: 0 on success, 1 when a report cannot be read or written, 2 on a bad command\n"
     "line, 99 when a threshold failed.\n";
@@ -96,7 +97,7 @@ static bool merge_add_threshold(client_options *opts, const char *text, char *er
 
 int churn_merge_main(int argc, char **argv, FILE *out)
 {
-    client_options opts;
+    client_options opts, shard_th;
     churn_report *merged = calloc(1, sizeof *merged), *one = calloc(1, sizeof *one);
     churn_timeline tl, one_tl;
     const char *dirs[256];
@@ -105,6 +106,7 @@ int churn_merge_main(int argc, char **argv, FILE *out)
     char err[600];
 
     client_options_default(&opts);
+    client_options_default(&shard_th);
     churn_timeline_init(&tl);
     if (merged == NULL || one == NULL) {
         fprintf(stderr, "reap-client merge: out of memory\n");
@@ -169,13 +171,24 @@ int churn_merge_main(int argc, char **argv, FILE *out)
     for (int i = 0; i < n_dirs; i++) {
         bool take;
 
+        client_threshold th[CLIENT_THRESHOLDS_MAX];
+        uint32_t n_th = 0;
+
         churn_timeline_init(&one_tl);
-        if (!churn_report_load(one, &one_tl, dirs[i], err, sizeof err)) {
+        if (!churn_report_load(one, &one_tl, th, CLIENT_THRESHOLDS_MAX, &n_th, dirs[i], err,
+                               sizeof err)) {
             fprintf(stderr, "reap-client merge: %s\n", err);
             churn_timeline_free(&one_tl);
             rc = CLIENT_EXIT_FAILED;
             goto done;
         }
+        for (uint32_t k = 0; k < n_th; k++)
+            if (!merge_add_threshold(&shard_th, th[k].text, err, sizeof err)) {
+                fprintf(stderr, "reap-client merge: %s: %s\n", dirs[i], err);
+                churn_timeline_free(&one_tl);
+                rc = CLIENT_EXIT_USAGE;
+                goto done;
+            }
         take = !have_server && one->server_figs.have;
         if (i == 0) {
             /* The run's identity (id, scenario, seed, server) comes from the first report. */
@@ -207,9 +220,19 @@ int churn_merge_main(int argc, char **argv, FILE *out)
         }
         if (!merged->leaks.checked && one->leaks.checked)
             merged->leaks = one->leaks;
+        merged->interrupted |= one->interrupted;
         merge_rows(&tl, &one_tl, take);
         churn_timeline_free(&one_tl);
     }
+    /* The shards' thresholds first, then the command line's: none is dropped. */
+    for (uint32_t k = 0; k < opts.n_thresholds; k++)
+        if (!merge_add_threshold(&shard_th, opts.thresholds[k].text, err, sizeof err)) {
+            fprintf(stderr, "reap-client merge: %s\n", err);
+            rc = CLIENT_EXIT_USAGE;
+            goto done;
+        }
+    memcpy(opts.thresholds, shard_th.thresholds, sizeof opts.thresholds);
+    opts.n_thresholds = shard_th.n_thresholds;
     merged->tl = &tl;
     merged->opts = &opts;
     merged->leaks.detail = NULL;
@@ -227,7 +250,9 @@ int churn_merge_main(int argc, char **argv, FILE *out)
     }
     if (churn_report_thresholds(merged, out) > 0)
         rc = CLIENT_EXIT_THRESHOLD;
-    if (!churn_report_save(merged, opts.out_dir, err, sizeof err)) {
+    if (!churn_report_save(merged, opts.out_dir, err, sizeof err) ||
+        (opts.junit_path[0] != '\0' &&
+         !churn_report_write_junit(merged, opts.junit_path, err, sizeof err))) {
         fprintf(stderr, "reap-client merge: %s\n", err);
         rc = CLIENT_EXIT_FAILED;
     } else if (!opts.quiet) {
