@@ -55,7 +55,10 @@ static const char engine_usage[] =
     "for Shutdown and the server stays up until SIGTERM.\n"
     "config files: reap's own (deploy/reap.ini) are strict; a file named *Engine.ini, in\n"
     "UTF-16, or with a [/Script/...], [SystemSettings], [Core.*], [URL] or\n"
-    "[OnlineSubsystem*] section is read as Unreal Engine reads it (README: Configuration).\n";
+    "[OnlineSubsystem*] section is read as Unreal Engine reads it (README: Configuration).\n"
+    "\n"
+    "exit status: 0 after a clean stop; 1 when start-up fails (a port in use, for instance); 2\n"
+    "for a bad flag, config file, cvar or admin token (systemd does not restart it).\n";
 
 const char *engine_options_usage(void)
 {
