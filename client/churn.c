@@ -696,10 +696,10 @@ static void churn_summary(churn *c, double elapsed)
     if (c->undecodable > 0)
         churn_say(c, "%llu messages from the server could not be decoded (dropped)",
                   (unsigned long long)c->undecodable);
-    if (c->have_stats)
-        churn_say(c, "server: %u -> %u objects (peak %u), %llu collections during the run, "
-                  "%llu objects destroyed, gc interval %g s", c->first_stats.objects,
-                  c->stats.objects, c->peak_objects, (unsigned long long)c->gc_collections,
+    uint32_t first, last, peak, collections;
+    if (c->have_stats && churn_timeline_objects(&c->tl, &first, &last, &peak, &collections))
+        churn_say(c, "server: %u -> %u objects (peak %u), %u collections during the run, "
+                  "%llu objects destroyed, gc interval %g s", first, last, peak, collections,
                   (unsigned long long)(c->stats.objects_destroyed -
                                        c->first_stats.objects_destroyed),
                   c->stats.interval_seconds);
@@ -733,6 +733,17 @@ static void churn_report_fill(churn_report *r, churn *c, const client_options *o
     r->elapsed = elapsed;
     r->totals = *c->totals;
     r->server_figs = c->server;
+    {
+        uint32_t first, last, peak, collections;
+
+        /* one source for these figures in every output: the stats replies' timeline */
+        if (churn_timeline_objects(&c->tl, &first, &last, &peak, &collections)) {
+            r->server_figs.objects_first = first;
+            r->server_figs.objects_last = last;
+            r->server_figs.objects_peak = peak;
+            r->server_figs.collections = collections;
+        }
+    }
     r->tl = &c->tl;
     r->opts = o;
 }

@@ -30,7 +30,7 @@ void churn_server_init(churn_server *s)
         s->phase_p99[i] = -1;
     s->collections = s->gc_work_p99 = s->gc_work_max = s->gc_work_sum = -1;
     s->bytes_sent = s->cpu_seconds = -1;
-    s->objects_first = s->objects_last = s->rss_peak = -1;
+    s->objects_first = s->objects_last = s->objects_peak = s->rss_peak = -1;
 }
 
 /* ---- the text format ------------------------------------------------------------------- */

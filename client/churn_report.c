@@ -425,7 +425,7 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     fputs(", \"objects_last\": ", f);
     json_num(f, s->objects_last);
     fputs(", \"objects_peak\": ", f);
-    json_num(f, s->have ? s->objects_peak : -1);
+    json_num(f, s->objects_peak);
     fputs(", \"rss_peak_bytes\": ", f);
     json_num(f, s->rss_peak);
     fputs("},\n  \"thresholds\": [", f);

@@ -438,6 +438,42 @@ static void test_the_report_page_draws_a_chart_for_each_timeline_with_data(void 
     churn_timeline_free(&tl);
 }
 
+static void test_a_chart_breaks_its_line_where_a_second_was_not_measured(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    client_options o;
+    char *buf = NULL, *tick;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+    for (uint32_t i = 0; i < 3; i++) {     /* six seconds: the fourth has no /metrics sample */
+        churn_row row = tl.rows[i];
+        row.t = 4 + i;
+        row.have_admin = i != 0;
+        assert_true(churn_timeline_add_row(&tl, &row));
+    }
+
+    assert_true(churn_report_write_html(&r, f));
+    fclose(f);
+
+    assert_null(strstr(buf, "charts have data"));       /* no self-check text for people */
+    assert_non_null(strstr(buf, "data-charts-drawn"));  /* ... but one for tests */
+    tick = strstr(buf, "Server frame time per second");
+    assert_non_null(tick);
+    *strstr(tick, "</figure>") = '\0';
+    /* p50, p99 and max each in two runs: seconds 1-3 and 5-6, no line across the fourth */
+    assert_int_equal(count_of(tick, "<polyline class=\"series\""), 6);
+    /* the dashboard's roles and palette (Okabe-Ito): p50 blue, p99 orange, max vermillion */
+    assert_non_null(strstr(tick, "stroke=\"#0072B2\""));
+    assert_non_null(strstr(tick, "stroke=\"#E69F00\""));
+    assert_non_null(strstr(tick, "stroke=\"#D55E00\""));
+    free(buf);
+    churn_timeline_free(&tl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_a_report_that_is_not_json_is_refused_naming_the_file),
         cmocka_unit_test(test_the_json_report_carries_schema_run_and_latency_buckets),
         cmocka_unit_test(test_the_report_page_draws_a_chart_for_each_timeline_with_data),
+        cmocka_unit_test(test_a_chart_breaks_its_line_where_a_second_was_not_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
