@@ -10,6 +10,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=  (binaries, config, systemd unit, man pages;
 #                   also BINDIR, SYSCONFDIR, UNITDIR, MANDIR)
 #   make deps       install the Debian packages the build and tests need
+#   make man        regenerate deploy/man/*.1 from the binaries' --help (make test checks them)
 #
 # Variants build into their own folders so objects never mix: build/, build/asan/, build/tsan/.
 
@@ -75,7 +76,7 @@ ALL_TARGETS :=
 TEST_BINS :=
 BENCH_BINS :=
 
-.PHONY: all run test check bench asan tsan install install-data clean deps fuzz pacing-bench
+.PHONY: all run test check bench asan tsan install install-data clean deps fuzz pacing-bench man
 all: build-all
 
 include gc/module.mk
@@ -147,6 +148,9 @@ install-data:
 		deploy/reap-server.service.in > $(DESTDIR)$(UNITDIR)/reap-server.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/reap-server.service
 	install -m 644 deploy/man/reap-server.1 deploy/man/reap-client.1 $(DESTDIR)$(MANDIR)/man1/
+
+man: build-all
+	deploy/man/regen.sh $(BUILD)
 
 clean:
 	rm -rf build

@@ -586,6 +586,8 @@ static bool churn_open(churn *c, const client_options *opts, FILE *out)
         fprintf(stderr, "reap-client: %s\n", err);
         return false;
     }
+    if (c->admin != NULL)
+        churn_admin_set_token(c->admin, opts->admin_token);
     c->totals = malloc(sizeof *c->totals);
     c->bots = calloc(c->n_bots ? c->n_bots : 1, sizeof *c->bots);
     c->arena_buf = malloc(CHURN_ARENA_BYTES);
@@ -694,10 +696,10 @@ static void churn_summary(churn *c, double elapsed)
     if (c->undecodable > 0)
         churn_say(c, "%llu messages from the server could not be decoded (dropped)",
                   (unsigned long long)c->undecodable);
-    if (c->have_stats)
-        churn_say(c, "server: %u -> %u objects (peak %u), %llu collections during the run, "
-                  "%llu objects destroyed, gc interval %g s", c->first_stats.objects,
-                  c->stats.objects, c->peak_objects, (unsigned long long)c->gc_collections,
+    uint32_t first, last, peak, collections;
+    if (c->have_stats && churn_timeline_objects(&c->tl, &first, &last, &peak, &collections))
+        churn_say(c, "server: %u -> %u objects (peak %u), %u collections during the run, "
+                  "%llu objects destroyed, gc interval %g s", first, last, peak, collections,
                   (unsigned long long)(c->stats.objects_destroyed -
                                        c->first_stats.objects_destroyed),
                   c->stats.interval_seconds);
@@ -731,6 +733,17 @@ static void churn_report_fill(churn_report *r, churn *c, const client_options *o
     r->elapsed = elapsed;
     r->totals = *c->totals;
     r->server_figs = c->server;
+    {
+        uint32_t first, last, peak, collections;
+
+        /* one source for these figures in every output: the stats replies' timeline */
+        if (churn_timeline_objects(&c->tl, &first, &last, &peak, &collections)) {
+            r->server_figs.objects_first = first;
+            r->server_figs.objects_last = last;
+            r->server_figs.objects_peak = peak;
+            r->server_figs.collections = collections;
+        }
+    }
     r->tl = &c->tl;
     r->opts = o;
 }
@@ -747,7 +760,7 @@ static bool churn_wants_leaks(const client_options *o)
 int churn_run(const client_options *opts, FILE *out)
 {
     client_options o = *opts;
-    struct sigaction sa, old_sa;
+    struct sigaction sa, old_sa, old_term;
     churn_report *report = NULL;
     churn *c;
     int rc;
@@ -791,8 +804,14 @@ int churn_run(const client_options *opts, FILE *out)
             churn_say(c, "network impairment, applied in this process to each bot's datagrams "
                       "both ways: %s", impair);
     }
-    if (churn_wants_leaks(&o))
-        churn_leaks_mark(c, mark, sizeof mark);
+    if (churn_wants_leaks(&o) && (o.shards == 1 || o.shard == 0) &&
+        !churn_leaks_mark(c, mark, sizeof mark, err, sizeof err)) {
+        fprintf(stderr, "reap-client: the leak check cannot run: %s\n", err);
+        churn_close(c);
+        enet_deinitialize();
+        free(c);
+        return CLIENT_EXIT_FAILED;
+    }
 
     /* Ctrl-C ends the run early but cleanly: bots leave and the report is written. */
     memset(&sa, 0, sizeof sa);
@@ -801,8 +820,10 @@ int churn_run(const client_options *opts, FILE *out)
     sigemptyset(&sa.sa_mask);
     churn_interrupted = 0;
     sigaction(SIGINT, &sa, &old_sa);
+    sigaction(SIGTERM, &sa, &old_term);
     rc = churn_loop(c);
     sigaction(SIGINT, &old_sa, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     if (rc == CLIENT_EXIT_OK && c->totals->joins == 0 && c->n_bots > 0) {
         if (c->first_error[0] == '\0')
             snprintf(c->first_error, sizeof c->first_error, "no bot could join %.200s:%u in "
@@ -830,6 +851,7 @@ int churn_run(const client_options *opts, FILE *out)
             goto done;
         }
         churn_report_fill(report, c, &o, started, elapsed);
+        report->interrupted = churn_interrupted != 0;
         if (mark[0] != '\0')
             churn_leaks_verdict(c, mark, &report->leaks);
         churn_summary(c, elapsed);
@@ -848,6 +870,21 @@ int churn_run(const client_options *opts, FILE *out)
                           CLIENT_EXIT_THRESHOLD);
                 rc = CLIENT_EXIT_THRESHOLD;
             }
+        }
+        if (o.junit_path[0] != '\0' &&
+            !churn_report_write_junit(report, o.junit_path, err, sizeof err)) {
+            fprintf(stderr, "reap-client: %s\n", err);
+            rc = CLIENT_EXIT_FAILED;
+        }
+        if (mark[0] != '\0' && (!report->leaks.supported || report->leaks.leaked < 0) &&
+            rc != CLIENT_EXIT_FAILED) {
+            fprintf(stderr, "reap-client: the leak check could not run: %s\n",
+                    report->leaks.detail != NULL ? report->leaks.detail : "no verdict");
+            rc = CLIENT_EXIT_FAILED;
+        }
+        if (report->interrupted && rc != CLIENT_EXIT_FAILED) {
+            churn_say(c, "interrupted: exit %d", CLIENT_EXIT_INTERRUPTED);
+            rc = CLIENT_EXIT_INTERRUPTED;
         }
     }
 done:

@@ -83,9 +83,18 @@ bool churn_timeline_add_row(churn_timeline *tl, const churn_row *row);
 bool churn_timeline_add_gc(churn_timeline *tl, double t);
 bool churn_timeline_add_sample(churn_timeline *tl, double t, uint32_t objects);
 
+/* The run's object and collection figures, the one source every output prints them from
+ * (summary, report.json, report.html, churn.json): the first, last and largest object count of
+ * the server's stats replies, and the collections seen between them. False when no stats reply
+ * came. */
+bool churn_timeline_objects(const churn_timeline *tl, uint32_t *out_first, uint32_t *out_last,
+                            uint32_t *out_peak, uint32_t *out_collections);
+
 /* Writers: the timeline is borrowed, f is borrowed and left open. False on a write error. */
 bool churn_timeline_write_json(const churn_timeline *tl, FILE *f);
 bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f);
+/* One CSV row a second (header first; a figure not measured is an empty field; times in ms). */
+bool churn_timeline_write_csv(const churn_timeline *tl, FILE *f);
 
 /* Writes s as a JSON string / as SVG or HTML text (escaped). */
 void churn_json_string(FILE *f, const char *s);

@@ -30,7 +30,7 @@ void churn_server_init(churn_server *s)
         s->phase_p99[i] = -1;
     s->collections = s->gc_work_p99 = s->gc_work_max = s->gc_work_sum = -1;
     s->bytes_sent = s->cpu_seconds = -1;
-    s->objects_first = s->objects_last = s->rss_peak = -1;
+    s->objects_first = s->objects_last = s->objects_peak = s->rss_peak = -1;
 }
 
 /* ---- the text format ------------------------------------------------------------------- */
@@ -226,6 +226,7 @@ struct churn_admin {
     socklen_t addr_len;
     char host[128];
     char path[128];
+    char token[CLIENT_ADMIN_TOKEN_MAX + 1]; /* "" = send no Authorization */
     churn_admin_state state;
     int fd;
     double started, next_due;
@@ -295,6 +296,11 @@ static void churn_admin_reset(churn_admin *a)
     a->state = CHURN_ADMIN_IDLE;
 }
 
+void churn_admin_set_token(churn_admin *a, const char *token)
+{
+    snprintf(a->token, sizeof a->token, "%s", token != NULL ? token : "");
+}
+
 void churn_admin_destroy(churn_admin *a)
 {
     if (a == NULL)
@@ -324,8 +330,10 @@ static bool churn_admin_start(churn_admin *a, const char *method, const char *pa
         return false;
     }
     a->len = (size_t)snprintf(a->buf, a->cap, "%s %s HTTP/1.0\r\nHost: %s\r\nConnection: "
-                              "close\r\nContent-Length: %zu\r\n\r\n%s", method, path, a->host,
-                              body != NULL ? strlen(body) : 0, body != NULL ? body : "");
+                              "close\r\n%s%s%sContent-Length: %zu\r\n\r\n%s", method, path,
+                              a->host, a->token[0] ? "Authorization: Bearer " : "", a->token,
+                              a->token[0] ? "\r\n" : "", body != NULL ? strlen(body) : 0,
+                              body != NULL ? body : "");
     a->state = CHURN_ADMIN_CONNECTING;
     return true;
 }
@@ -434,6 +442,13 @@ char *churn_admin_request(const churn_admin *ca, const char *method, const char 
     }
     if (r > 0 && (text = churn_admin_body(&a)) != NULL)
         copy = strdup(text);
+    else if (r > 0 && strncmp(a.buf, "HTTP/1.", 7) == 0 && strncmp(a.buf + 8, " 401", 4) == 0)
+        snprintf(err, err_size, "%s %s on the admin endpoint %s was refused (401): the server "
+                 "wants its admin token: give it with --admin-token FILE%s", method, path, a.host,
+                 a.token[0] ? " (the one given is not it)" : "");
+    else if (r > 0 && strncmp(a.buf, "HTTP/1.", 7) == 0 && a.len >= 12)
+        snprintf(err, err_size, "%s %s on the admin endpoint %s answered HTTP %.3s", method, path,
+                 a.host, a.buf + 9);
     else
         snprintf(err, err_size, "%s %s on the admin endpoint %s failed%s", method, path,
                  a.host, r == 0 ? " (no answer in time)" : "");

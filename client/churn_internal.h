@@ -141,6 +141,8 @@ typedef struct churn_admin churn_admin;
 /* url: http://HOST:PORT[/path] (default path /metrics). NULL with a message on a bad URL. */
 churn_admin *churn_admin_create(const char *url, char *err, size_t err_size);
 void churn_admin_destroy(churn_admin *a);
+/* Every request carries 'Authorization: Bearer token' (copied; "" or NULL: none). */
+void churn_admin_set_token(churn_admin *a, const char *token);
 /* Non-blocking: starts a GET when none is running and `now` is past the next due time, and
  * advances the one running. Returns true when a page was completed into out (t = now). */
 bool churn_admin_poll(churn_admin *a, double now, churn_scrape *out);
@@ -174,6 +176,7 @@ typedef struct churn_report {
     churn_totals totals;
     churn_server server_figs;
     churn_leaks leaks;
+    bool interrupted;            /* stopped early by SIGINT or SIGTERM */
     churn_timeline *tl;          /* borrowed */
     const client_options *opts;  /* borrowed: thresholds, stages */
 } churn_report;
@@ -184,9 +187,16 @@ bool churn_report_metric(const churn_report *r, const char *name, double *out);
 /* Evaluates opts' thresholds: prints a table to out; returns how many failed. */
 uint32_t churn_report_thresholds(const churn_report *r, FILE *out);
 bool churn_report_save(const churn_report *r, const char *dir, char *err, size_t err_size);
-/* Reads DIR/report.dat into r (tl and totals allocated inside); false with a message. */
-bool churn_report_load(churn_report *r, churn_timeline *tl, const char *dir, char *err,
-                       size_t err_size);
+/* Reads DIR/report.json into r (rows, collections and samples into tl; the run's thresholds
+ * into thresholds, at most max, their count in *out_n); false with a message naming the file
+ * and what is wrong (churn_report_load.c). */
+bool churn_report_load(churn_report *r, churn_timeline *tl, client_threshold *thresholds,
+                       uint32_t max_thresholds, uint32_t *out_n_thresholds, const char *dir,
+                       char *err, size_t err_size);
+/* Writes the thresholds' verdict (and the leak check's) as JUnit XML to path; false with a
+ * message naming the file. */
+bool churn_report_write_junit(const churn_report *r, const char *path, char *err,
+                              size_t err_size);
 /* The self-contained page (churn_report_html.c). */
 bool churn_report_write_html(const churn_report *r, FILE *f);
 /* Describes the stages' impairments into buf ("none" when no stage has one). */
@@ -401,7 +411,8 @@ void churn_on_event(churn *c, ENetEvent *ev, double now);
 /* The leak verdict (churn_leaks.c), through the admin console: a mark before the first join,
  * then after the run, once every player is gone, a full collection and the objects created
  * since the mark that are still alive. */
-void churn_leaks_mark(churn *c, char *mark, size_t mark_size);
+/* False (err says why) when the mark cannot be taken: the check cannot run. */
+bool churn_leaks_mark(churn *c, char *mark, size_t mark_size, char *err, size_t err_size);
 void churn_leaks_verdict(churn *c, const char *mark, churn_leaks *out);
 
 /* --procs N (churn_procs.c): forks N shards of the run, waits for them, merges their reports

@@ -34,9 +34,8 @@ static double churn_leaks_objects(churn *c)
     return v;
 }
 
-void churn_leaks_mark(churn *c, char *mark, size_t mark_size)
+bool churn_leaks_mark(churn *c, char *mark, size_t mark_size, char *err, size_t err_size)
 {
-    char err[300];
     char *reply;
     unsigned id;
     long alive = -1;
@@ -44,21 +43,23 @@ void churn_leaks_mark(churn *c, char *mark, size_t mark_size)
     mark[0] = '\0';
     c->leak_baseline = -1;
     if (c->admin == NULL) {
-        churn_say(c, "note: the leak verdict needs --admin URL (the server's console); "
-                  "skipped");
-        return;
+        snprintf(err, err_size, "it needs --admin URL (the server's console)");
+        return false;
     }
     reply = churn_admin_request(c->admin, "POST", "/console", "gc leaks mark",
-                                CHURN_LEAKS_TIMEOUT, err, sizeof err);
-    if (reply == NULL || sscanf(reply, "leak mark %u: %ld", &id, &alive) < 1) {
-        churn_say(c, "note: the server has no leak marks (%s); the leak verdict is skipped",
-                  reply != NULL ? "its console does not know `gc leaks`" : err);
+                                CHURN_LEAKS_TIMEOUT, err, err_size);
+    if (reply == NULL)
+        return false;
+    if (sscanf(reply, "leak mark %u: %ld", &id, &alive) < 1) {
+        snprintf(err, err_size, "the server has no leak marks (its console does not know `gc "
+                 "leaks mark`)");
         free(reply);
-        return;
+        return false;
     }
     snprintf(mark, mark_size, "%u", id);
     c->leak_baseline = alive;
     free(reply);
+    return true;
 }
 
 /* Waits (bounded) until the server counts no player: abrupt leavers time out first. */

@@ -8,16 +8,18 @@
  */
 #include "churn_internal.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char merge_usage[] =
-    "usage: reap-client merge DIR... --out DIR [--threshold EXPR]... [--quiet]\n"
+    "usage: reap-client merge DIR... --out DIR [--threshold EXPR]... [--junit FILE] [--quiet]\n"
     "\n"
-    "Merges the reports (DIR/report.dat) that shards of one run wrote with --shard I/N into\n"
+    "Merges the reports (DIR/report.json) that shards of one run wrote with --shard I/N into\n"
     "one report in --out: report.html, report.json, report.dat, summary.tsv. Latency\n"
-    "histograms and counts merge exactly; the server's figures are counted once. Thresholds\n"
-    "are evaluated on the merged figures.\n"
+    "histograms and counts merge exactly; the server's figures are counted once. The\n"
+    "shards' own thresholds (their scenario's or --threshold) and any given here are\n"
+    "evaluated on the merged figures; --junit FILE writes the verdict as JUnit XML.\n"
     "\n"
     "exit status: 0 on success, 1 when a report cannot be read or written, 2 on a bad command\n"
     "line, 99 when a threshold failed.\n";
@@ -75,9 +77,27 @@ static void merge_host(char *hosts, size_t size, const char *host)
     snprintf(hosts + used, size - used, "%s", host); /* a list too long is cut short */
 }
 
+/* Adds a threshold unless the same text is there already (the shards' own come first). */
+static bool merge_add_threshold(client_options *opts, const char *text, char *err,
+                                size_t err_size)
+{
+    for (uint32_t i = 0; i < opts->n_thresholds; i++)
+        if (strcmp(opts->thresholds[i].text, text) == 0)
+            return true;
+    if (opts->n_thresholds >= CLIENT_THRESHOLDS_MAX) {
+        snprintf(err, err_size, "too many --threshold options (at most %d)",
+                 CLIENT_THRESHOLDS_MAX);
+        return false;
+    }
+    if (!client_threshold_parse(text, &opts->thresholds[opts->n_thresholds], err, err_size))
+        return false;
+    opts->n_thresholds++;
+    return true;
+}
+
 int churn_merge_main(int argc, char **argv, FILE *out)
 {
-    client_options opts;
+    client_options opts, shard_th;
     churn_report *merged = calloc(1, sizeof *merged), *one = calloc(1, sizeof *one);
     churn_timeline tl, one_tl;
     const char *dirs[256];
@@ -86,6 +106,7 @@ int churn_merge_main(int argc, char **argv, FILE *out)
     char err[600];
 
     client_options_default(&opts);
+    client_options_default(&shard_th);
     churn_timeline_init(&tl);
     if (merged == NULL || one == NULL) {
         fprintf(stderr, "reap-client merge: out of memory\n");
@@ -93,33 +114,53 @@ int churn_merge_main(int argc, char **argv, FILE *out)
         goto done;
     }
     opts.out_dir[0] = '\0';
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0) {
-            fputs(merge_usage, out);
-            goto done;
-        } else if (strcmp(argv[i], "--quiet") == 0) {
-            opts.quiet = true;
-        } else if ((strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--threshold") == 0) &&
-                   i + 1 < argc) {
-            if (argv[i][2] == 'o') {
-                snprintf(opts.out_dir, sizeof opts.out_dir, "%s", argv[++i]);
-            } else if (opts.n_thresholds >= CLIENT_THRESHOLDS_MAX ||
-                       !client_threshold_parse(argv[++i], &opts.thresholds[opts.n_thresholds],
-                                               err, sizeof err)) {
-                fprintf(stderr, "reap-client merge: %s\n", opts.n_thresholds >=
-                        CLIENT_THRESHOLDS_MAX ? "too many --threshold options" : err);
-                rc = CLIENT_EXIT_USAGE;
+    {
+        static const struct option longopts[] = {
+            { "out", required_argument, NULL, 'o' },
+            { "threshold", required_argument, NULL, 't' },
+            { "junit", required_argument, NULL, 'j' },
+            { "quiet", no_argument, NULL, 'q' },
+            { "help", no_argument, NULL, 'h' },
+            { NULL, 0, NULL, 0 },
+        };
+        client_getopt_result gr;
+        const char *value;
+        int val;
+
+        optind = 2; /* after "reap-client merge" */
+        opterr = 0;
+        while ((gr = client_getopt(argc, argv, longopts, &val, &value, err, sizeof err)) ==
+               CLIENT_GETOPT_OK) {
+            if (val == 'h') {
+                fputs(merge_usage, out);
                 goto done;
+            } else if (val == 'q') {
+                opts.quiet = true;
+            } else if (val == 'o') {
+                snprintf(opts.out_dir, sizeof opts.out_dir, "%s", value);
+            } else if (val == 'j') {
+                snprintf(opts.junit_path, sizeof opts.junit_path, "%s", value);
+            } else if (val == 't') {
+                if (!merge_add_threshold(&opts, value, err, sizeof err)) {
+                    gr = CLIENT_GETOPT_ERROR;
+                    break;
+                }
+            } else if (val == 1 && n_dirs < 256) {
+                dirs[n_dirs++] = value;
+            } else if (val == 1) {
+                snprintf(err, sizeof err, "too many report directories (at most 256)");
+                gr = CLIENT_GETOPT_ERROR;
+                break;
             } else {
-                opts.n_thresholds++;
+                snprintf(err, sizeof err, "unknown option (try --help)");
+                gr = CLIENT_GETOPT_ERROR;
+                break;
             }
-        } else if (strncmp(argv[i], "--", 2) == 0) {
-            fprintf(stderr, "reap-client merge: unknown option or missing value '%s' (try "
-                    "--help)\n", argv[i]);
+        }
+        if (gr == CLIENT_GETOPT_ERROR) {
+            fprintf(stderr, "reap-client merge: %s\n", err);
             rc = CLIENT_EXIT_USAGE;
             goto done;
-        } else if (n_dirs < 256) {
-            dirs[n_dirs++] = argv[i];
         }
     }
     if (n_dirs == 0 || opts.out_dir[0] == '\0') {
@@ -130,13 +171,24 @@ int churn_merge_main(int argc, char **argv, FILE *out)
     for (int i = 0; i < n_dirs; i++) {
         bool take;
 
+        client_threshold th[CLIENT_THRESHOLDS_MAX];
+        uint32_t n_th = 0;
+
         churn_timeline_init(&one_tl);
-        if (!churn_report_load(one, &one_tl, dirs[i], err, sizeof err)) {
+        if (!churn_report_load(one, &one_tl, th, CLIENT_THRESHOLDS_MAX, &n_th, dirs[i], err,
+                               sizeof err)) {
             fprintf(stderr, "reap-client merge: %s\n", err);
             churn_timeline_free(&one_tl);
             rc = CLIENT_EXIT_FAILED;
             goto done;
         }
+        for (uint32_t k = 0; k < n_th; k++)
+            if (!merge_add_threshold(&shard_th, th[k].text, err, sizeof err)) {
+                fprintf(stderr, "reap-client merge: %s: %s\n", dirs[i], err);
+                churn_timeline_free(&one_tl);
+                rc = CLIENT_EXIT_USAGE;
+                goto done;
+            }
         take = !have_server && one->server_figs.have;
         if (i == 0) {
             /* The run's identity (id, scenario, seed, server) comes from the first report. */
@@ -168,9 +220,19 @@ int churn_merge_main(int argc, char **argv, FILE *out)
         }
         if (!merged->leaks.checked && one->leaks.checked)
             merged->leaks = one->leaks;
+        merged->interrupted |= one->interrupted;
         merge_rows(&tl, &one_tl, take);
         churn_timeline_free(&one_tl);
     }
+    /* The shards' thresholds first, then the command line's: none is dropped. */
+    for (uint32_t k = 0; k < opts.n_thresholds; k++)
+        if (!merge_add_threshold(&shard_th, opts.thresholds[k].text, err, sizeof err)) {
+            fprintf(stderr, "reap-client merge: %s\n", err);
+            rc = CLIENT_EXIT_USAGE;
+            goto done;
+        }
+    memcpy(opts.thresholds, shard_th.thresholds, sizeof opts.thresholds);
+    opts.n_thresholds = shard_th.n_thresholds;
     merged->tl = &tl;
     merged->opts = &opts;
     merged->leaks.detail = NULL;
@@ -188,7 +250,9 @@ int churn_merge_main(int argc, char **argv, FILE *out)
     }
     if (churn_report_thresholds(merged, out) > 0)
         rc = CLIENT_EXIT_THRESHOLD;
-    if (!churn_report_save(merged, opts.out_dir, err, sizeof err)) {
+    if (!churn_report_save(merged, opts.out_dir, err, sizeof err) ||
+        (opts.junit_path[0] != '\0' &&
+         !churn_report_write_junit(merged, opts.junit_path, err, sizeof err))) {
         fprintf(stderr, "reap-client merge: %s\n", err);
         rc = CLIENT_EXIT_FAILED;
     } else if (!opts.quiet) {

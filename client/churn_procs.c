@@ -31,6 +31,7 @@ static int procs_child(const client_options *parent, uint32_t index, const char 
     o.shards = parent->procs;
     o.progress = 0;
     o.n_thresholds = 0;            /* judged once, on the merged report */
+    o.junit_path[0] = '\0';        /* ... and written once, by the merge */
     if (index == 0) {
         for (uint32_t i = 0; i < parent->n_thresholds; i++)
             if (strcmp(parent->thresholds[i].metric, "leaked") == 0)
@@ -48,14 +49,23 @@ static int procs_child(const client_options *parent, uint32_t index, const char 
     return churn_run(&o, log);
 }
 
+static volatile sig_atomic_t procs_terminated;
+
+static void procs_sigterm_cb(int sig)
+{
+    (void)sig;
+    procs_terminated = 1;
+}
+
 int churn_run_procs(const client_options *opts, FILE *out)
 {
     client_options o = *opts;
     uint32_t n = opts->procs, started = 0, failed = 0;
     pid_t pids[CLIENT_PROCS_MAX];
     char dirs[CLIENT_PROCS_MAX][600];
-    char *argv[4 + CLIENT_PROCS_MAX + 2 + 2 * CLIENT_THRESHOLDS_MAX + 1];
-    struct sigaction ignore, old;
+    char *argv[4 + CLIENT_PROCS_MAX + 4 + 2 * CLIENT_THRESHOLDS_MAX + 1];
+    struct sigaction ignore, old, term, old_term;
+    bool interrupted = false, forwarded = false;
     char err[600];
     int argc = 0, rc;
 
@@ -81,11 +91,18 @@ int churn_run_procs(const client_options *opts, FILE *out)
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGINT, &ignore, &old);
+    /* SIGTERM (a CI job's or Kubernetes' stop) is passed on to every shard. */
+    memset(&term, 0, sizeof term);
+    term.sa_handler = procs_sigterm_cb;
+    sigemptyset(&term.sa_mask);
+    procs_terminated = 0;
+    sigaction(SIGTERM, &term, &old_term);
     for (uint32_t i = 0; i < n; i++) {
         pid_t pid = fork();
 
         if (pid == 0) {
             sigaction(SIGINT, &old, NULL);
+            sigaction(SIGTERM, &old_term, NULL);
             _exit(procs_child(&o, i, dirs[i]));
         }
         if (pid < 0) {
@@ -99,10 +116,17 @@ int churn_run_procs(const client_options *opts, FILE *out)
     for (uint32_t i = 0; i < started; i++) {
         int status;
 
-        while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR)
-            ;
-        if (!WIFEXITED(status) || (WEXITSTATUS(status) != CLIENT_EXIT_OK &&
-                                   WEXITSTATUS(status) != CLIENT_EXIT_THRESHOLD)) {
+        while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
+            if (procs_terminated && !forwarded) {
+                for (uint32_t k = 0; k < started; k++)
+                    kill(pids[k], SIGTERM);
+                forwarded = true;
+            }
+        }
+        if (WIFEXITED(status) && WEXITSTATUS(status) == CLIENT_EXIT_INTERRUPTED)
+            interrupted = true;
+        else if (!WIFEXITED(status) || (WEXITSTATUS(status) != CLIENT_EXIT_OK &&
+                                        WEXITSTATUS(status) != CLIENT_EXIT_THRESHOLD)) {
             fprintf(stderr, "reap-client: shard %u of %u failed (%s %d); see %s/client.log\n", i,
                     n, WIFEXITED(status) ? "exit" : "signal",
                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), dirs[i]);
@@ -110,6 +134,7 @@ int churn_run_procs(const client_options *opts, FILE *out)
         }
     }
     sigaction(SIGINT, &old, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     if (failed > 0)
         return CLIENT_EXIT_FAILED;
 
@@ -125,7 +150,11 @@ int churn_run_procs(const client_options *opts, FILE *out)
     }
     if (o.quiet)
         argv[argc++] = (char *)"--quiet";
+    if (o.junit_path[0] != '\0') {
+        argv[argc++] = (char *)"--junit";
+        argv[argc++] = o.junit_path;
+    }
     argv[argc] = NULL;
     rc = churn_merge_main(argc, argv, out);
-    return rc;
+    return interrupted && rc != CLIENT_EXIT_FAILED ? CLIENT_EXIT_INTERRUPTED : rc;
 }

@@ -6,7 +6,8 @@
  *                 counts, latency summaries with their histogram buckets, the server's figures,
  *                 the thresholds, the leak verdict and the timeline rows
  *   report.html   for people: one self-contained page (inline SVG charts, no network)
- *   report.dat    the same data, line by line, exactly as `reap-client merge` reads it back
+ *   report.dat    the same data, line by line (kept for older tools; `reap-client merge`
+ *                 reads report.json, churn_report_load.c)
  *   summary.tsv   one header line and one row of the headline figures (for scripts)
  *
  * Times are kept in seconds and printed in milliseconds; figures not measured are negative in
@@ -299,9 +300,11 @@ static void json_hist(FILE *f, const hist *h)
         return;
     }
     fprintf(f, ", \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"p99_ms\": %.3f, \"max_ms\": %.3f, "
-            "\"min_ms\": %.3f, \"mean_ms\": %.3f, \"buckets\": [", hist_percentile(h, 50) / 1e3,
+            "\"min_ms\": %.3f, \"mean_ms\": %.3f, \"min_us\": %llu, \"max_us\": %llu, "
+            "\"sum_us\": %llu, \"buckets\": [", hist_percentile(h, 50) / 1e3,
             hist_percentile(h, 95) / 1e3, hist_percentile(h, 99) / 1e3, h->max / 1e3,
-            h->min / 1e3, hist_mean(h) / 1e3);
+            h->min / 1e3, hist_mean(h) / 1e3, (unsigned long long)h->min,
+            (unsigned long long)h->max, (unsigned long long)h->sum);
     /* [low_us, high_us, count] for every non-empty bucket: exact, mergeable. */
     for (uint32_t i = 0; i < HIST_BUCKETS; i++) {
         if (h->counts[i] == 0)
@@ -335,8 +338,9 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     fputs(",\n  \"impairment\": ", f);
     churn_json_string(f, r->impairment[0] ? r->impairment : "none");
     fprintf(f, ",\n  \"seed\": %llu,\n  \"shard\": %u,\n  \"shards\": %u,\n  \"bots\": %u,\n"
-            "  \"duration_seconds\": %.3f,\n  \"elapsed_seconds\": %.3f,\n",
-            (unsigned long long)r->seed, r->shard, r->shards, r->bots, r->duration, r->elapsed);
+            "  \"duration_seconds\": %.6f,\n  \"elapsed_seconds\": %.6f,\n  \"interrupted\": %s,\n",
+            (unsigned long long)r->seed, r->shard, r->shards, r->bots, r->duration, r->elapsed,
+            r->interrupted ? "true" : "false");
     if (o != NULL) {
         fputs("  \"stages\": [", f);
         for (uint32_t i = 0; i < o->n_stages; i++) {
@@ -364,7 +368,7 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
             (unsigned long long)t->checks, (unsigned long long)t->snapshots,
             (unsigned long long)t->unknown_destroys,
             (unsigned long long)churn_totals_errors(t), (unsigned long long)t->refused);
-    fprintf(f, "  \"generator\": {\"cpu_seconds\": %.3f, \"seconds\": %llu, "
+    fprintf(f, "  \"generator\": {\"cpu_seconds\": %.6f, \"seconds\": %llu, "
             "\"saturated_seconds\": %llu, \"saturated\": %s},\n", (double)t->gen_cpu_us / 1e6,
             (unsigned long long)t->gen_seconds, (unsigned long long)t->gen_saturated,
             t->gen_saturated > 0 ? "true" : "false");
@@ -382,8 +386,11 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
         json_hist(f, &t->lat[i]);
         fputs(i + 1 < CHURN_LAT_COUNT ? ",\n" : "\n", f);
     }
-    fprintf(f, "  },\n  \"server_metrics\": {\"sampled\": %s, \"scrapes\": %u, \"seconds\": ",
-            s->have ? "true" : "false", s->scrapes);
+    fprintf(f, "  },\n  \"server_metrics\": {\"sampled\": %s, \"scrapes\": %u, "
+            "\"scrape_errors\": %u, \"bytes_sent\": ", s->have ? "true" : "false", s->scrapes,
+            s->scrape_errors);
+    json_num(f, s->bytes_sent);
+    fputs(", \"seconds\": ", f);
     json_num(f, s->have ? s->seconds : -1);
     fputs(", \"frames\": ", f);
     json_num(f, s->have ? s->frames : -1);
@@ -418,7 +425,7 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     fputs(", \"objects_last\": ", f);
     json_num(f, s->objects_last);
     fputs(", \"objects_peak\": ", f);
-    json_num(f, s->have ? s->objects_peak : -1);
+    json_num(f, s->objects_peak);
     fputs(", \"rss_peak_bytes\": ", f);
     json_num(f, s->rss_peak);
     fputs("},\n  \"thresholds\": [", f);
@@ -445,10 +452,32 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     fputs("},\n  \"timeline\": [\n", f);
     for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_rows; i++) {
         const churn_row *row = &r->tl->rows[i];
-        fprintf(f, "    {\"t\": %.3f, \"stage\": %u, \"target\": %u, \"connected\": %u, "
-                "\"joins\": %u, \"leaves\": %u, \"errors\": %u, \"server_objects\": ", row->t,
-                row->stage, row->target, row->connected, row->joins, row->leaves, row->errors);
+        fprintf(f, "    {\"t\": %.6f, \"stage\": %u, \"target\": %u, \"connected\": %u, "
+                "\"joins\": %u, \"leaves\": %u, \"leaves_abrupt\": %u, \"spawned\": %u, "
+                "\"errors\": %u, \"refused\": %u, \"generator_cpu\": ", row->t, row->stage,
+                row->target, row->connected, row->joins, row->leaves, row->leaves_abrupt,
+                row->spawned, row->errors, row->refused);
+        json_num(f, row->gen_cpu);
+        fputs(", \"loop_lag_ms\": ", f);
+        json_num(f, row->loop_lag >= 0 ? row->loop_lag * 1e3 : -1);
+        fputs(", \"server\": ", f);
+        if (row->have_server)
+            fprintf(f, "{\"objects\": %u, \"players\": %u, \"collections_total\": %llu, "
+                    "\"objects_destroyed_total\": %llu, \"gc_interval\": %.6f, "
+                    "\"time_since_last_purge\": %.6f, \"frame\": %llu}", row->server_objects,
+                    row->server_players, (unsigned long long)row->collections,
+                    (unsigned long long)row->objects_destroyed, row->gc_interval,
+                    row->time_since_last_purge, (unsigned long long)row->server_frame);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"admin\": %s, \"server_objects\": ", row->have_admin ? "true" : "false");
         json_num(f, row->have_server ? (double)row->server_objects : -1.0);
+        fputs(", \"tick_p50_ms\": ", f);
+        json_num(f, row->have_admin && row->tick_p50 >= 0 ? row->tick_p50 * 1e3 : -1);
+        fputs(", \"frames\": ", f);
+        json_num(f, row->have_admin ? row->frames : -1);
+        fputs(", \"admin_objects\": ", f);
+        json_num(f, row->have_admin ? row->admin_objects : -1);
         fputs(", \"tick_p99_ms\": ", f);
         json_num(f, row->have_admin && row->tick_p99 >= 0 ? row->tick_p99 * 1e3 : -1);
         fputs(", \"tick_max_ms\": ", f);
@@ -461,7 +490,15 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
         json_num(f, row->have_admin ? row->rss_bytes : -1);
         fputs(i + 1 < r->tl->n_rows ? "},\n" : "}\n", f);
     }
-    fputs("  ]\n}\n", f);
+    /* The collections' estimated times and every stats reply's object count: the charts'
+     * finer lines, and what merge takes from one shard. */
+    fputs("  ],\n  \"collection_times\": [", f);
+    for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_gc; i++)
+        fprintf(f, "%s%.6f", i ? ", " : "", r->tl->gc_times[i]);
+    fputs("],\n  \"object_samples\": [", f);
+    for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_samples; i++)
+        fprintf(f, "%s[%.6f, %u]", i ? ", " : "", r->tl->samples[i].t, r->tl->samples[i].objects);
+    fputs("]\n}\n", f);
     fflush(f);
     return !ferror(f);
 }
@@ -566,185 +603,104 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
     return !ferror(f);
 }
 
-/* Reads one report.dat line into r; false on a malformed line. */
-static bool churn_report_read_line(churn_report *r, churn_timeline *tl, char *line)
-{
-    char *sp = strchr(line, ' ');
-    const char *v;
-    churn_totals *t = &r->totals;
-    churn_server *s = &r->server_figs;
+/* ---- JUnit XML (--junit FILE) ----------------------------------------------------------- */
 
-    if (sp == NULL)
-        return false;
-    *sp = '\0';
-    v = sp + 1;
-#define CHURN_DAT_STR(key, field) \
-    if (strcmp(line, key) == 0) { snprintf(field, sizeof field, "%s", v); return true; }
-    CHURN_DAT_STR("run_id", r->run_id)
-    CHURN_DAT_STR("start_time", r->start_time)
-    CHURN_DAT_STR("host", r->host)
-    CHURN_DAT_STR("scenario", r->scenario)
-    CHURN_DAT_STR("server", r->server)
-    CHURN_DAT_STR("impairment", r->impairment)
-#undef CHURN_DAT_STR
-    if (strcmp(line, CHURN_DAT_MAGIC) == 0)
-        return sscanf(v, "%d", &r->schema) == 1 && r->schema == CHURN_REPORT_SCHEMA;
-    if (strcmp(line, "seed") == 0) {
-        unsigned long long seed;
-        bool ok = sscanf(v, "%llu", &seed) == 1;
-        r->seed = seed;
-        return ok;
+/* One test case per threshold (and one for the leak check, one for an interrupted run), so
+ * that a CI server shows which rule failed and by how much; no thresholds: one case, the
+ * run itself. */
+static bool churn_report_junit_fn(const void *data, FILE *f)
+{
+    const churn_report *r = data;
+    const client_options *o = r->opts;
+    uint32_t n_th = o != NULL ? o->n_thresholds : 0, tests = 0, failures = 0;
+    bool leak_case = r->leaks.checked;
+
+    for (uint32_t i = 0; i < n_th; i++) {
+        double v = NAN;
+        churn_report_metric(r, o->thresholds[i].metric, &v);
+        failures += isnan(v) || !client_threshold_check(&o->thresholds[i], v);
     }
-    if (strcmp(line, "shards") == 0)
-        return sscanf(v, "%u", &r->shards) == 1;
-    if (strcmp(line, "bots") == 0)
-        return sscanf(v, "%u", &r->bots) == 1;
-    if (strcmp(line, "duration") == 0)
-        return sscanf(v, "%lf", &r->duration) == 1;
-    if (strcmp(line, "elapsed") == 0)
-        return sscanf(v, "%lf", &r->elapsed) == 1;
-    if (strcmp(line, "counts") == 0) {
-        unsigned long long x[9];
-        if (sscanf(v, "%llu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1], &x[2],
-                   &x[3], &x[4], &x[5], &x[6], &x[7], &x[8]) != 9)
-            return false;
-        t->joins = x[0], t->leaves = x[1], t->leaves_abrupt = x[2], t->spawned = x[3];
-        t->projectiles = x[4], t->moves = x[5], t->checks = x[6], t->snapshots = x[7];
-        t->unknown_destroys = x[8];
-        return true;
-    }
-    if (strcmp(line, "errors") == 0) {
-        char *end;
-        for (int i = 0; i < CHURN_ERR_COUNT; i++) {
-            errno = 0;
-            t->errors[i] = strtoull(v, &end, 10);
-            if (end == v || errno != 0)
-                return false;
-            v = end;
+    tests = n_th + leak_case + r->interrupted + (n_th == 0 && !leak_case && !r->interrupted);
+    failures += (leak_case && (!r->leaks.supported || r->leaks.leaked != 0)) + r->interrupted;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<testsuites name=\"reap-client\" tests=\"%u\" failures=\"%u\" time=\"%.3f\">\n"
+            "  <testsuite name=\"", tests, failures, r->elapsed);
+    churn_svg_text(f, r->scenario);
+    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" time=\"%.3f\" timestamp=\"",
+            tests, failures, r->elapsed);
+    churn_svg_text(f, r->start_time);
+    fputs("\" hostname=\"", f);
+    churn_svg_text(f, r->host);
+    fputs("\">\n    <properties><property name=\"run_id\" value=\"", f);
+    churn_svg_text(f, r->run_id);
+    fprintf(f, "\"/><property name=\"seed\" value=\"%llu\"/><property name=\"bots\" "
+            "value=\"%u\"/></properties>\n", (unsigned long long)r->seed, r->bots);
+    for (uint32_t i = 0; i < n_th; i++) {
+        const client_threshold *th = &o->thresholds[i];
+        double v = NAN;
+        char shown[48];
+
+        churn_report_metric(r, th->metric, &v);
+        fputs("    <testcase classname=\"reap-client.thresholds\" name=\"", f);
+        churn_svg_text(f, th->text);
+        fputs("\" time=\"0\">", f);
+        if (isnan(v)) {
+            fputs("<failure message=\"not measured in this run\" type=\"threshold\"/>", f);
+        } else {
+            client_threshold_format(th, v, shown, sizeof shown);
+            if (!client_threshold_check(th, v)) {
+                fputs("<failure message=\"", f);
+                churn_svg_text(f, th->metric);
+                fputs(" was ", f);
+                churn_svg_text(f, shown);
+                fputs("\" type=\"threshold\"/>", f);
+            } else {
+                fputs("<system-out>", f);
+                churn_svg_text(f, shown);
+                fputs("</system-out>", f);
+            }
         }
-        return true;
+        fputs("</testcase>\n", f);
     }
-    if (strcmp(line, "refused") == 0) {
-        unsigned long long n;
-        bool ok = sscanf(v, "%llu", &n) == 1;
-        t->refused = n;
-        return ok;
+    if (leak_case) {
+        fputs("    <testcase classname=\"reap-client.leaks\" name=\"no object outlives the "
+              "run\" time=\"0\">", f);
+        if (!r->leaks.supported || r->leaks.leaked < 0)
+            fputs("<failure message=\"the leak check could not run\" type=\"leaks\"/>", f);
+        else if (r->leaks.leaked != 0)
+            fprintf(f, "<failure message=\"%ld objects outlived the run\" type=\"leaks\"/>",
+                    r->leaks.leaked);
+        fputs("</testcase>\n", f);
     }
-    if (strcmp(line, "generator") == 0) {
-        unsigned long long x[3];
-        if (sscanf(v, "%llu %llu %llu", &x[0], &x[1], &x[2]) != 3)
-            return false;
-        t->gen_cpu_us = x[0], t->gen_seconds = x[1], t->gen_saturated = x[2];
-        return true;
-    }
-    if (strcmp(line, "impaired") == 0) {
-        unsigned long long x[4];
-        if (sscanf(v, "%llu %llu %llu %llu", &x[0], &x[1], &x[2], &x[3]) != 4)
-            return false;
-        t->impair_datagrams = x[0], t->impair_dropped = x[1];
-        t->impair_duplicated = x[2], t->impair_reordered = x[3];
-        return true;
-    }
-    if (strcmp(line, "hist") == 0) {
-        const char *name_end = strchr(v, ' ');
-        churn_lat lat;
-        if (name_end == NULL || !churn_lat_by_name(v, (size_t)(name_end - v), &lat))
-            return false;
-        return hist_parse(&t->lat[lat], name_end + 1);
-    }
-    if (strcmp(line, "server_figures") == 0) {
-        int have;
-        if (sscanf(v, "%d %u %u %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf "
-                   "%lf %lf %lf %lf %lf", &have, &s->scrapes, &s->scrape_errors, &s->seconds,
-                   &s->frames, &s->tick_p50, &s->tick_p99, &s->tick_max, &s->phase_p99[0],
-                   &s->phase_p99[1], &s->phase_p99[2], &s->phase_p99[3], &s->collections,
-                   &s->gc_work_p99, &s->gc_work_max, &s->gc_work_sum, &s->bytes_sent,
-                   &s->players_mean, &s->cpu_seconds, &s->objects_first, &s->objects_last,
-                   &s->objects_peak, &s->rss_peak) != 23)
-            return false;
-        s->have = have != 0;
-        return true;
-    }
-    if (strcmp(line, "leaks") == 0) {
-        int checked, supported;
-        if (sscanf(v, "%d %d %ld %ld %ld", &checked, &supported, &r->leaks.baseline,
-                   &r->leaks.after, &r->leaks.leaked) != 5)
-            return false;
-        r->leaks.checked = checked != 0;
-        r->leaks.supported = supported != 0;
-        return true;
-    }
-    if (strcmp(line, "row") == 0) {
-        churn_row w;
-        int have_server, have_admin, n;
-        unsigned long long coll, destroyed, frame;
-        memset(&w, 0, sizeof w);
-        w.gen_cpu = w.loop_lag = -1;
-        /* 26 fields, or 29 with the refusals and the generator's health. */
-        n = sscanf(v, "%lf %u %u %u %u %u %u %u %u %d %u %u %llu %llu %lf %lf %llu %d %lf %lf "
-                   "%lf %lf %lf %lf %lf %lf %u %lf %lf", &w.t, &w.connected, &w.target, &w.stage, &w.joins,
-                   &w.leaves, &w.leaves_abrupt, &w.spawned, &w.errors, &have_server,
-                   &w.server_objects, &w.server_players, &coll, &destroyed, &w.gc_interval,
-                   &w.time_since_last_purge, &frame, &have_admin, &w.tick_p50, &w.tick_p99,
-                   &w.tick_max, &w.gc_collections, &w.gc_work_max, &w.admin_objects,
-                   &w.rss_bytes, &w.frames, &w.refused, &w.gen_cpu, &w.loop_lag);
-        if (n != 26 && n != 29)
-            return false;
-        w.have_server = have_server != 0;
-        w.have_admin = have_admin != 0;
-        w.collections = coll;
-        w.objects_destroyed = destroyed;
-        w.server_frame = frame;
-        return churn_timeline_add_row(tl, &w);
-    }
-    if (strcmp(line, "gc") == 0)
-        return churn_timeline_add_gc(tl, strtod(v, NULL));
-    if (strcmp(line, "sample") == 0) {
-        double st;
-        unsigned objects;
-        return sscanf(v, "%lf %u", &st, &objects) == 2 &&
-               churn_timeline_add_sample(tl, st, objects);
-    }
-    return true; /* a line a newer writer added: skipped */
+    if (r->interrupted)
+        fprintf(f, "    <testcase classname=\"reap-client.run\" name=\"the run completes\" "
+                "time=\"%.3f\"><failure message=\"interrupted after %.1f of %.1f s\" "
+                "type=\"interrupted\"/></testcase>\n", r->elapsed, r->elapsed, r->duration);
+    else if (n_th == 0 && !leak_case)
+        fprintf(f, "    <testcase classname=\"reap-client.run\" name=\"the run completes\" "
+                "time=\"%.3f\"/>\n", r->elapsed);
+    fputs("  </testsuite>\n</testsuites>\n", f);
+    fflush(f);
+    return !ferror(f);
 }
 
-bool churn_report_load(churn_report *r, churn_timeline *tl, const char *dir, char *err,
-                       size_t err_size)
+bool churn_report_write_junit(const churn_report *r, const char *path, char *err,
+                              size_t err_size)
 {
-    char path[1100], line[65536];
-    unsigned lineno = 0;
-    FILE *f;
+    char dir[1024], *slash;
+    const char *name = path;
 
-    memset(r, 0, sizeof *r);
-    churn_totals_init(&r->totals);
-    churn_server_init(&r->server_figs);
-    r->leaks.baseline = r->leaks.after = r->leaks.leaked = -1;
-    r->tl = tl;
-    snprintf(path, sizeof path, "%s/report.dat", dir);
-    f = fopen(path, "r");
-    if (f == NULL) {
-        snprintf(err, err_size, "cannot read '%s': %s", path, strerror(errno));
-        return false;
-    }
-    while (fgets(line, sizeof line, f) != NULL) {
-        size_t n = strlen(line);
-        lineno++;
-        if (n > 0 && line[n - 1] == '\n')
-            line[--n] = '\0';
-        if ((lineno == 1 && strncmp(line, CHURN_DAT_MAGIC " ", sizeof CHURN_DAT_MAGIC) != 0) ||
-            !churn_report_read_line(r, tl, line)) {
-            snprintf(err, err_size, "%s:%u: not a reap-client report line (schema %d "
-                     "expected)", path, lineno, CHURN_REPORT_SCHEMA);
-            fclose(f);
+    snprintf(dir, sizeof dir, "%s", path);
+    slash = strrchr(dir, '/');
+    if (slash != NULL) {
+        *slash = '\0';
+        name = path + (slash - dir) + 1;
+        if (dir[0] != '\0' && !churn_mkdirs(dir, err, err_size))
             return false;
-        }
+    } else {
+        snprintf(dir, sizeof dir, ".");
     }
-    fclose(f);
-    if (lineno == 0) {
-        snprintf(err, err_size, "%s is empty", path);
-        return false;
-    }
-    return true;
+    return churn_write_file(dir[0] ? dir : "/", name, churn_report_junit_fn, r, err, err_size);
 }
 
 /* ---- files ------------------------------------------------------------------------------ */

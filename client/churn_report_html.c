@@ -47,6 +47,8 @@ static void chart_draw(FILE *f, const chart *ch)
 
     for (int i = 0; i < ch->ns; i++)
         for (uint32_t k = 0; k < ch->s[i].n; k++) {
+            if (isnan(ch->s[i].y[k]))
+                continue;
             xmin = fmin(xmin, ch->s[i].x[k]);
             xmax = fmax(xmax, ch->s[i].x[k]);
             ymax = fmax(ymax, ch->s[i].y[k]);
@@ -96,13 +98,24 @@ static void chart_draw(FILE *f, const chart *ch)
                     CX(ch->vlines[i]), CHART_T, CX(ch->vlines[i]), CHART_B);
     for (int i = 0; i < ch->ns; i++) {
         const chart_series *s = &ch->s[i];
-        if (s->n == 0)
-            continue;
-        fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-                "points=\"", s->color);
-        for (uint32_t k = 0; k < s->n; k++)
-            fprintf(f, "%s%.1f,%.1f", k ? " " : "", CX(s->x[k]), CY(s->y[k]));
-        fputs("\"/>\n", f);
+        /* one polyline per run of measured points; a lone point is a dot */
+        for (uint32_t k = 0; k < s->n;) {
+            uint32_t end = k;
+
+            while (end < s->n && !isnan(s->y[end]))
+                end++;
+            if (end - k == 1)
+                fprintf(f, "<circle class=\"series\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
+                        "fill=\"%s\"/>\n", CX(s->x[k]), CY(s->y[k]), s->color);
+            else if (end > k) {
+                fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" "
+                        "stroke-width=\"2\" points=\"", s->color);
+                for (uint32_t q = k; q < end; q++)
+                    fprintf(f, "%s%.1f,%.1f", q > k ? " " : "", CX(s->x[q]), CY(s->y[q]));
+                fputs("\"/>\n", f);
+            }
+            k = end + 1;
+        }
     }
 #undef CX
 #undef CY
@@ -126,11 +139,17 @@ static void chart_draw(FILE *f, const chart *ch)
     fputs("</svg></figure>\n", f);
 }
 
-/* Appends (x, y) to a series when y was measured (>= 0). */
+/* Appends (x, y) to a series; a value not measured (< 0) is a gap (NAN) the line breaks at,
+ * never a line drawn across it. */
 static void chart_add(chart_series *s, uint32_t cap, double x, double y)
 {
-    if (y < 0 || isnan(y) || s->n >= cap)
+    if (s->n >= cap)
         return;
+    if (y < 0 || isnan(y)) {
+        if (s->n == 0 || isnan(s->y[s->n - 1]))
+            return;
+        y = NAN;
+    }
     s->x[s->n] = x;
     s->y[s->n] = y;
     s->n++;
@@ -163,7 +182,9 @@ static void chart_rows(FILE *f, chart *ch, const churn_timeline *tl, chart_row_f
     if (chart_series_alloc(ch, tl != NULL ? tl->n_rows : 0))
         for (uint32_t i = 0; tl != NULL && i < tl->n_rows; i++)
             for (int k = 0; k < ch->ns; k++)
-                chart_add(&ch->s[k], tl->n_rows, tl->rows[i].t, get(&tl->rows[i], k));
+                /* a row's figures are for the second that ends at its t: drawn at that
+                 * second's middle, where the collections that happened in it are marked */
+                chart_add(&ch->s[k], tl->n_rows, tl->rows[i].t - 0.5, get(&tl->rows[i], k));
     chart_draw(f, ch);
     chart_free(ch);
 }
@@ -198,17 +219,35 @@ static double row_tick(const churn_row *r, int k)
     return row_ms(k == 0 ? r->tick_p50 : k == 1 ? r->tick_p99 : r->tick_max);
 }
 
-static double row_gc(const churn_row *r, int k)
+/* The collector's chart: its longest slice per second from /metrics, and the collections per
+ * second counted from the same estimated times the other charts mark (one source: a spike
+ * and a marker fall in the same second). */
+static void chart_gc(FILE *f, chart *ch, const churn_timeline *tl)
 {
-    if (!r->have_admin)
-        return -1;
-    return k == 0 ? row_ms(r->gc_work_max) : r->gc_collections;
+    uint32_t g = 0;
+
+    ch->vlines = tl->gc_times;
+    ch->nv = tl->n_gc;
+    if (chart_series_alloc(ch, tl->n_rows))
+        for (uint32_t i = 0; i < tl->n_rows; i++) {
+            const churn_row *r = &tl->rows[i];
+            double n = 0;
+
+            /* the times are in order: those up to this row's end and after the last row's */
+            for (; g < tl->n_gc && tl->gc_times[g] <= r->t; g++)
+                n++;
+            chart_add(&ch->s[0], tl->n_rows, r->t - 0.5,
+                      r->have_admin ? row_ms(r->gc_work_max) : -1);
+            chart_add(&ch->s[1], tl->n_rows, r->t - 0.5, r->have_server ? n : -1);
+        }
+    chart_draw(f, ch);
+    chart_free(ch);
 }
 
 static void html_objects_chart(FILE *f, const churn_timeline *tl)
 {
-    chart ch = { "Server objects (StatsReply samples, collections as red lines)",
-                 "seconds since the start", "objects", { { "objects", "#1f5fa8", 0, 0, 0 } }, 1,
+    chart ch = { "Server objects (StatsReply samples, collections as dashed purple lines)",
+                 "seconds since the start", "objects", { { "objects", "#0072B2", 0, 0, 0 } }, 1,
                  tl->gc_times, tl->n_gc, false, "no stats reply from the server" };
 
     if (chart_series_alloc(&ch, tl->n_samples))
@@ -218,11 +257,13 @@ static void html_objects_chart(FILE *f, const churn_timeline *tl)
     chart_free(&ch);
 }
 
+/* One colour-blind-safe palette (Okabe-Ito), the same roles as on the server dashboard:
+ * p50 blue, p99 orange, max vermillion, collections reddish purple. */
 /* Cumulative distributions on a log axis: what fraction of samples took at most x ms. */
 static void html_latency_chart(FILE *f, const churn_totals *t)
 {
     static const char *const colors[CHURN_LAT_COUNT] = {
-        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+        "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999999",
     };
     chart ch = { "Latency distributions (fraction of samples at or below)",
                  "milliseconds (log scale)", "fraction", { { 0 } }, 0, NULL, 0, true,
@@ -278,10 +319,10 @@ static void html_head(FILE *f, const churn_report *r)
     fputs("</title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222;max-width:960px}"
           "\ntable{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;"
           "padding:3px 8px;text-align:right}th{background:#f3f3f3}td:first-child,"
-          "th:first-child{text-align:left}\n.pass{color:#176b1c;font-weight:bold}.fail{color:"
-          "#b00020;font-weight:bold}\nsvg.chart{font-size:11px;background:#fff}.frame{fill:none;"
-          "stroke:#888}.grid{stroke:#eee}.gc{stroke:#d62728;stroke-dasharray:3 3;stroke-opacity:"
-          ".6}.gctext{fill:#d62728}.muted{fill:#888}\nfigure{margin:0 0 18px}figcaption{"
+          "th:first-child{text-align:left}\n.pass{color:#007a5a;font-weight:bold}.fail{color:"
+          "#D55E00;font-weight:bold}\nsvg.chart{font-size:11px;background:#fff}.frame{fill:none;"
+          "stroke:#888}.grid{stroke:#eee}.gc{stroke:#CC79A7;stroke-dasharray:3 3;stroke-opacity:"
+          ".6}.gctext{fill:#CC79A7}.muted{fill:#888}\nfigure{margin:0 0 18px}figcaption{"
           "font-weight:bold;margin-bottom:4px}pre{background:#f6f6f6;padding:8px;overflow:auto}"
           "\n</style></head>\n<body>\n<h1>reap load test</h1>\n<table>\n", f);
 #define HTML_ROW(label, value) do { fputs("<tr><td>" label "</td><td>", f); \
@@ -401,23 +442,23 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
 {
     const churn_timeline *tl = r->tl;
     chart bots = { "Bots taking part", "seconds since the start", "bots",
-                   { { "joined", "#ff7f0e", 0, 0, 0 }, { "wanted by the stage", "#999999", 0,
+                   { { "joined", "#E69F00", 0, 0, 0 }, { "wanted by the stage", "#999999", 0,
                      0, 0 } }, 2, NULL, 0, false, NULL };
     chart rates = { "Joins, leaves, errors and refusals (server full) per second",
-                    "seconds since the start", "per second", { { "joins", "#2ca02c", 0, 0, 0 },
-                    { "leaves", "#9467bd", 0, 0, 0 }, { "errors", "#b00020", 0, 0, 0 },
+                    "seconds since the start", "per second", { { "joins", "#009E73", 0, 0, 0 },
+                    { "leaves", "#56B4E9", 0, 0, 0 }, { "errors", "#D55E00", 0, 0, 0 },
                     { "refused", "#999999", 0, 0, 0 } }, 4, NULL, 0, false, NULL };
     chart gen = { "The load generator: CPU (% of a core) and loop lag (ms) per second",
-                  "seconds since the start", "% / ms", { { "cpu %", "#1f77b4", 0, 0, 0 },
-                  { "loop lag max (ms)", "#ff7f0e", 0, 0, 0 } }, 2, NULL, 0, false,
+                  "seconds since the start", "% / ms", { { "cpu %", "#0072B2", 0, 0, 0 },
+                  { "loop lag max (ms)", "#E69F00", 0, 0, 0 } }, 2, NULL, 0, false,
                   "not measured" };
     chart tick = { "Server frame time per second (ms)", "seconds since the start",
-                   "milliseconds", { { "p50", "#2ca02c", 0, 0, 0 }, { "p99", "#ff7f0e", 0, 0,
-                   0 }, { "max (bucket bound)", "#d62728", 0, 0, 0 } }, 3, NULL, 0, false,
+                   "milliseconds", { { "p50", "#0072B2", 0, 0, 0 }, { "p99", "#E69F00", 0, 0,
+                   0 }, { "max (bucket bound)", "#D55E00", 0, 0, 0 } }, 3, NULL, 0, false,
                    "not sampled: run with --admin" };
     chart gc = { "Collector: longest frame slice per second (ms) and collections per second",
-                 "seconds since the start", "ms / count", { { "gc work max (ms)", "#8c564b", 0,
-                 0, 0 }, { "collections", "#d62728", 0, 0, 0 } }, 2, NULL, 0, false,
+                 "seconds since the start", "ms / count", { { "gc work max (ms)", "#009E73", 0,
+                 0, 0 }, { "collections", "#CC79A7", 0, 0, 0 } }, 2, NULL, 0, false,
                  "not sampled: run with --admin" };
 
     html_head(f, r);
@@ -431,7 +472,7 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
         chart_rows(f, &rates, tl, row_rates);
         html_objects_chart(f, tl);
         chart_rows(f, &tick, tl, row_tick);
-        chart_rows(f, &gc, tl, row_gc);
+        chart_gc(f, &gc, tl);
         chart_rows(f, &gen, tl, row_generator);
     }
     html_server(f, r);
@@ -447,13 +488,12 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
         churn_svg_text(f, r->leaks.detail != NULL ? r->leaks.detail : "");
         fputs("</pre>\n", f);
     }
-    /* The only script: it counts the charts that drew a line, for people and for tests. */
-    fputs("<p id=\"chart-status\"></p>\n<script>\n(function () {\n"
+    /* The only script: it counts the charts that drew a line into an attribute, for tests
+     * (people see the charts themselves). */
+    fputs("<script>\n(function () {\n"
           "  var charts = document.querySelectorAll('svg.chart');\n  var drawn = 0;\n"
           "  charts.forEach(function (c) {\n"
           "    if (c.querySelector('polyline.series')) drawn++;\n  });\n"
-          "  document.getElementById('chart-status').textContent =\n"
-          "    drawn + ' of ' + charts.length + ' charts have data';\n"
           "  document.body.setAttribute('data-charts-drawn', String(drawn));\n})();\n"
           "</script>\n</body></html>\n", f);
     fflush(f);

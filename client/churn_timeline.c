@@ -6,6 +6,7 @@
 #include "churn.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,11 +118,28 @@ static void json_row(FILE *f, const churn_row *r, uint64_t prev_collections, boo
             (unsigned long long)r->server_frame);
 }
 
+bool churn_timeline_objects(const churn_timeline *tl, uint32_t *out_first, uint32_t *out_last,
+                            uint32_t *out_peak, uint32_t *out_collections)
+{
+    uint32_t peak = 0;
+
+    if (tl->n_samples == 0)
+        return false;
+    for (uint32_t i = 0; i < tl->n_samples; i++)
+        if (tl->samples[i].objects > peak)
+            peak = tl->samples[i].objects;
+    *out_first = tl->samples[0].objects;
+    *out_last = tl->samples[tl->n_samples - 1].objects;
+    *out_peak = peak;
+    *out_collections = tl->n_gc;
+    return true;
+}
+
 bool churn_timeline_write_json(const churn_timeline *tl, FILE *f)
 {
     uint64_t joins = 0, leaves = 0, abrupt = 0, spawned = 0, errors = 0;
-    uint32_t peak_connected = 0, peak_objects = 0;
-    const churn_row *first = NULL, *last = NULL, *prev = NULL;
+    uint32_t peak_connected = 0, o_first, o_last, o_peak, o_collections;
+    const churn_row *prev = NULL;
 
     for (uint32_t i = 0; i < tl->n_rows; i++) {
         const churn_row *r = &tl->rows[i];
@@ -132,13 +150,6 @@ bool churn_timeline_write_json(const churn_timeline *tl, FILE *f)
         errors += r->errors;
         if (r->connected > peak_connected)
             peak_connected = r->connected;
-        if (r->have_server) {
-            if (first == NULL)
-                first = r;
-            last = r;
-            if (r->server_objects > peak_objects)
-                peak_objects = r->server_objects;
-        }
     }
 
     fputs("{\n  \"tool\": \"reap-client churn\",\n  \"server\": ", f);
@@ -154,11 +165,10 @@ bool churn_timeline_write_json(const churn_timeline *tl, FILE *f)
             "\"spawned\": %llu, \"errors\": %llu, \"peak_connected\": %u, ",
             (unsigned long long)joins, (unsigned long long)leaves, (unsigned long long)abrupt,
             (unsigned long long)spawned, (unsigned long long)errors, peak_connected);
-    if (first != NULL)
+    if (churn_timeline_objects(tl, &o_first, &o_last, &o_peak, &o_collections))
         fprintf(f, "\"server_objects_first\": %u, \"server_objects_last\": %u, "
-                "\"server_objects_peak\": %u, \"collections\": %llu},\n", first->server_objects,
-                last->server_objects, peak_objects,
-                (unsigned long long)(last->collections - first->collections));
+                "\"server_objects_peak\": %u, \"collections\": %u},\n", o_first, o_last,
+                o_peak, o_collections);
     else
         fputs("\"server_objects_first\": null, \"server_objects_last\": null, "
               "\"server_objects_peak\": null, \"collections\": null},\n", f);
@@ -257,7 +267,7 @@ static void svg_axes(FILE *f, const svg_scale *s, double t_step, double l_step, 
         double y = svg_y(v, s->left_max);
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n",
                 SVG_LEFT, y, SVG_RIGHT, y);
-        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#1f5fa8\">%g</text>\n",
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#0072B2\">%g</text>\n",
                 SVG_LEFT - 8, y + 4, v);
     }
     /* right labels (bots) */
@@ -265,7 +275,7 @@ static void svg_axes(FILE *f, const svg_scale *s, double t_step, double l_step, 
         double y = svg_y(v, s->right_max);
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#555\"/>\n",
                 SVG_RIGHT, y, SVG_RIGHT + 5, y);
-        fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"#c45f00\">%g</text>\n", SVG_RIGHT + 8,
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"#B36B00\">%g</text>\n", SVG_RIGHT + 8,
                 y + 4, v);
     }
     /* time ticks */
@@ -281,9 +291,9 @@ static void svg_axes(FILE *f, const svg_scale *s, double t_step, double l_step, 
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since start (s)</text>\n",
             (SVG_LEFT + SVG_RIGHT) / 2, SVG_BOTTOM + 45);
     fprintf(f, "<text transform=\"translate(28 %d) rotate(-90)\" text-anchor=\"middle\" "
-            "fill=\"#1f5fa8\">server objects</text>\n", (SVG_TOP + SVG_BOTTOM) / 2);
+            "fill=\"#0072B2\">server objects</text>\n", (SVG_TOP + SVG_BOTTOM) / 2);
     fprintf(f, "<text transform=\"translate(%d %d) rotate(90)\" text-anchor=\"middle\" "
-            "fill=\"#c45f00\">connected bots</text>\n", SVG_W - 28, (SVG_TOP + SVG_BOTTOM) / 2);
+            "fill=\"#B36B00\">connected bots</text>\n", SVG_W - 28, (SVG_TOP + SVG_BOTTOM) / 2);
 }
 
 /* One row above the plot, so that it never hides a line. */
@@ -291,15 +301,15 @@ static void svg_legend(FILE *f, uint32_t collections)
 {
     int x = SVG_LEFT, y = SVG_TOP - 16;
 
-    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1f5fa8\" "
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#0072B2\" "
             "stroke-width=\"2.5\"/><text x=\"%d\" y=\"%d\">server objects</text>\n",
             x, y, x + 30, y, x + 38, y + 4);
     x += 170;
-    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ff7f0e\" "
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#E69F00\" "
             "stroke-width=\"2.5\"/><text x=\"%d\" y=\"%d\">connected bots</text>\n",
             x, y, x + 30, y, x + 38, y + 4);
     x += 170;
-    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d62728\" "
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#CC79A7\" "
             "stroke-dasharray=\"4 3\"/><text x=\"%d\" y=\"%d\">GC collection (%u)</text>\n",
             x, y, x + 30, y, x + 38, y + 4, collections);
 }
@@ -361,12 +371,12 @@ bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f)
 
     for (uint32_t i = 0; i < tl->n_gc; i++) {
         double x = svg_x(&s, tl->gc_times[i]);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#CC79A7\" "
                 "stroke-dasharray=\"4 3\" stroke-opacity=\"0.75\"><title>collection at %.2f s"
                 "</title></line>\n", x, SVG_TOP, x, SVG_BOTTOM, tl->gc_times[i]);
     }
 
-    fputs("<polyline fill=\"none\" stroke=\"#ff7f0e\" stroke-width=\"2\" "
+    fputs("<polyline fill=\"none\" stroke=\"#E69F00\" stroke-width=\"2\" "
           "stroke-linejoin=\"round\" points=\"", f);
     fprintf(f, "%.1f,%.1f", svg_x(&s, 0), svg_y(0, s.right_max));
     for (uint32_t i = 0; i < tl->n_rows; i++)
@@ -376,7 +386,7 @@ bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f)
 
     /* Objects: every stats reply when there are samples (the sawtooth of the collections
      * shows), else the rows, dotted. */
-    fputs("<polyline fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"2\" "
+    fputs("<polyline fill=\"none\" stroke=\"#0072B2\" stroke-width=\"2\" "
           "stroke-linejoin=\"round\" points=\"", f);
     for (uint32_t i = 0; i < tl->n_samples; i++)
         fprintf(f, "%s%.1f,%.1f", plotted++ ? " " : "", svg_x(&s, tl->samples[i].t),
@@ -393,7 +403,7 @@ bool churn_timeline_write_svg(const churn_timeline *tl, FILE *f)
         const churn_row *r = &tl->rows[i];
         if (!r->have_server)
             continue;
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#1f5fa8\"><title>%.1f s: "
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#0072B2\"><title>%.1f s: "
                 "%u objects, %u bots connected, %llu collections</title></circle>\n",
                 svg_x(&s, r->t), svg_y(r->server_objects, s.left_max), r->t, r->server_objects,
                 r->connected, (unsigned long long)r->collections);
@@ -469,9 +479,53 @@ static bool churn_svg_writer(const void *tl, FILE *f)
     return churn_timeline_write_svg(tl, f);
 }
 
+static void csv_num(FILE *f, bool have, double v, double scale)
+{
+    if (have && v >= 0 && !isnan(v))
+        fprintf(f, ",%.6g", v * scale);
+    else
+        fputs(",", f);
+}
+
+bool churn_timeline_write_csv(const churn_timeline *tl, FILE *f)
+{
+    fputs("t,stage,target,connected,joins,leaves,leaves_abrupt,spawned,errors,refused,"
+          "server_objects,server_players,collections,gc_interval_s,tick_p50_ms,tick_p99_ms,"
+          "tick_max_ms,gc_collections,gc_work_max_ms,frames,rss_bytes,generator_cpu,"
+          "loop_lag_ms\n", f);
+    for (uint32_t i = 0; i < tl->n_rows; i++) {
+        const churn_row *r = &tl->rows[i];
+
+        fprintf(f, "%.3f,%u,%u,%u,%u,%u,%u,%u,%u,%u", r->t, r->stage, r->target, r->connected,
+                r->joins, r->leaves, r->leaves_abrupt, r->spawned, r->errors, r->refused);
+        csv_num(f, r->have_server, r->server_objects, 1);
+        csv_num(f, r->have_server, r->server_players, 1);
+        csv_num(f, r->have_server, (double)r->collections, 1);
+        csv_num(f, r->have_server, r->gc_interval, 1);
+        csv_num(f, r->have_admin, r->tick_p50, 1e3);
+        csv_num(f, r->have_admin, r->tick_p99, 1e3);
+        csv_num(f, r->have_admin, r->tick_max, 1e3);
+        csv_num(f, r->have_admin, r->gc_collections, 1);
+        csv_num(f, r->have_admin, r->gc_work_max, 1e3);
+        csv_num(f, r->have_admin, r->frames, 1);
+        csv_num(f, r->have_admin, r->rss_bytes, 1);
+        csv_num(f, true, r->gen_cpu, 1);
+        csv_num(f, true, r->loop_lag, 1e3);
+        fputc('\n', f);
+    }
+    fflush(f);
+    return !ferror(f);
+}
+
+static bool churn_csv_writer(const void *tl, FILE *f)
+{
+    return churn_timeline_write_csv(tl, f);
+}
+
 bool churn_timeline_save(const churn_timeline *tl, const char *dir, char *err, size_t err_size)
 {
     return churn_mkdirs(dir, err, err_size) &&
+           churn_write_file(dir, "timeline.csv", churn_csv_writer, tl, err, err_size) &&
            churn_write_file(dir, "churn.json", churn_json_writer, tl, err, err_size) &&
            churn_write_file(dir, "churn.svg", churn_svg_writer, tl, err, err_size);
 }

@@ -18,6 +18,12 @@ enum {
     CLIENT_EXIT_FAILED = 1,   /* the server was unreachable, refused us or timed out */
     CLIENT_EXIT_USAGE = 2,    /* bad command line or scenario file */
     CLIENT_EXIT_THRESHOLD = 99, /* churn: the run completed but a --threshold failed (as k6) */
+    CLIENT_EXIT_INTERRUPTED = 105, /* churn: stopped by SIGINT/SIGTERM, report written (as k6) */
+};
+
+enum {
+    CLIENT_ADMIN_TOKEN_MIN = 16,    /* the server's bounds on its --admin-token */
+    CLIENT_ADMIN_TOKEN_MAX = 256,
 };
 
 typedef enum client_disconnect {
@@ -117,6 +123,8 @@ typedef struct client_options {
     client_threshold thresholds[CLIENT_THRESHOLDS_MAX];
     uint32_t n_thresholds;
     char admin_url[256];      /* "" = no /metrics sampling */
+    char admin_token[CLIENT_ADMIN_TOKEN_MAX + 1]; /* "" = none; sent with POST /console */
+    char junit_path[512];     /* --junit FILE, "" = none */
     client_impair impair;     /* --impair: every stage's unless its scenario stage says */
     uint32_t procs;           /* --procs N: this many shard processes, merged at the end */
     uint32_t shard, shards;   /* this process is shard `shard` (0-based) of `shards` */
@@ -138,6 +146,22 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
 bool client_parse_endpoint(const char *text, char *host, size_t host_size, uint16_t *out_port,
                            char *err, size_t err_size);
 const char *client_options_usage(void);
+
+/* getopt_long(3) over argv with "-:hV" (positionals come back in order as val 1), with
+ * reap's messages: an unknown flag is called unknown wherever it stands, a flag whose value
+ * is missing (or is the next flag) needs a value. Reset optind to 0 before the first call. */
+struct option;
+typedef enum client_getopt_result {
+    CLIENT_GETOPT_OK = 0, CLIENT_GETOPT_END = 1, CLIENT_GETOPT_ERROR = -1,
+} client_getopt_result;
+client_getopt_result client_getopt(int argc, char **argv, const struct option *longopts,
+                                   int *out_val, const char **out_value, char *err,
+                                   size_t err_size);
+/* The long options reap-client's run takes (the man page test lists them). */
+const struct option *client_options_long(void);
+/* Reads an admin token file (trailing newline dropped; 16-256 printable characters). */
+bool client_admin_token_read(const char *path, char *out, size_t out_size, char *err,
+                             size_t err_size);
 
 /* "graceful", "abrupt" or "mixed". */
 const char *client_disconnect_name(client_disconnect d);

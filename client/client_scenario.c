@@ -351,6 +351,33 @@ static bool threshold_name_known(const char *name)
     return false;
 }
 
+/* What a figure measures, for the units it may be written in. */
+typedef enum threshold_kind {
+    THRESHOLD_COUNT,   /* a count or a rate per second: no unit */
+    THRESHOLD_TIME,    /* seconds: us, ms, s or none */
+    THRESHOLD_RATIO,   /* a fraction: % or none */
+} threshold_kind;
+
+static threshold_kind threshold_kind_of(const char *name)
+{
+    static const char *const ratios[] = { "error_rate", "refusal_rate", "generator_cpu" };
+    static const char *const stats[] = { "_p50", "_p95", "_p99", "_max", "_mean" };
+    const char *us = strrchr(name, '_');
+
+    for (size_t i = 0; i < sizeof ratios / sizeof *ratios; i++)
+        if (strcmp(name, ratios[i]) == 0)
+            return THRESHOLD_RATIO;
+    if (strcmp(name, "server_fps") == 0 || strcmp(name, "server_collections") == 0)
+        return THRESHOLD_COUNT;
+    /* server_tick_*, server_*_p99, server_gc_work_max, server_cpu_seconds */
+    if (strncmp(name, "server_", 7) == 0 || strcmp(name, "generator_saturated_seconds") == 0)
+        return THRESHOLD_TIME;
+    for (size_t i = 0; us != NULL && i < sizeof stats / sizeof *stats; i++)
+        if (strcmp(us, stats[i]) == 0)
+            return THRESHOLD_TIME;   /* a latency's statistic */
+    return THRESHOLD_COUNT;
+}
+
 bool client_threshold_parse(const char *text, client_threshold *t, char *err, size_t err_size)
 {
     const char *p = text;
@@ -412,6 +439,29 @@ bool client_threshold_parse(const char *text, client_threshold *t, char *err, si
                  "none)", text, end);
         return false;
     }
+    switch (threshold_kind_of(t->metric)) {
+    case THRESHOLD_TIME:
+        if (strcmp(end, "%") == 0) {
+            snprintf(err, err_size, "bad --threshold '%s': '%s' is a time: write it in us, ms "
+                     "or s, not %%", text, t->metric);
+            return false;
+        }
+        break;
+    case THRESHOLD_RATIO:
+        if (*end != '\0' && strcmp(end, "%") != 0) {
+            snprintf(err, err_size, "bad --threshold '%s': '%s' is a fraction: write it with "
+                     "%% or as a plain number, not in %s", text, t->metric, end);
+            return false;
+        }
+        break;
+    case THRESHOLD_COUNT:
+        if (*end != '\0') {
+            snprintf(err, err_size, "bad --threshold '%s': '%s' is a count: it takes a plain "
+                     "number, not %s", text, t->metric, end);
+            return false;
+        }
+        break;
+    }
     snprintf(t->unit, sizeof t->unit, "%s", end);
     t->value = v * t->scale;
     return true;
@@ -419,7 +469,13 @@ bool client_threshold_parse(const char *text, client_threshold *t, char *err, si
 
 void client_threshold_format(const client_threshold *t, double value, char *buf, size_t size)
 {
-    snprintf(buf, size, "%.4g%s", value / (t->scale > 0 ? t->scale : 1), t->unit);
+    double shown = value / (t->scale > 0 ? t->scale : 1);
+
+    /* in the unit the threshold was written in, never in exponent form: 33090us, 0.25% */
+    if (fabs(shown) >= 1e4 || shown == floor(shown))
+        snprintf(buf, size, "%.0f%s", shown, t->unit);
+    else
+        snprintf(buf, size, "%.4g%s", shown, t->unit);
 }
 
 bool client_threshold_check(const client_threshold *t, double value)

@@ -1,5 +1,5 @@
 # client/: reap-client. Everything but main.c goes into an archive that tests link too.
-CLIENT_PKGS := libenet libprotobuf-c inih libuv
+CLIENT_PKGS := libenet libprotobuf-c inih libuv jansson
 CLIENT_SRCS := $(filter-out client/main.c,$(wildcard client/*.c))
 CLIENT_OBJS := $(CLIENT_SRCS:%.c=$(BUILD)/%.o)
 CLIENT_MAIN_OBJ := $(BUILD)/client/main.o

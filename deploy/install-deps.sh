@@ -8,7 +8,7 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libuv1-dev libenet-dev libprotobuf-c-dev protobuf-c-compiler \
-libinih-dev libmicrohttpd-dev libcurl4-openssl-dev libsystemd-dev"
+libinih-dev libmicrohttpd-dev libcurl4-openssl-dev libsystemd-dev libjansson-dev"
 # prometheus: promtool lints /metrics; yamllint, python3-yaml, python3-jsonschema: the Agones
 # manifests are checked offline; systemd: systemd-analyze verifies the installed unit;
 # chromium: the admin dashboard is loaded in headless Chromium. python3-protobuf: the wire

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "console_leaks.h"
@@ -42,12 +43,83 @@ static console_status console_obj_gc(engine *e, int argc, char **argv, strbuf *o
     return CONSOLE_OK;
 }
 
+enum { CONSOLE_CLASSES_MAX = 64 };
+
+typedef struct console_class_count {
+    const gc_class *cls;
+    uint32_t count;
+} console_class_count;
+
 typedef struct console_list_ctx {
     engine *e;
     const gc_class *cls;
     strbuf *out;
     uint32_t matched;
+    console_class_count classes[CONSOLE_CLASSES_MAX];
+    uint32_t n_classes;
+    uint32_t other;            /* objects of classes past the table */
 } console_list_ctx;
+
+/* The instance size of the world's classes (UE's obj list shows each class's count and
+ * its instances' size); 0 for a class the world did not register (the built-in "Class"). */
+static size_t console_class_size(const engine *e, const gc_class *cls)
+{
+    const world_classes *c = &e->env.classes;
+
+    if (cls == c->world) return sizeof(world);
+    if (cls == c->level) return sizeof(level);
+    if (cls == c->actor || cls == c->world_settings || cls == c->default_volume ||
+        cls == c->prop_part)
+        return sizeof(actor);
+    if (cls == c->player_controller) return sizeof(player_controller);
+    if (cls == c->pawn) return sizeof(pawn);
+    if (cls == c->movement_component || cls == c->collision_component)
+        return sizeof(actor_component);
+    if (cls == c->projectile) return sizeof(projectile);
+    if (cls == c->prop) return sizeof(prop);
+    return 0;
+}
+
+static void console_count_class(console_list_ctx *ctx, const gc_class *cls)
+{
+    for (uint32_t i = 0; i < ctx->n_classes; i++)
+        if (ctx->classes[i].cls == cls) {
+            ctx->classes[i].count++;
+            return;
+        }
+    if (ctx->n_classes == CONSOLE_CLASSES_MAX) {
+        ctx->other++;
+        return;
+    }
+    ctx->classes[ctx->n_classes++] = (console_class_count){ cls, 1 };
+}
+
+/* A class by name, case-insensitive as UE's console is: an exact match first, then any
+ * class a live object has (or inherits from) whose name matches in another case. */
+typedef struct console_find_ctx {
+    engine *e;
+    const char *name;
+    const gc_class *found;
+} console_find_ctx;
+
+static void console_find_class_cb(void *obj, void *userdata)
+{
+    console_find_ctx *ctx = userdata;
+
+    for (const gc_class *cls = gc_object_class(ctx->e->heap, obj);
+         cls != NULL && ctx->found == NULL; cls = gc_class_super(cls))
+        if (strcasecmp(gc_class_name(cls), ctx->name) == 0)
+            ctx->found = cls;
+}
+
+static const gc_class *console_class_find(engine *e, const char *name)
+{
+    console_find_ctx ctx = { e, name, gc_class_find(e->heap, name) };
+
+    if (ctx.found == NULL)
+        gc_object_foreach(e->heap, console_find_class_cb, &ctx);
+    return ctx.found;
+}
 
 static void console_list_cb(void *obj, void *userdata)
 {
@@ -56,6 +128,7 @@ static void console_list_cb(void *obj, void *userdata)
 
     if (ctx->cls != NULL && !gc_object_is_a(ctx->e->heap, obj, ctx->cls))
         return;
+    console_count_class(ctx, gc_object_class(ctx->e->heap, obj));
     if (ctx->matched++ >= CONSOLE_LIST_LIMIT)
         return;
     gc_object_path(ctx->e->heap, obj, path, sizeof path);
@@ -66,14 +139,18 @@ static void console_list_cb(void *obj, void *userdata)
 
 static console_status console_obj_list(engine *e, int argc, char **argv, strbuf *out)
 {
-    console_list_ctx ctx = { e, NULL, out, 0 };
+    static console_list_ctx ctx; /* the loop thread's only: the table is too big for a stack */
+    size_t total_bytes = 0;
 
-    if (argc > 1 || (argc == 1 && strncmp(argv[0], "class=", 6) != 0)) {
+    memset(&ctx, 0, sizeof ctx);
+    ctx.e = e;
+    ctx.out = out;
+    if (argc > 1 || (argc == 1 && strncasecmp(argv[0], "class=", 6) != 0)) {
         strbuf_puts(out, "usage: obj list [class=NAME]\n");
         return CONSOLE_E_USAGE;
     }
     if (argc == 1) {
-        ctx.cls = gc_class_find(e->heap, argv[0] + 6);
+        ctx.cls = console_class_find(e, argv[0] + 6);
         if (ctx.cls == NULL) {
             strbuf_printf(out, "no class named '%s'\n", argv[0] + 6);
             return CONSOLE_E_USAGE;
@@ -82,7 +159,23 @@ static console_status console_obj_list(engine *e, int argc, char **argv, strbuf 
     gc_object_foreach(e->heap, console_list_cb, &ctx);
     if (ctx.matched > CONSOLE_LIST_LIMIT)
         strbuf_printf(out, "... and %u more\n", ctx.matched - CONSOLE_LIST_LIMIT);
-    strbuf_printf(out, "%u object(s)\n", ctx.matched);
+    strbuf_printf(out, "%-24s %8s %12s\n", "class", "count", "bytes");
+    for (uint32_t i = 0; i < ctx.n_classes; i++) {
+        size_t size = console_class_size(e, ctx.classes[i].cls);
+        size_t bytes = size * ctx.classes[i].count;
+
+        total_bytes += bytes;
+        if (size > 0)
+            strbuf_printf(out, "%-24s %8u %12zu\n", gc_class_name(ctx.classes[i].cls),
+                          ctx.classes[i].count, bytes);
+        else
+            strbuf_printf(out, "%-24s %8u %12s\n", gc_class_name(ctx.classes[i].cls),
+                          ctx.classes[i].count, "-");
+    }
+    if (ctx.other > 0)
+        strbuf_printf(out, "%-24s %8u %12s\n", "(other classes)", ctx.other, "-");
+    strbuf_printf(out, "%u object(s), %zu bytes in instances of the world's classes\n",
+                  ctx.matched, total_bytes);
     return CONSOLE_OK;
 }
 
@@ -96,7 +189,7 @@ static console_status console_obj_refs(engine *e, int argc, char **argv, strbuf 
     void *obj;
     gc_result r;
 
-    if (argc != 1 || strncmp(argv[0], "name=", 5) != 0) {
+    if (argc != 1 || strncasecmp(argv[0], "name=", 5) != 0) {
         strbuf_puts(out, "usage: obj refs name=PATH\n");
         return CONSOLE_E_USAGE;
     }
@@ -193,8 +286,15 @@ static console_status console_set(engine *e, int argc, char **argv, strbuf *out)
     engine_apply_cvars(e);
     cvar_find(argv[0], &id);
     console_describe_cvar(e, id, false, out);
-    log_fields(LOG_INFO, LOG_FIELDS({ "cvar", cvar_def_get(id)->name }, { "value", argv[1] }),
-               "console: %s set to %s", cvar_def_get(id)->name, argv[1]);
+    {
+        char value[64];
+
+        /* the value as it now is ("True" reads as 1): the reply and the log say the same */
+        cvar_format_value(&e->cvars, id, value, sizeof value);
+        log_fields(LOG_INFO, LOG_FIELDS({ "cvar", cvar_def_get(id)->name }, { "value", value },
+                                        { "given", argv[1] }),
+                   "console: %s = %s", cvar_def_get(id)->name, value);
+    }
     return CONSOLE_OK;
 }
 
@@ -217,10 +317,19 @@ static console_status console_get(engine *e, int argc, char **argv, strbuf *out)
 
 static console_status console_cvars(engine *e, int argc, char **argv, strbuf *out)
 {
-    (void)argc;
-    (void)argv;
+    const char *prefix = argc == 1 ? argv[0] : "";
+    size_t len = strlen(prefix);
+    int shown = 0;
+
     for (int i = 0; i < CVAR_COUNT; i++)
-        console_describe_cvar(e, (cvar_id)i, true, out);
+        if (strncasecmp(cvar_def_get((cvar_id)i)->name, prefix, len) == 0) {
+            console_describe_cvar(e, (cvar_id)i, true, out);
+            shown++;
+        }
+    if (shown == 0) {
+        strbuf_printf(out, "no console variable starts with '%s' (try 'cvars')\n", prefix);
+        return CONSOLE_E_FAILED;
+    }
     return CONSOLE_OK;
 }
 
@@ -265,16 +374,19 @@ static const console_command console_commands[] = {
       console_obj_list, 1 },
     { "obj refs", "obj refs name=PATH", "the reference chain that keeps an object alive",
       console_obj_refs, 1 },
-    { "gc stats", "gc stats", "collector statistics and the schedule's state",
+    { "gc stats", "gc stats", "collector statistics and the schedule's state (also 'stat gc')",
       console_gc_stats, 0 },
+    { "stat gc", "stat gc", "the same as 'gc stats' (UE's stat command)", console_gc_stats, 0 },
     { "gc leaks", "gc leaks mark | gc leaks since=MARK",
       "objects created since a mark that are still alive, by class, with chains",
       console_gc_leaks, 1 },
     { "set", "set NAME VALUE", "set a console variable (UE's form 'NAME VALUE' works too)",
       console_set, 2 },
-    { "get", "get NAME", "show a console variable with its default, range and help (or 'NAME')",
-      console_get, 1 },
-    { "cvars", "cvars", "list every console variable", console_cvars, 0 },
+    { "get", "get NAME", "show a console variable with its default, range and help (or 'NAME', "
+      "'NAME ?')", console_get, 1 },
+    { "cvars", "cvars [PREFIX]",
+      "list the console variables (whose names start with PREFIX, e.g. 'cvars net.')",
+      console_cvars, 1 },
     { "players", "players",
       "list connections (traffic, messages/s in, dropped unread, refused)", console_players,
       0 },
@@ -346,17 +458,18 @@ console_status console_execute(engine *e, const char *line, strbuf *out)
         const console_command *c = &console_commands[i];
         const char *space = strchr(c->name, ' ');
 
+        /* UE's console is case-insensitive throughout: OBJ GC, Stat GC */
         if (space == NULL) {
-            if (strcmp(argv[0], c->name) == 0)
+            if (strcasecmp(argv[0], c->name) == 0)
                 return console_run(c, e, argc - 1, argv + 1, out);
-        } else if (argc >= 2 && strncmp(argv[0], c->name, (size_t)(space - c->name)) == 0 &&
-                   argv[0][space - c->name] == '\0' && strcmp(argv[1], space + 1) == 0) {
+        } else if (argc >= 2 && strncasecmp(argv[0], c->name, (size_t)(space - c->name)) == 0 &&
+                   argv[0][space - c->name] == '\0' && strcasecmp(argv[1], space + 1) == 0) {
             return console_run(c, e, argc - 2, argv + 2, out);
         }
     }
-    /* UE's console form: "gc.X VALUE" sets, "gc.X" prints. */
+    /* UE's console form: "gc.X VALUE" sets, "gc.X" and "gc.X ?" print it with its help. */
     if (cvar_find(argv[0], &cvar)) {
-        if (argc == 1)
+        if (argc == 1 || (argc == 2 && strcmp(argv[1], "?") == 0))
             return console_get(e, 1, argv, out);
         if (argc == 2)
             return console_set(e, 2, argv, out);

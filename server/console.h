@@ -1,5 +1,6 @@
 /*
- * console.h - operator commands: `obj gc`, `obj list`, `obj refs`, `gc stats`, `set`, `get`,
+ * console.h - operator commands: `obj gc`, `obj list`, `obj refs`, `gc stats` (`stat gc`),
+ * `gc leaks`, `set`, `get`, `NAME [VALUE | ?]`,
  * `cvars`, `players`, `worlds`, `quit`, `help`.
  *
  * The same commands come from POST /console and, when stdin is a terminal, from stdin. They run

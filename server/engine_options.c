@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +46,8 @@ static const char engine_usage[] =
     "                        instead of the 'players' list\n"
     "  --agones-shutdown-idle SECONDS  with Agones: once Allocated, ask for Shutdown\n"
     "                        after SECONDS with no player (default 0 = never)\n"
-    "  --help                print this help and exit\n"
-    "  --version             print the version and exit\n"
+    "  -h, --help            print this help and exit\n"
+    "  -V, --version         print the version and exit\n"
     "\n"
     "admin endpoint: GET /metrics, GET /healthz, POST /console (one command per request).\n"
     "SIGINT/SIGTERM: say goodbye to clients, run a full purge, exit 0. SIGHUP: re-read the\n"
@@ -54,7 +55,10 @@ static const char engine_usage[] =
     "for Shutdown and the server stays up until SIGTERM.\n"
     "config files: reap's own (deploy/reap.ini) are strict; a file named *Engine.ini, in\n"
     "UTF-16, or with a [/Script/...], [SystemSettings], [Core.*], [URL] or\n"
-    "[OnlineSubsystem*] section is read as Unreal Engine reads it (README: Configuration).\n";
+    "[OnlineSubsystem*] section is read as Unreal Engine reads it (README: Configuration).\n"
+    "\n"
+    "exit status: 0 after a clean stop; 1 when start-up fails (a port in use, for instance); 2\n"
+    "for a bad flag, config file, cvar or admin token (systemd does not restart it).\n";
 
 const char *engine_options_usage(void)
 {
@@ -179,66 +183,89 @@ static bool engine_option_store(engine_options *opts, const engine_option_def *d
     return true;
 }
 
+/* The flags for getopt_long(3): the table's options (val = ENGINE_OPTION_VAL + index), then
+ * the switches and the two repeatable ones. */
+enum {
+    ENGINE_OPTION_VAL = 256,
+    ENGINE_OPT_VAL_CONFIG = 512, ENGINE_OPT_VAL_CVAR, ENGINE_OPT_VAL_AGONES,
+    ENGINE_OPT_VAL_AGONES_TRACKING,
+};
+
+static void engine_long_options(struct option *out)
+{
+    size_t n = 0;
+
+    for (size_t d = 0; d < ENGINE_OPTION_COUNT; d++)
+        out[n++] = (struct option){ engine_option_defs[d].flag, required_argument, NULL,
+                                    ENGINE_OPTION_VAL + (int)d };
+    out[n++] = (struct option){ "config", required_argument, NULL, ENGINE_OPT_VAL_CONFIG };
+    out[n++] = (struct option){ "cvar", required_argument, NULL, ENGINE_OPT_VAL_CVAR };
+    out[n++] = (struct option){ "agones", no_argument, NULL, ENGINE_OPT_VAL_AGONES };
+    out[n++] = (struct option){ "agones-player-tracking", no_argument, NULL,
+                                ENGINE_OPT_VAL_AGONES_TRACKING };
+    out[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+    out[n++] = (struct option){ "version", no_argument, NULL, 'V' };
+    out[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* getopt_long's answer as reap words it: unknown wherever it stands, a missing value (or the
+ * next flag where the value should be) "needs a value", a switch given one "takes no value". */
+static bool engine_getopt_error(int val, int argc, char **argv, const char *flag,
+                                char *err, size_t err_size)
+{
+    const char *arg = optind - 1 >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+    int len = (int)strcspn(arg, "=");
+
+    if (val == 1)
+        snprintf(err, err_size, "unexpected argument '%s' (try --help)", optarg);
+    else if (val != '?' && val != ':')
+        snprintf(err, err_size, "option '--%s' needs a value (try --help): '%s' is an option",
+                 flag, optarg);
+    else if (strncmp(arg, "--", 2) != 0)
+        snprintf(err, err_size, val == ':' ? "option '-%c' needs a value (try --help)" :
+                 "unknown option '-%c' (try --help)", optopt);
+    else if (val == ':')
+        snprintf(err, err_size, "option '%.*s' needs a value (try --help)", len, arg);
+    else if (optopt != 0 && arg[len] == '=')
+        snprintf(err, err_size, "option '%.*s' takes no value", len, arg);
+    else
+        snprintf(err, err_size, "unknown option '%.*s' (try --help)", len, arg);
+    return false;
+}
+
 engine_options_result engine_options_parse(engine_options *opts, int argc, char **argv,
                                            char *err, size_t err_size)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *name, *value, *eq;
-        char flag[64];
-        size_t len;
+    struct option longopts[ENGINE_OPTION_COUNT + 7];
+    int val, idx;
 
-        if (strncmp(arg, "--", 2) != 0) {
-            snprintf(err, err_size, "unexpected argument '%s' (try --help)", arg);
-            return ENGINE_OPTIONS_ERROR;
-        }
-        name = arg + 2;
-        eq = strchr(name, '=');
-        len = eq != NULL ? (size_t)(eq - name) : strlen(name);
-        if (len >= sizeof flag) {
-            snprintf(err, err_size, "unknown option '%s' (try --help)", arg);
-            return ENGINE_OPTIONS_ERROR;
-        }
-        memcpy(flag, name, len);
-        flag[len] = '\0';
+    engine_long_options(longopts);
+    optind = 0; /* glibc: start over (tests parse several command lines) */
+    opterr = 0;
+    while (idx = -1, (val = getopt_long(argc, argv, "-:hV", longopts, &idx)) != -1) {
+        const char *value = optarg, *flag = idx >= 0 ? longopts[idx].name : "";
 
-        if (strcmp(flag, "help") == 0 || strcmp(flag, "version") == 0 ||
-            strcmp(flag, "agones") == 0 || strcmp(flag, "agones-player-tracking") == 0) {
-            if (eq != NULL) {
-                snprintf(err, err_size, "option '--%s' takes no value", flag);
-                return ENGINE_OPTIONS_ERROR;
-            }
-            if (strcmp(flag, "help") == 0)
-                opts->help = true;
-            else if (strcmp(flag, "version") == 0)
-                opts->version = true;
-            else if (strcmp(flag, "agones") == 0)
-                opts->agones = true;
-            else
-                opts->agones = opts->agones_alpha_players = true;
+        if (val == 1 || val == '?' || val == ':')
+            return engine_getopt_error(val, argc, argv, flag, err, err_size),
+                   ENGINE_OPTIONS_ERROR;
+        /* value == argv[optind - 1]: it was the next argument, not after '=' */
+        if (value != NULL && value == argv[optind - 1] && strncmp(value, "--", 2) == 0 &&
+            value[2] != '\0')
+            return engine_getopt_error(val, argc, argv, flag, err, err_size),
+                   ENGINE_OPTIONS_ERROR;
+        switch (val) {
+        case 'h': opts->help = true; continue;
+        case 'V': opts->version = true; continue;
+        case ENGINE_OPT_VAL_AGONES: opts->agones = true; continue;
+        case ENGINE_OPT_VAL_AGONES_TRACKING: opts->agones = opts->agones_alpha_players = true;
             continue;
+        default: break;
         }
-        bool known = strcmp(flag, "config") == 0 || strcmp(flag, "cvar") == 0;
-        for (size_t d = 0; d < ENGINE_OPTION_COUNT && !known; d++)
-            known = strcmp(flag, engine_option_defs[d].flag) == 0;
-        if (!known) {
-            snprintf(err, err_size, "unknown option '--%s' (try --help)", flag);
-            return ENGINE_OPTIONS_ERROR;
-        }
-        if (eq != NULL) {
-            value = eq + 1;
-        } else if (i + 1 < argc) {
-            value = argv[++i];
-        } else {
-            snprintf(err, err_size, "option '--%s' needs a value (try --help)", flag);
-            return ENGINE_OPTIONS_ERROR;
-        }
-
-        if (strcmp(flag, "config") == 0) {
+        if (val == ENGINE_OPT_VAL_CONFIG) {
             opts->config_path = value;
             continue;
         }
-        if (strcmp(flag, "cvar") == 0) {
+        if (val == ENGINE_OPT_VAL_CVAR) {
             if (opts->cvar_count >= ENGINE_OPTIONS_MAX_CVARS) {
                 snprintf(err, err_size, "too many --cvar options (at most %d)",
                          ENGINE_OPTIONS_MAX_CVARS);
@@ -252,16 +279,9 @@ engine_options_result engine_options_parse(engine_options *opts, int argc, char 
             continue;
         }
         {
-            const engine_option_def *def = NULL;
+            const engine_option_def *def = &engine_option_defs[val - ENGINE_OPTION_VAL];
             char what[80];
 
-            for (size_t d = 0; d < ENGINE_OPTION_COUNT; d++)
-                if (strcmp(flag, engine_option_defs[d].flag) == 0)
-                    def = &engine_option_defs[d];
-            if (def == NULL) {
-                snprintf(err, err_size, "unknown option '--%s' (try --help)", flag);
-                return ENGINE_OPTIONS_ERROR;
-            }
             snprintf(what, sizeof what, "--%s", flag);
             if (!engine_option_store(opts, def, value, what, err, err_size))
                 return ENGINE_OPTIONS_ERROR;

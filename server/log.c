@@ -92,12 +92,80 @@ static size_t log_timestamp(char *out, size_t out_size)
     return n;
 }
 
-/* The word before the first ": " when it is one short word ("gc", "agones", "SIGHUP"). */
-static size_t log_component(const char *message)
+/* What a JSON line says about its event besides the message: every line has a component;
+ * a message that begins "gc: " (one of the components below) has it as its component and
+ * loses the prefix; "SIGHUP: ..." is the engine's, with a "signal" field; "FILE:LINE: ..." is
+ * the config's; "player N ..." is the net's, with "player" (and "world", for a join or a
+ * leave) as fields; "World0: ..." is the world's; anything else is the engine's. */
+typedef struct log_meta {
+    char component[16];
+    size_t strip;               /* bytes of prefix to drop from the message */
+    log_field extra[2];
+    size_t n_extra;
+    char signal[16], player[16], world[40];
+} log_meta;
+
+static const char *const log_components[] = { "gc", "net", "agones", "admin", "console",
+                                              "systemd", "world", "engine", "config" };
+
+/* Copies the word at p (up to a space, ':' or the end) into out; returns its length. */
+static size_t log_word(const char *p, char *out, size_t out_size)
+{
+    size_t n = strcspn(p, " :(");
+
+    if (n >= out_size)
+        n = out_size - 1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return n;
+}
+
+static void log_classify(const char *message, log_meta *m)
 {
     size_t n = strcspn(message, " :");
+    const char *p;
 
-    return n > 0 && n <= 24 && message[n] == ':' && message[n + 1] == ' ' ? n : 0;
+    memset(m, 0, sizeof *m);
+    snprintf(m->component, sizeof m->component, "engine");
+    if (n > 0 && message[n] == ':' && message[n + 1] == ' ') {
+        for (size_t i = 0; i < sizeof log_components / sizeof *log_components; i++)
+            if (strlen(log_components[i]) == n && strncmp(message, log_components[i], n) == 0) {
+                snprintf(m->component, sizeof m->component, "%s", log_components[i]);
+                m->strip = n + 2;
+                return;
+            }
+        if (n < sizeof m->signal && strncmp(message, "SIG", 3) == 0) {
+            log_word(message, m->signal, sizeof m->signal);
+            m->extra[m->n_extra++] = (log_field){ "signal", m->signal };
+            return;
+        }
+        if (strncmp(message, "World", 5) == 0 && n < sizeof m->world) {
+            snprintf(m->component, sizeof m->component, "world");
+            log_word(message, m->world, sizeof m->world);
+            m->extra[m->n_extra++] = (log_field){ "world", m->world };
+            return;
+        }
+    }
+    if (n > 0 && message[n] == ':' && message[n + 1] >= '0' && message[n + 1] <= '9') {
+        snprintf(m->component, sizeof m->component, "config"); /* FILE:LINE: ... */
+        return;
+    }
+    if (strncmp(message, "player ", 7) == 0 && message[7] >= '0' && message[7] <= '9') {
+        snprintf(m->component, sizeof m->component, "net");
+        log_word(message + 7, m->player, sizeof m->player);
+        m->extra[m->n_extra++] = (log_field){ "player", m->player };
+        if ((p = strstr(message, " joined ")) != NULL)
+            log_word(p + 8, m->world, sizeof m->world);
+        else if ((p = strstr(message, " left ")) != NULL)
+            log_word(p + 6, m->world, sizeof m->world);
+        if (m->world[0] != '\0')
+            m->extra[m->n_extra++] = (log_field){ "world", m->world };
+        return;
+    }
+    if (strncmp(message, "listening on udp", 16) == 0)
+        snprintf(m->component, sizeof m->component, "net");
+    else if (strncmp(message, "admin on http", 13) == 0)
+        snprintf(m->component, sizeof m->component, "admin");
 }
 
 /* Appends the formatted text only if all of it fits before out_size - 1 (one byte stays for
@@ -129,24 +197,29 @@ static void log_format_json(log_level level, const char *stamp, const char *mess
                             size_t out_size)
 {
     static const char message_key[] = ",\"message\":\"\"";
-    char component[32] = "", escaped[2048];
-    size_t c = log_component(message), n = 0, room;
+    char escaped[2048];
+    size_t n = 0, room;
+    log_meta meta;
 
     if (out_size < 3)
         return;
-    if (c > 0) {
-        memcpy(component, message, c);
-        component[c] = '\0';
-        message += c + 2;
-    }
-    n = log_append(out, out_size, n, "{\"time\":\"%s\",\"level\":\"%s\"", stamp,
-                   log_level_name(level));
-    if (c > 0)
-        n = log_append(out, out_size, n, ",\"component\":\"%s\"", component);
+    log_classify(message, &meta);
+    message += meta.strip;
+    n = log_append(out, out_size, n, "{\"time\":\"%s\",\"level\":\"%s\",\"component\":\"%s\"",
+                   stamp, log_level_name(level), meta.component);
     room = out_size - 1 - n > sizeof message_key ? out_size - 1 - n - (sizeof message_key - 1)
                                                  : 1;
     json_escape(escaped, room < sizeof escaped ? room : sizeof escaped, message);
     n = log_append(out, out_size, n, ",\"message\":\"%s\"", escaped);
+    for (size_t i = 0; i < meta.n_extra; i++) {
+        bool given = false;  /* the caller's own field of that name wins */
+        for (size_t k = 0; k < field_count; k++)
+            given |= strcmp(fields[k].key, meta.extra[i].key) == 0;
+        if (given)
+            continue;
+        json_escape(escaped, sizeof escaped, meta.extra[i].value);
+        n = log_append(out, out_size, n, ",\"%s\":\"%s\"", meta.extra[i].key, escaped);
+    }
     for (size_t i = 0; i < field_count; i++) {
         json_escape(escaped, sizeof escaped, fields[i].value != NULL ? fields[i].value : "");
         n = log_append(out, out_size, n, ",\"%s\":\"%s\"", fields[i].key, escaped);

@@ -6,9 +6,11 @@
  * "2025-05-22T10:01:02.345Z info  listening on udp ..."; when stderr is the systemd journal
  * ($JOURNAL_STREAM names it) each line starts with the kernel-style priority "<6>" so that
  * `journalctl -p err` finds errors. A JSON line is one object:
- * {"time":"...","level":"info","component":"gc","message":"..."}, where component is the word
- * before the message's first ": " when there is one ("gc", "agones", "admin", "SIGHUP"), and
- * the event's fields (log_write_fields) follow as string properties.
+ * {"time":"...","level":"info","component":"gc","message":"..."}: every line has a component
+ * ("gc", "net", "agones", "admin", "console", "systemd", "world", "config" or "engine"), from
+ * the message's "gc: " prefix (dropped from the message) or what it is about (log.c:
+ * log_classify); "player N", "World0" and "SIGHUP" become player, world and signal fields;
+ * then the event's own fields (log_write_fields) follow as string properties.
  */
 #ifndef REAP_LOG_H
 #define REAP_LOG_H

@@ -196,6 +196,74 @@ static void test_a_refused_set_says_so_and_changes_nothing(void **state)
     assert_null(strstr(fx->s.proc.out, "settings refused"));
 }
 
+static void test_commands_and_class_names_are_case_insensitive_as_in_ue(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(harness_console(&fx->s, "OBJ LIST class=prop", reply, sizeof reply), 200);
+    assert_non_null(strstr(reply, "5 object(s)"));
+    assert_int_equal(harness_console(&fx->s, "Obj List CLASS=PAWN", reply, sizeof reply), 200);
+    assert_non_null(strstr(reply, "1 object(s)"));
+    assert_int_equal(harness_console(&fx->s, "Gc Stats", reply, sizeof reply), 200);
+    assert_non_null(strstr(reply, "collections:"));
+}
+
+static void test_obj_list_ends_with_counts_and_bytes_per_class(void **state)
+{
+    fixture *fx = *state;
+    const char *row;
+    unsigned count = 0;
+    unsigned long bytes = 0;
+
+    assert_int_equal(harness_console(&fx->s, "obj list class=Prop", reply, sizeof reply), 200);
+
+    row = strstr(reply, "\nProp ");
+    assert_non_null(strstr(reply, "class                       count        bytes"));
+    assert_non_null(row);
+    assert_int_equal(sscanf(row, " Prop %u %lu", &count, &bytes), 2);
+    assert_int_equal(count, 5);
+    assert_true(bytes > 0 && bytes % 5 == 0);
+    assert_non_null(strstr(reply, "bytes in instances of the world's classes"));
+}
+
+static void test_stat_gc_is_gc_stats(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(harness_console(&fx->s, "stat gc", reply, sizeof reply), 200);
+    assert_non_null(strstr(reply, "interval in force:"));
+}
+
+static void test_cvars_with_a_prefix_lists_only_those(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(harness_console(&fx->s, "cvars net.", reply, sizeof reply), 200);
+    assert_non_null(strstr(reply, "net.MaxMessageBytes = "));
+    assert_null(strstr(reply, "gc.TimeBetweenPurgingPendingKillObjects"));
+    assert_int_equal(harness_console(&fx->s, "cvars nosuch.", reply, sizeof reply), 400);
+    assert_non_null(strstr(reply, "no console variable starts with 'nosuch.'"));
+}
+
+static void test_a_cvar_followed_by_a_question_mark_prints_its_help(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(harness_console(&fx->s, "gc.CreateGCClusters ?", reply, sizeof reply), 200);
+    assert_non_null(strstr(reply, "gc.CreateGCClusters = 1 (boolean; default 1"));
+}
+
+static void test_the_reply_and_the_log_say_the_same_value(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(harness_console(&fx->s, "gc.CreateGCClusters True", reply, sizeof reply),
+                     200);
+    assert_non_null(strstr(reply, "gc.CreateGCClusters = 1"));
+    assert_true(harness_proc_wait_for_text(&fx->s.proc, "console: gc.CreateGCClusters = 1", 5.0));
+    assert_null(strstr(fx->s.proc.out, "set to True"));
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -211,6 +279,12 @@ int main(void)
         T(test_extra_arguments_are_refused_so_quit_now_does_not_quit),
         T(test_ues_console_form_sets_and_prints_a_cvar),
         T(test_a_refused_set_says_so_and_changes_nothing),
+        T(test_commands_and_class_names_are_case_insensitive_as_in_ue),
+        T(test_obj_list_ends_with_counts_and_bytes_per_class),
+        T(test_stat_gc_is_gc_stats),
+        T(test_cvars_with_a_prefix_lists_only_those),
+        T(test_a_cvar_followed_by_a_question_mark_prints_its_help),
+        T(test_the_reply_and_the_log_say_the_same_value),
         T(test_quit_stops_the_server_with_exit_status_zero),
     };
 #undef T

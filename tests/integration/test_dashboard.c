@@ -66,6 +66,25 @@ static void test_the_admin_root_serves_a_self_contained_read_only_page(void **st
     stop(&s);
 }
 
+static void test_the_dashboard_uses_the_reports_colour_blind_safe_palette(void **state)
+{
+    harness_server s;
+    (void)state;
+    harness_server_start(&s, NULL);
+
+    int status = harness_http(s.admin_port, "GET", "/", NULL, page, sizeof page);
+
+    assert_int_equal(status, 200);
+    /* Okabe-Ito, in the roles report.html gives them: p50 blue, p99 orange, max vermillion,
+     * collections reddish purple; no red/green pair */
+    assert_non_null(strstr(page, "const COLORS = [\"#0072B2\", \"#E69F00\", \"#D55E00\""));
+    assert_non_null(strstr(page, "const GC_COLOR = \"#CC79A7\""));
+    assert_null(strstr(page, "#d62728"));
+    assert_null(strstr(page, "#2ca02c"));
+    assert_non_null(strstr(page, "function niceStep("));
+    stop(&s);
+}
+
 static void test_posting_to_the_dashboard_is_refused(void **state)
 {
     harness_server s;
@@ -157,6 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_admin_root_serves_a_self_contained_read_only_page),
         cmocka_unit_test(test_posting_to_the_dashboard_is_refused),
+        cmocka_unit_test(test_the_dashboard_uses_the_reports_colour_blind_safe_palette),
         cmocka_unit_test(test_stats_json_has_samples_and_the_collection_obj_gc_ran),
         cmocka_unit_test(test_headless_chromium_draws_the_dashboard_without_errors),
     };

@@ -297,7 +297,33 @@ static void test_a_second_without_server_figures_writes_nulls_not_zeros(void **s
     assert_non_null(first_row);
     assert_non_null(strstr(first_row, "\"server_objects\": null"));
     assert_true(strstr(first_row, "\"server_objects\": null") < strstr(first_row, "{\"t\": 2"));
-    assert_non_null(strstr(json, "\"server_objects_first\": 900"));
+    /* no stats reply sampled: the run's object figures are not known, not 0 */
+    assert_non_null(strstr(json, "\"server_objects_first\": null"));
+    free(json);
+    churn_timeline_free(&tl);
+}
+
+static void test_the_runs_object_figures_come_from_the_stats_samples_in_every_output(void **state)
+{
+    churn_timeline tl;
+    uint32_t first, last, peak, collections;
+    char *json;
+
+    (void)state;
+    timeline_fixture(&tl);
+    assert_true(churn_timeline_add_sample(&tl, 0.4, 51));
+    assert_true(churn_timeline_add_sample(&tl, 1.2, 2533));
+    assert_true(churn_timeline_add_sample(&tl, 2.9, 700));
+
+    assert_true(churn_timeline_objects(&tl, &first, &last, &peak, &collections));
+    json = render(churn_timeline_write_json, &tl);
+
+    assert_int_equal(first, 51);
+    assert_int_equal(last, 700);
+    assert_int_equal(peak, 2533);
+    assert_int_equal(collections, tl.n_gc);
+    assert_non_null(strstr(json, "\"server_objects_first\": 51, \"server_objects_last\": 700, "
+                                 "\"server_objects_peak\": 2533, \"collections\": 2}"));
     free(json);
     churn_timeline_free(&tl);
 }
@@ -350,7 +376,7 @@ static void test_the_objects_line_follows_every_stats_sample_when_there_are_some
 
     svg = render(churn_timeline_write_svg, &tl);
 
-    line = strstr(svg, "<polyline fill=\"none\" stroke=\"#1f5fa8\"");
+    line = strstr(svg, "<polyline fill=\"none\" stroke=\"#0072B2\"");
     assert_non_null(line);
     end = strstr(line, "/>");
     for (char *p = strstr(line, "points=\""); p != NULL && p < end; p = strchr(p + 1, ','))
@@ -496,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_the_help_describes_the_churn_flags),
         cmocka_unit_test(test_the_json_timeline_has_one_row_per_second_with_the_run_settings),
         cmocka_unit_test(test_a_second_without_server_figures_writes_nulls_not_zeros),
+        cmocka_unit_test(test_the_runs_object_figures_come_from_the_stats_samples_in_every_output),
         cmocka_unit_test(test_json_strings_are_escaped),
         cmocka_unit_test(test_the_svg_plots_objects_and_bots_as_polylines),
         cmocka_unit_test(test_the_objects_line_follows_every_stats_sample_when_there_are_some),

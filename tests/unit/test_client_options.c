@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -118,6 +120,111 @@ static void test_help_and_version_need_no_server(void **state)
     assert_non_null(strstr(client_options_usage(), "--disconnect"));
 }
 
+static void test_an_unknown_flag_given_last_is_called_unknown(void **state)
+{
+    client_options o;
+    char *argv[] = { "reap-client", "--server", "h:1", "--bots", "2", "--duration", "1",
+                     "--frobnicate" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "unknown option '--frobnicate'"));
+    assert_null(strstr(err, "needs a value"));
+}
+
+static void test_a_flag_whose_value_is_the_next_flag_needs_a_value(void **state)
+{
+    client_options o;
+    char *argv[] = { "reap-client", "--server", "--bots", "2" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "option '--server' needs a value"));
+}
+
+static void test_short_help_and_version_flags_work(void **state)
+{
+    client_options o;
+    char *help[] = { "reap-client", "-h" };
+    char *version[] = { "reap-client", "-V" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(help), help, err), CLIENT_OPTIONS_EXIT);
+    assert_true(o.help);
+    assert_int_equal(parse(&o, ARGC(version), version, err), CLIENT_OPTIONS_EXIT);
+    assert_true(o.version);
+}
+
+static void test_range_checks_keep_their_messages_in_both_forms(void **state)
+{
+    client_options o;
+    char *spaced[] = { "reap-client", "--server", "h:1", "--bots", "1001", "--duration", "1" };
+    char *equals[] = { "reap-client", "--server", "h:1", "--bots=0", "--duration", "1" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(spaced), spaced, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "bad value '1001' for --bots: expected an integer in [1, 1000]"));
+    assert_int_equal(parse(&o, ARGC(equals), equals, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "bad value '0' for --bots"));
+}
+
+static void test_a_switch_given_a_value_is_refused(void **state)
+{
+    client_options o;
+    char *argv[] = { "reap-client", "--server", "h:1", "--quiet=yes" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "'--quiet' takes no value"));
+}
+
+static void test_a_positional_argument_is_refused(void **state)
+{
+    client_options o;
+    char *argv[] = { "reap-client", "--server", "h:1", "stray" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "unexpected argument 'stray'"));
+}
+
+static void test_an_admin_token_file_is_read_and_checked(void **state)
+{
+    client_options o;
+    char good[] = "/tmp/reap-test-token-XXXXXX", bad[] = "/tmp/reap-test-token-XXXXXX";
+    char *argv[] = { "reap-client", "--server", "h:1", "--bots", "1", "--duration", "1",
+                     "--admin-token", good };
+    char *short_argv[] = { "reap-client", "--server", "h:1", "--bots", "1", "--duration", "1",
+                           "--admin-token", bad };
+    char *missing[] = { "reap-client", "--server", "h:1", "--bots", "1", "--duration", "1",
+                        "--admin-token", "/nonexistent/token" };
+    char err[256];
+    int fd;
+
+    (void)state;
+    fd = mkstemp(good);
+    assert_true(fd >= 0 && write(fd, "0123456789abcdef0123\n", 21) == 21);
+    close(fd);
+    fd = mkstemp(bad);
+    assert_true(fd >= 0 && write(fd, "short\n", 6) == 6);
+    close(fd);
+
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), CLIENT_OPTIONS_OK);
+    assert_string_equal(o.admin_token, "0123456789abcdef0123");
+    assert_int_equal(parse(&o, ARGC(short_argv), short_argv, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "expected 16 to 256 characters"));
+    assert_int_equal(parse(&o, ARGC(missing), missing, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "/nonexistent/token"));
+    unlink(good);
+    unlink(bad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -128,6 +235,13 @@ int main(void)
         cmocka_unit_test(test_negative_or_non_numeric_counts_and_times_are_refused),
         cmocka_unit_test(test_an_unknown_flag_is_named),
         cmocka_unit_test(test_help_and_version_need_no_server),
+        cmocka_unit_test(test_an_unknown_flag_given_last_is_called_unknown),
+        cmocka_unit_test(test_a_flag_whose_value_is_the_next_flag_needs_a_value),
+        cmocka_unit_test(test_short_help_and_version_flags_work),
+        cmocka_unit_test(test_range_checks_keep_their_messages_in_both_forms),
+        cmocka_unit_test(test_a_switch_given_a_value_is_refused),
+        cmocka_unit_test(test_a_positional_argument_is_refused),
+        cmocka_unit_test(test_an_admin_token_file_is_read_and_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * test_client_report.c - what the load tester reads and writes without a server: the
- * Prometheus text it samples, the figures thresholds name, report.dat read back exactly (what
+ * Prometheus text it samples, the figures thresholds name, report.json read back exactly (what
  * `merge` relies on), and the report page's charts.
  */
 #include <math.h>
@@ -296,6 +296,8 @@ static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
     static churn_report r, back;
     churn_timeline tl, back_tl;
     client_options o;
+    client_threshold th[CLIENT_THRESHOLDS_MAX];
+    uint32_t n_th = 0;
     char dir[] = "/tmp/reap-report-XXXXXX";
     char err[512];
 
@@ -305,7 +307,8 @@ static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
     assert_true(churn_report_save(&r, dir, err, sizeof err));
 
     churn_timeline_init(&back_tl);
-    if (!churn_report_load(&back, &back_tl, dir, err, sizeof err))
+    if (!churn_report_load(&back, &back_tl, th, CLIENT_THRESHOLDS_MAX, &n_th, dir, err,
+                           sizeof err))
         fail_msg("%s", err);
 
     assert_string_equal(back.run_id, r.run_id);
@@ -328,7 +331,43 @@ static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
     assert_true(back_tl.rows[2].loop_lag == 0.002);
     assert_int_equal(back_tl.n_gc, 1);
     assert_int_equal(back_tl.n_samples, 3);
+    assert_int_equal(n_th, o.n_thresholds);
+    for (uint32_t i = 0; i < n_th; i++)
+        assert_string_equal(th[i].text, o.thresholds[i].text);
     churn_timeline_free(&back_tl);
+    churn_timeline_free(&tl);
+    remove_report(dir);
+}
+
+static void test_a_report_that_is_not_json_is_refused_naming_the_file(void **state)
+{
+    static churn_report back;
+    churn_timeline tl;
+    client_threshold th[CLIENT_THRESHOLDS_MAX];
+    char dir[] = "/tmp/reap-report-XXXXXX", path[256], err[512];
+    FILE *f;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"schema_version\": 1, \"run_id\": ", f);
+    fclose(f);
+    churn_timeline_init(&tl);
+
+    assert_false(churn_report_load(&back, &tl, th, CLIENT_THRESHOLDS_MAX, NULL, dir, err,
+                                   sizeof err));
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "not JSON"));
+
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"schema_version\": 1, \"run_id\": \"x\", \"seed\": 1}", f);
+    fclose(f);
+    assert_false(churn_report_load(&back, &tl, th, CLIENT_THRESHOLDS_MAX, NULL, dir, err,
+                                   sizeof err));
+    assert_non_null(strstr(err, "not a reap-client report"));
     churn_timeline_free(&tl);
     remove_report(dir);
 }
@@ -399,6 +438,42 @@ static void test_the_report_page_draws_a_chart_for_each_timeline_with_data(void 
     churn_timeline_free(&tl);
 }
 
+static void test_a_chart_breaks_its_line_where_a_second_was_not_measured(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    client_options o;
+    char *buf = NULL, *tick;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+    for (uint32_t i = 0; i < 3; i++) {     /* six seconds: the fourth has no /metrics sample */
+        churn_row row = tl.rows[i];
+        row.t = 4 + i;
+        row.have_admin = i != 0;
+        assert_true(churn_timeline_add_row(&tl, &row));
+    }
+
+    assert_true(churn_report_write_html(&r, f));
+    fclose(f);
+
+    assert_null(strstr(buf, "charts have data"));       /* no self-check text for people */
+    assert_non_null(strstr(buf, "data-charts-drawn"));  /* ... but one for tests */
+    tick = strstr(buf, "Server frame time per second");
+    assert_non_null(tick);
+    *strstr(tick, "</figure>") = '\0';
+    /* p50, p99 and max each in two runs: seconds 1-3 and 5-6, no line across the fourth */
+    assert_int_equal(count_of(tick, "<polyline class=\"series\""), 6);
+    /* the dashboard's roles and palette (Okabe-Ito): p50 blue, p99 orange, max vermillion */
+    assert_non_null(strstr(tick, "stroke=\"#0072B2\""));
+    assert_non_null(strstr(tick, "stroke=\"#E69F00\""));
+    assert_non_null(strstr(tick, "stroke=\"#D55E00\""));
+    free(buf);
+    churn_timeline_free(&tl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,8 +485,10 @@ int main(void)
         cmocka_unit_test(test_a_saturated_generator_is_reported_with_a_warning),
         cmocka_unit_test(test_a_failing_threshold_is_counted_and_listed),
         cmocka_unit_test(test_a_saved_report_reads_back_with_the_same_figures),
+        cmocka_unit_test(test_a_report_that_is_not_json_is_refused_naming_the_file),
         cmocka_unit_test(test_the_json_report_carries_schema_run_and_latency_buckets),
         cmocka_unit_test(test_the_report_page_draws_a_chart_for_each_timeline_with_data),
+        cmocka_unit_test(test_a_chart_breaks_its_line_where_a_second_was_not_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

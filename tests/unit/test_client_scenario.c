@@ -232,6 +232,42 @@ static void test_a_bad_threshold_is_refused_with_the_reason(void **state)
     assert_non_null(strstr(err, "unknown unit 'hours'"));
 }
 
+static void test_a_latency_threshold_refuses_a_percentage(void **state)
+{
+    client_threshold t;
+    char err[256];
+
+    (void)state;
+    assert_false(client_threshold_parse("join_p99<5%", &t, err, sizeof err));
+    assert_non_null(strstr(err, "'join_p99' is a time"));
+    assert_false(client_threshold_parse("server_tick_p99<5%", &t, err, sizeof err));
+    assert_false(client_threshold_parse("errors<5ms", &t, err, sizeof err));
+    assert_non_null(strstr(err, "'errors' is a count"));
+    assert_false(client_threshold_parse("error_rate<5ms", &t, err, sizeof err));
+    assert_non_null(strstr(err, "'error_rate' is a fraction"));
+    assert_true(client_threshold_parse("join_count>10", &t, err, sizeof err));
+}
+
+static void test_a_threshold_value_is_printed_in_the_unit_it_was_written_in(void **state)
+{
+    client_threshold t;
+    char err[256], shown[48];
+
+    (void)state;
+    assert_true(client_threshold_parse("join_p99<1us", &t, err, sizeof err));
+    client_threshold_format(&t, 0.03309, shown, sizeof shown);
+    assert_string_equal(shown, "33090us");
+    assert_true(client_threshold_parse("join_p99<500ms", &t, err, sizeof err));
+    client_threshold_format(&t, 0.01234, shown, sizeof shown);
+    assert_string_equal(shown, "12.34ms");
+    assert_true(client_threshold_parse("error_rate<1%", &t, err, sizeof err));
+    client_threshold_format(&t, 0.0025, shown, sizeof shown);
+    assert_string_equal(shown, "0.25%");
+    assert_true(client_threshold_parse("errors==0", &t, err, sizeof err));
+    client_threshold_format(&t, 3, shown, sizeof shown);
+    assert_string_equal(shown, "3");
+}
+
 static void test_scenario_and_single_stage_flags_conflict(void **state)
 {
     char *argv[] = { "reap-client", "--server", "127.0.0.1:7777", "--scenario",
@@ -344,6 +380,8 @@ int main(void)
         cmocka_unit_test(test_the_shipped_scenarios_load),
         cmocka_unit_test(test_thresholds_parse_units_into_seconds_and_compare),
         cmocka_unit_test(test_a_bad_threshold_is_refused_with_the_reason),
+        cmocka_unit_test(test_a_latency_threshold_refuses_a_percentage),
+        cmocka_unit_test(test_a_threshold_value_is_printed_in_the_unit_it_was_written_in),
         cmocka_unit_test(test_scenario_and_single_stage_flags_conflict),
         cmocka_unit_test(test_churn_flags_make_one_stage_with_moves_at_ten_hertz_by_default),
         cmocka_unit_test(test_bad_churn_flag_values_are_named),

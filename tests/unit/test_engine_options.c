@@ -141,6 +141,67 @@ static void test_an_unknown_flag_given_last_is_named_as_unknown(void **state)
     assert_non_null(strstr(err, "unknown option '--frobnicate'"));
 }
 
+static void test_an_unknown_flag_is_named_as_unknown_wherever_it_stands(void **state)
+{
+    engine_options o;
+    char *first[] = { "reap-server", "--frobnicate", "--port", "1" };
+    char *middle[] = { "reap-server", "--port", "1", "--frobnicate=2", "--worlds", "2" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(first), first, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "unknown option '--frobnicate'"));
+    assert_int_equal(parse(&o, ARGC(middle), middle, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "unknown option '--frobnicate'"));
+}
+
+static void test_a_flag_followed_by_another_flag_needs_a_value(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--port", "--worlds", "2" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "option '--port' needs a value"));
+}
+
+static void test_short_help_and_version_flags_work(void **state)
+{
+    engine_options o;
+    char *help[] = { "reap-server", "-h" };
+    char *version[] = { "reap-server", "-V" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(help), help, err), ENGINE_OPTIONS_EXIT);
+    assert_true(o.help);
+    assert_int_equal(parse(&o, ARGC(version), version, err), ENGINE_OPTIONS_EXIT);
+    assert_true(o.version);
+}
+
+static void test_a_switch_given_a_value_is_refused(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--agones=yes" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "'--agones' takes no value"));
+}
+
+static void test_a_range_check_survives_the_equals_form(void **state)
+{
+    engine_options o;
+    char *argv[] = { "reap-server", "--tick-hz=0" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), ENGINE_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "bad value '0' for --tick-hz: expected an integer in [1, 1000]"));
+}
+
 static void test_a_bind_address_that_is_not_ipv4_is_refused_while_parsing(void **state)
 {
     engine_options o;
@@ -344,6 +405,11 @@ int main(void)
         cmocka_unit_test(test_zero_worlds_is_refused),
         cmocka_unit_test(test_a_flag_without_its_value_is_an_error),
         cmocka_unit_test(test_an_unknown_flag_given_last_is_named_as_unknown),
+        cmocka_unit_test(test_an_unknown_flag_is_named_as_unknown_wherever_it_stands),
+        cmocka_unit_test(test_a_flag_followed_by_another_flag_needs_a_value),
+        cmocka_unit_test(test_short_help_and_version_flags_work),
+        cmocka_unit_test(test_a_switch_given_a_value_is_refused),
+        cmocka_unit_test(test_a_range_check_survives_the_equals_form),
         cmocka_unit_test(test_a_bind_address_that_is_not_ipv4_is_refused_while_parsing),
         cmocka_unit_test(test_a_bad_log_level_lists_the_accepted_ones),
         cmocka_unit_test(test_a_cvar_flag_without_an_equals_sign_is_refused),

@@ -52,7 +52,7 @@ static void test_a_json_message_escapes_quotes_newlines_and_control_bytes(void *
     log_format_line(LOG_INFO, "player \"a\\b\"\nleft\x01", NULL, 0, line, sizeof line);
 
     assert_non_null(strstr(line, "\"message\":\"player \\\"a\\\\b\\\"\\nleft\\u0001\"}"));
-    assert_null(strstr(line, "component"));
+    assert_non_null(strstr(line, "\"component\":\"engine\""));
 }
 
 static void test_text_lines_carry_a_priority_only_when_stderr_is_the_journal(void **state)
@@ -131,8 +131,65 @@ static void test_a_json_line_cut_short_is_still_one_whole_object(void **state)
 
     assert_true(strlen(line) < sizeof line);
     assert_memory_equal(line + strlen(line) - 2, "\"}", 2); /* the message string is closed */
-    assert_non_null(strstr(line, "\"message\":\"a \\\"message\\\" far"));
+    assert_non_null(strstr(line, "\"component\":\"engine\",\"message\":\"a \\\"message\\\" f"));
     assert_null(strstr(line, "player")); /* no room left for it */
+}
+
+static void test_every_json_line_has_a_component(void **state)
+{
+    static const char *const lines[][2] = {
+        { "reap-server 0.1.0: 1 world(s) at 30 Hz", "engine" },
+        { "listening on udp 0.0.0.0:7777", "net" },
+        { "admin on http://127.0.0.1:7780 (GET /)", "admin" },
+        { "stopping (SIGTERM)", "engine" },
+        { "stopped", "engine" },
+        { "deploy/reap.ini:3: unknown key", "config" },
+        { "World0: 100 persistent props", "world" },
+    };
+    char line[512];
+
+    (void)state;
+    log_set_format(LOG_FORMAT_JSON);
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        char want[64];
+
+        log_format_line(LOG_INFO, lines[i][0], NULL, 0, line, sizeof line);
+        snprintf(want, sizeof want, "\"component\":\"%s\"", lines[i][1]);
+        if (strstr(line, want) == NULL)
+            fail_msg("'%s' -> %s, expected %s", lines[i][0], line, want);
+    }
+}
+
+static void test_a_signal_is_a_field_not_a_component(void **state)
+{
+    char line[512];
+
+    (void)state;
+    log_set_format(LOG_FORMAT_JSON);
+    log_format_line(LOG_INFO, "SIGHUP: re-read deploy/reap.ini: 1 console variable(s) changed",
+                    NULL, 0, line, sizeof line);
+
+    assert_non_null(strstr(line, "\"component\":\"engine\""));
+    assert_non_null(strstr(line, "\"signal\":\"SIGHUP\""));
+    assert_null(strstr(line, "\"component\":\"SIGHUP\""));
+}
+
+static void test_join_and_leave_lines_carry_the_player_and_world_as_fields(void **state)
+{
+    char line[512];
+
+    (void)state;
+    log_set_format(LOG_FORMAT_JSON);
+    log_format_line(LOG_INFO, "player 7 'bot-3' joined World1 from 127.0.0.1:5000", NULL, 0,
+                    line, sizeof line);
+    assert_non_null(strstr(line, "\"component\":\"net\""));
+    assert_non_null(strstr(line, "\"player\":\"7\""));
+    assert_non_null(strstr(line, "\"world\":\"World1\""));
+
+    log_format_line(LOG_INFO, "player 7 'bot-3' left World1 (timeout); destroyed its pawn", NULL,
+                    0, line, sizeof line);
+    assert_non_null(strstr(line, "\"player\":\"7\""));
+    assert_non_null(strstr(line, "\"world\":\"World1\""));
 }
 
 int main(void)
@@ -145,6 +202,9 @@ int main(void)
         T(test_a_journal_stream_that_is_not_stderr_adds_no_prefix),
         T(test_json_escape_never_overflows_its_buffer),
         T(test_an_events_fields_follow_as_json_properties_and_not_in_text),
+        T(test_every_json_line_has_a_component),
+        T(test_a_signal_is_a_field_not_a_component),
+        T(test_join_and_leave_lines_carry_the_player_and_world_as_fields),
         T(test_a_json_line_cut_short_is_still_one_whole_object),
     };
 #undef T
