@@ -695,13 +695,17 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         f.px = c->controller->pawn->base.pos[0];
         f.py = c->controller->pawn->base.pos[1];
     }
-    repl_outbox(&f);
-    /* A silent peer's passes wait until it answers (a pass then is due at once): a crowd's
-     * abrupt leavers stay connected until ENet times them out. Its outbox may not wait: a
-     * static actor spawned now would otherwise never be found (repl_relevancy_pass). */
+    /* A silent peer (a crowd's abrupt leavers stay connected until ENet times them out) is
+     * left as it is: what it holds keeps its indices (refs), and the first frame it answers
+     * again decides everything afresh in a full pass, which also closes what went meanwhile. */
     silent = repl_unresponsive(nd, c);
-    if (!silent && repl_relevancy_due(&f, REPL_RELEVANCY_PERIOD * e->opts.tick_hz))
-        repl_relevancy_pass(&f);
+    if (silent) {
+        c->relevancy_cull = -1.0f; /* no cull distance: the next pass is due, and full */
+    } else {
+        repl_outbox(&f);
+        if (repl_relevancy_due(&f, REPL_RELEVANCY_PERIOD * e->opts.tick_hz))
+            repl_relevancy_pass(&f);
+    }
 
     /* Budget: net.MaxClientRate accrues every frame; at most two frames' worth is banked. */
     c->allowance += rate * dt;

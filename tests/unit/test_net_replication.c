@@ -418,6 +418,50 @@ static void test_a_destroyed_actor_is_destroyed_on_the_client_once(void **state)
     assert_false(mirror_holds(&fx->m, near->net_id));
 }
 
+/* A frame in which the client has been silent for two seconds (and is not pumped). */
+static void silent_frame(fixture *fx)
+{
+    fx->e.frame++;
+    net_repl_begin_world(fx->nd, fx->w);
+    fx->nd->host->serviceTime = fx->conn->peer->lastReceiveTime + 2000;
+    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0);
+    world_outbox_reset(fx->w);
+}
+
+static void test_a_silent_peer_is_sent_nothing_and_set_right_when_it_answers(void **state)
+{
+    fixture *fx = *state;
+    actor *gone = spawn_prop(fx, fx->other, 100, 0), *came;
+    uint64_t packets;
+
+    fx->m.watch[0] = gone->net_id;
+    frames(fx, 10);
+    assert_true(mirror_holds(&fx->m, gone->net_id));
+
+    /* While it is silent one actor goes and another comes: nothing is sent... */
+    packets = fx->nd->counters.packets_out;
+    actor_destroy(fx->w, gone);
+    silent_frame(fx);
+    came = spawn_prop(fx, fx->other, 200, 0);
+    fx->m.watch[1] = came->net_id;
+    for (int i = 0; i < 5; i++)
+        silent_frame(fx);
+    assert_int_equal(fx->nd->counters.packets_out, packets);
+
+    /* ...and once it answers, the client gets the destroy and the spawn, and agrees. */
+    frames(fx, 10);
+    assert_int_equal(fx->m.destroys_of[0], 1);
+    assert_false(mirror_holds(&fx->m, gone->net_id));
+    assert_int_equal(fx->m.spawns_of[1], 1);
+    fx->conn->check_requested = true;
+    frame(fx);
+    assert_true(fx->m.check_arrived);
+    assert_int_equal(fx->m.check.pending, 0);
+    assert_int_equal(fx->m.check.closing, 0);
+    assert_int_equal(fx->m.check.open_actors, fx->m.check_mirror_count);
+    assert_true(fx->m.check.open_digest == fx->m.check_mirror_digest);
+}
+
 static void test_the_replication_check_matches_the_client_mirror(void **state)
 {
     fixture *fx = *state;
@@ -684,6 +728,8 @@ int main(void)
             test_own_and_always_relevant_actors_are_sent_wherever_they_are, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_destroyed_actor_is_destroyed_on_the_client_once,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_silent_peer_is_sent_nothing_and_set_right_when_it_answers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_replication_check_matches_the_client_mirror,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
