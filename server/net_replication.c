@@ -88,7 +88,10 @@ static bool repl_is_relevant(const repl_frame *f, const actor *a, float x, float
 /* Marks a as relevant now (giving it a replication index if it has none). */
 static void repl_touch(const repl_frame *f, actor *a)
 {
-    uint32_t idx = net_index_acquire(f->ix, f->heap, a, f->frame);
+    uint32_t had = a->net_index, idx = net_index_acquire(f->ix, f->heap, a, f->frame);
+
+    if (idx != had)
+        world_grid_retag(&f->w->grid, a);
 
     if (idx == 0 || !net_view_touch(f->v, f->ix, idx, f->frame))
         log_warn("net: out of memory replicating an actor to player %u", f->c->player_id);
@@ -113,6 +116,18 @@ static void repl_grid_visit_cb(const world_grid_entry *e, float d2, void *userda
     repl_pass *pass = userdata;
     const repl_frame *f = pass->f;
 
+    if (e->moves && !pass->full && e->tag != 0 && e->tag < f->v->cap &&
+        d2 <= f->cull * f->cull) {
+        /* A mover this connection has already (the crowd's common case): marked seen from the
+         * entry's copy of its index, without reading the actor. While an actor lives its index
+         * is its own, and a view holding the index holds this actor. */
+        uint8_t *st = &f->v->st[e->tag];
+        uint8_t state = *st & NET_VIEW_STATE;
+        if (state == NET_VIEW_PENDING || state == NET_VIEW_OPEN) {
+            *st |= NET_VIEW_SEEN;
+            return;
+        }
+    }
     if (!e->a->replicates)
         return;
     if (e->moves || pass->full) {

@@ -103,7 +103,7 @@ static bool grid_put(world_grid *g, uint32_t ci, actor *a)
 
     if (!VEC_RESERVE(l->v, l->cap, l->count + 1))
         return false;
-    l->v[l->count] = (world_grid_entry){ a, a->pos[0], a->pos[1], a->moves };
+    l->v[l->count] = (world_grid_entry){ a, a->pos[0], a->pos[1], a->net_index, a->moves };
     a->grid_cell = ci;
     a->grid_index = l->count++ | (a->moves ? 0 : GRID_STATIC);
     if (!a->moves)
@@ -138,6 +138,12 @@ void world_grid_remove(world_grid *g, actor *a)
         return;
     grid_take(g, a);
     g->count--;
+}
+
+void world_grid_retag(world_grid *g, const actor *a)
+{
+    if (a->grid_cell != WORLD_GRID_NONE)
+        grid_list(&g->cells[a->grid_cell], a)->v[a->grid_index & ~GRID_STATIC].tag = a->net_index;
 }
 
 void world_grid_move(world_grid *g, actor *a)

@@ -28,6 +28,7 @@ enum { WORLD_GRID_NONE = UINT32_MAX, WORLD_GRID_MAX_DIM = 512 };
 typedef struct world_grid_entry {
     actor *a;
     float x, y;
+    uint32_t tag;            /* the actor's net_index, copied so queries need not read it */
     bool moves;              /* copied from the actor, so queries can tell without it */
 } world_grid_entry;
 
@@ -65,6 +66,8 @@ bool world_grid_rebuild(world_grid *g, float extent, float cull_distance);
 bool world_grid_insert(world_grid *g, actor *a);
 /* Removes a if it is in the grid. */
 void world_grid_remove(world_grid *g, actor *a);
+/* After a's net_index changed: updates its entry's copy (tag). */
+void world_grid_retag(world_grid *g, const actor *a);
 /* After a's position changed: updates its entry, moving it to another cell if needed. */
 void world_grid_move(world_grid *g, actor *a);
 

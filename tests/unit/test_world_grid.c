@@ -226,6 +226,32 @@ static void test_a_ring_query_finds_movers_within_and_statics_in_the_ring(void *
     world_grid_free(&g);
 }
 
+static void tag_cb(const world_grid_entry *e, float d2, void *userdata)
+{
+    (void)d2;
+    *(uint32_t *)userdata = e->tag;
+}
+
+static void test_an_entry_carries_its_actors_net_index_after_a_retag_and_a_move(void **state)
+{
+    world_grid g;
+    actor a;
+    uint32_t tag = 99;
+
+    (void)state;
+    assert_true(world_grid_init(&g, 200000, 15000));
+    put(&g, &a, 10, 10);
+    world_grid_query(&g, 0, 0, 100, tag_cb, &tag);
+    assert_int_equal(tag, 0);
+    a.net_index = 42;
+    world_grid_retag(&g, &a);
+    a.pos[0] = 60000; /* into another cell: the copy moves with it */
+    world_grid_move(&g, &a);
+    world_grid_query(&g, 60000, 10, 100, tag_cb, &tag);
+    assert_int_equal(tag, 42);
+    world_grid_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_a_rebuild_for_a_new_cull_distance_keeps_every_actor),
         cmocka_unit_test(test_a_huge_extent_caps_the_cells_and_grows_them),
         cmocka_unit_test(test_a_ring_query_finds_movers_within_and_statics_in_the_ring),
+        cmocka_unit_test(test_an_entry_carries_its_actors_net_index_after_a_retag_and_a_move),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
