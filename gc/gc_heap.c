@@ -149,7 +149,8 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
 static void destroy_objects(gc_heap *heap, bool classes)
 {
     heap->unreachable.count = 0;
-    heap->pending_finish.count = 0; /* every object is in the new list */
+    heap->unreachable_plain.count = 0; /* a gather in flight may have begun it */
+    heap->pending_finish.count = 0;    /* every object is in the new list */
     size_t n = gc_object_count(heap);
     if (gc_ptr_vec_reserve(&heap->unreachable, n) != GC_OK ||
         gc_ptr_vec_reserve(&heap->pending_finish, n) != GC_OK ||
