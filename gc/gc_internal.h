@@ -253,6 +253,9 @@ typedef struct gc_ptr_vec {
 } gc_ptr_vec;
 
 gc_result gc_ptr_vec_push(gc_ptr_vec *v, void *p);
+/* Gives the pages wholly inside [p, p + n) back to the system; they read as zero when touched
+ * again. The memory stays allocated: it is freed as usual. */
+void gc_pages_discard(void *p, size_t n);
 /* Makes room for n entries in all, so that pushes up to n need no allocation. */
 gc_result gc_ptr_vec_reserve(gc_ptr_vec *v, size_t n);
 void gc_ptr_vec_push_reserved(gc_ptr_vec *v, void *p); /* room was reserved: cannot fail */
@@ -495,7 +498,10 @@ struct gc_heap {
     uint32_t *slab_dying;          /* per slab: gathered objects not yet freed (collector
                                       thread only) */
     size_t gather_cursor;          /* next object index to gather */
-    size_t purge_cursor;           /* into unreachable, then (free) into unreachable_plain */
+    size_t purge_cursor;           /* into unreachable, then (free) into unreachable_plain;
+                                      (release) into the part in progress */
+    uint32_t release_part;         /* what the release step gives back now (gc_purge.c) */
+    size_t release_offset;         /* bytes of the list in progress given back */
     gc_ptr_vec pending_finish;     /* gc_header* not yet ready for finish_destroy */
     gc_ptr_vec purge_classes;      /* class objects freed after their instances */
     uint32_t delayed_slices;       /* slices skipped for gc.DelayReachabilityIterations */
@@ -570,9 +576,9 @@ gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h);
 void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size);
 void gc_array_free_locked(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock */
 /* Gives back the pages of the object slots of chunks that hold no object (they read as NULL
- * when touched again); the free list, kept in the serials, stays. Returns the bytes given
- * back. Takes alloc_lock. */
-size_t gc_array_release(gc_heap *heap);
+ * when touched again); the free list, kept in the serials, stays. A chunk at a time, from
+ * chunk *cursor on, until the deadline; true when every chunk was seen. Takes alloc_lock. */
+bool gc_array_release(gc_heap *heap, size_t *cursor, double deadline);
 size_t gc_array_committed_bytes(const gc_heap *heap); /* alloc_lock held */
 
 /* objects (gc_object.c) */
@@ -618,11 +624,15 @@ void gc_lock_release(gc_heap *heap);
 /* Flips the mark bit and marks the initial roots; GC_E_NOMEM (nothing changed) when the room
  * the collection's lists need cannot be reserved. */
 gc_result gc_mark_begin(gc_heap *heap);
-/* After a collection: frees those lists that are empty and hold room for more than
- * GC_LIST_KEPT entries (the next mark reserves again; untouched room costs nothing, but the
- * room a big purge touched would stay committed). */
+/* After a collection: gives back the pages of those lists that are empty and hold room for
+ * more than GC_LIST_KEPT entries (untouched room costs nothing, but the room a big purge
+ * touched would stay committed), a GC_RELEASE_PIECE at a time. The room stays the list's,
+ * as address space, so the next mark's reserve neither allocates nor copies; freeing it
+ * instead would hand the C library a cost with no bound (trimming its heap took over a
+ * millisecond for an 8 MB list). Resumes at heap->purge_cursor (the list) and
+ * heap->release_offset (its bytes given back); true when done. */
 #define GC_LIST_KEPT (1u << 16)
-void gc_collection_lists_release(gc_heap *heap);
+bool gc_collection_lists_release(gc_heap *heap, double deadline);
 bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
 void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
@@ -805,11 +815,13 @@ void gc_fire(gc_heap *heap, gc_event ev);
 /* Work done, counted by every sliced loop for a test's work clock (gc_testing.h), in weights
  * chosen so that what a loop does between two looks at the clock is GC_WORK_UNIT in every
  * phase: GC_TIME_CHECK_INTERVAL objects scanned, destroyed or freed; a piece of a long array;
- * 16 times as many objects gathered; a batch of 32 slabs given back. A clock that advances
+ * 16 times as many objects gathered; GC_RELEASE_PIECE bytes of pages (16 slabs, a list's
+ * piece) or a chunk's slots given back; a table of 1024 slots rebuilt. A clock that advances
  * only with this count shows a step that ignores its budget as a step that takes too long.
  * Written by one thread each (the collector's, a worker's): a relaxed load and store. */
 #define GC_WORK_UNIT 1024u
 #define GC_WORK_OBJECT (GC_WORK_UNIT / GC_TIME_CHECK_INTERVAL)
+#define GC_RELEASE_PIECE ((size_t)1 << 20)
 static inline void gc_work_add(_Atomic uint64_t *counter, uint64_t n)
 {
     atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,

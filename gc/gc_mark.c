@@ -576,15 +576,34 @@ static gc_result reserve_for_collection(gc_heap *heap, size_t objects)
     return r;
 }
 
-void gc_collection_lists_release(gc_heap *heap)
+bool gc_collection_lists_release(gc_heap *heap, double deadline)
 {
     gc_ptr_vec *lists[] = { &heap->barrier_queue, &heap->barrier_clusters, &heap->unreachable,
                             &heap->unreachable_plain, &heap->pending_finish };
-    uv_mutex_lock(&heap->barrier_lock);
-    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
-        if (lists[i]->count == 0 && lists[i]->capacity > GC_LIST_KEPT)
-            gc_ptr_vec_free(lists[i]);
-    uv_mutex_unlock(&heap->barrier_lock);
+    size_t count = sizeof lists / sizeof lists[0];
+    while (heap->purge_cursor < count) {
+        gc_ptr_vec *v = lists[heap->purge_cursor];
+        uv_mutex_lock(&heap->barrier_lock);
+        bool piece = v->count == 0 && v->capacity > GC_LIST_KEPT;
+        size_t bytes = (size_t)v->capacity * sizeof v->data[0];
+        if (piece) {
+            size_t n = bytes - heap->release_offset < GC_RELEASE_PIECE
+                           ? bytes - heap->release_offset : GC_RELEASE_PIECE;
+            gc_pages_discard((char *)v->data + heap->release_offset, n);
+            heap->release_offset += n;
+        }
+        if (!piece || heap->release_offset == bytes) {
+            heap->purge_cursor++;
+            heap->release_offset = 0;
+        }
+        uv_mutex_unlock(&heap->barrier_lock);
+        if (piece) {
+            gc_work_add(&heap->work_done, GC_WORK_UNIT);
+            if (heap->purge_cursor < count && gc_past(heap, deadline))
+                return false;
+        }
+    }
+    return true;
 }
 
 gc_result gc_mark_begin(gc_heap *heap)

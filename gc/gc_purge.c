@@ -10,7 +10,9 @@
  *                   yes; the others wait on heap->pending_finish and are asked again;
  *   free            only when every object has finished: destructors, memory, indices
  *                   (plain objects in batches, one lock each);
- *   release         memory the purge emptied goes back to the system, beyond reserves.
+ *   release         memory the purge emptied goes back to the system, beyond reserves:
+ *                   empty slabs, empty chunks' slots, the collection's big lists, shrunk
+ *                   tables; each a piece at a time (heap->release_part says which).
  * Destructors run after all finish_destroy calls because one object's finish_destroy may
  * still use another unreachable object.
  */
@@ -188,16 +190,51 @@ bool gc_purge_free(gc_heap *heap, double deadline)
     return true;
 }
 
+/* Rebuilds the side tables a purge left mostly empty, one table a piece. */
+static bool release_tables(gc_heap *heap, double deadline)
+{
+    gc_map *maps[] = { &heap->names_by_index, &heap->names_by_path, &heap->pins };
+    size_t count = sizeof maps / sizeof maps[0];
+    while (heap->purge_cursor < count) {
+        gc_map *m = maps[heap->purge_cursor++];
+        uint32_t before = m->capacity;
+        uv_mutex_lock(&heap->table_lock);
+        gc_map_shrink(m);
+        uv_mutex_unlock(&heap->table_lock);
+        if (m->capacity != before) {
+            gc_work_add(&heap->work_done, before); /* a rebuild reads every old slot */
+            if (heap->purge_cursor < count && gc_past(heap, deadline))
+                return false;
+        }
+    }
+    return true;
+}
+
+enum { RELEASE_SLABS, RELEASE_CHUNKS, RELEASE_LISTS, RELEASE_TABLES, RELEASE_PARTS };
+
 bool gc_release_run(gc_heap *heap, double deadline)
 {
-    if (!gc_slabs_release(heap, deadline))
-        return false;
-    gc_array_release(heap);
-    gc_collection_lists_release(heap);
-    uv_mutex_lock(&heap->table_lock);
-    gc_map_shrink(&heap->names_by_index);
-    gc_map_shrink(&heap->names_by_path);
-    gc_map_shrink(&heap->pins);
-    uv_mutex_unlock(&heap->table_lock);
+    while (heap->release_part < RELEASE_PARTS) {
+        bool done = false;
+        switch (heap->release_part) {
+        case RELEASE_SLABS:
+            done = gc_slabs_release(heap, deadline);
+            break;
+        case RELEASE_CHUNKS:
+            done = gc_array_release(heap, &heap->purge_cursor, deadline);
+            break;
+        case RELEASE_LISTS:
+            done = gc_collection_lists_release(heap, deadline);
+            break;
+        case RELEASE_TABLES:
+            done = release_tables(heap, deadline);
+            break;
+        }
+        if (!done)
+            return false;
+        heap->release_part++;
+        purge_step_done(heap);
+    }
+    heap->release_part = RELEASE_SLABS;
     return true;
 }
