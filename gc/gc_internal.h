@@ -382,6 +382,7 @@ typedef struct gc_cluster {
 
 typedef enum gc_phase {
     GC_PHASE_IDLE,           /* nothing in flight */
+    GC_PHASE_BEGIN_MARK,     /* the mark bit flipped: statistics, initial roots */
     GC_PHASE_MARK,           /* reachability analysis (suspended between slices) */
     GC_PHASE_GATHER,         /* collecting unmarked objects into the unreachable list */
     GC_PHASE_BEGIN_DESTROY,  /* unhash + begin_destroy */
@@ -621,9 +622,10 @@ bool gc_lock_is_free(gc_heap *heap);   /* no scope guard held right now */
 void gc_lock_release(gc_heap *heap);
 
 /* marking (gc_mark.c) */
-/* Flips the mark bit and marks the initial roots; GC_E_NOMEM (nothing changed) when the room
- * the collection's lists need cannot be reserved. */
-gc_result gc_mark_begin(gc_heap *heap);
+/* Flips the mark bit and reserves the room the collection's lists need; GC_E_NOMEM (nothing
+ * changed) when it cannot. */
+gc_result gc_mark_flip(gc_heap *heap);
+void gc_mark_begin(gc_heap *heap);   /* after the flip: the workers, the initial roots */
 /* After a collection: gives back the pages of those lists that are empty and hold room for
  * more than GC_LIST_KEPT entries (untouched room costs nothing, but the room a big purge
  * touched would stay committed), a GC_RELEASE_PIECE at a time. The room stays the list's,
@@ -665,6 +667,7 @@ void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint
 /* Appends a range to w's list; its lock is held (or w is alone). */
 void gc_worker_push_range_locked(gc_collector *w, gc_array_range r);
 bool gc_worker_drain(gc_collector *w, double deadline);
+bool gc_worker_is_empty(const gc_collector *w);
 /* Reports every reference of h (class, outer, schema) to w (visit mode or marking). */
 void gc_scan_object(gc_collector *w, gc_header *h);
 
@@ -672,8 +675,7 @@ void gc_scan_object(gc_collector *w, gc_header *h);
 bool gc_parallel_drain(gc_heap *heap, double deadline);
 void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
-bool gc_worker_is_empty(const gc_collector *w);
-/* Wakes sleeping thieves if w now holds enough to steal (after w published work). */
+/* Wakes sleeping thieves if w now holds enough to steal (after w, not alone, published). */
 void gc_worker_published(gc_collector *w);
 bool gc_worker_steal(gc_collector *thief);  /* a piece, a full block or half a block */
 

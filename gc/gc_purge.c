@@ -28,6 +28,9 @@ static void purge_step_done(gc_heap *heap)
 
 bool gc_purge_begin_destroy(gc_heap *heap, double deadline)
 {
+    /* On entry nothing is pending: marking and gathering are done, the last purge finished. */
+    GC_ASSERT(heap->purge_cursor > 0 ||
+              (!heap->mark_done_pending_gather && heap->pending_finish.count == 0));
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
     bool timed = deadline > 0 && heap->settings.incremental_begin_destroy;
     while (heap->purge_cursor < heap->unreachable.count) {
@@ -82,7 +85,7 @@ bool gc_purge_finish_destroy(gc_heap *heap, double deadline)
     while (heap->purge_cursor < heap->unreachable.count) {
         gc_header *h = heap->unreachable.data[heap->purge_cursor++];
         if (!try_finish(heap, h))
-            gc_ptr_vec_push_reserved(&heap->pending_finish, h); /* see gc_mark_begin */
+            gc_ptr_vec_push_reserved(&heap->pending_finish, h); /* see gc_mark_flip */
         gc_work_add(&heap->work_done, GC_WORK_OBJECT);
         if (deadline > 0 && --until_check == 0) {
             if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
@@ -147,13 +150,14 @@ static void free_plain(gc_heap *heap, gc_header **objs, size_t n)
 
 bool gc_purge_free(gc_heap *heap, double deadline)
 {
+    GC_ASSERT(heap->pending_finish.count == 0); /* every object has finished */
     gc_ptr_vec *hooked = &heap->unreachable, *plain = &heap->unreachable_plain;
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
     while (heap->purge_cursor < hooked->count) {
         gc_header *h = hooked->data[heap->purge_cursor++];
         /* A class outlives its instances: their destructors are found through it. */
         if (gc_flags(h) & GC_F_IS_CLASS)
-            gc_ptr_vec_push_reserved(&heap->purge_classes, h); /* room: see gc_mark_begin */
+            gc_ptr_vec_push_reserved(&heap->purge_classes, h); /* room: see gc_mark_flip */
         else
             free_one(heap, h);
         gc_work_add(&heap->work_done, GC_WORK_OBJECT);
