@@ -103,23 +103,24 @@ typedef struct gc_chunk {
 #define GC_SLAB_SLOT_SHIFT 11     /* at most GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT slots a slab */
 _Static_assert(GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT == 1u << GC_SLAB_SLOT_SHIFT, "slots a slab");
 
-/* Each slot of a slab has two bits beside the slab (heap->slab_marks), four slots to a byte:
- * its mark bit (bit slot % 4) and its "special" bit (bit 4 + slot % 4), which sends marking
- * to the header. Two bits, not a byte a slot: marking reads this table for every reference,
- * and at two bits an object a million objects' marks take 256 KiB, which stays in L2 beside
- * the objects streaming through. The price is that setting a mark is an atomic
- * read-modify-write of a byte shared with three neighbours; it also makes exactly one worker
- * win each object, so no object is scanned twice. */
-#define GC_MARK_SLOT_SHIFT 2      /* 4 slots a byte */
+/* Each slot of a slab has a mark bit beside the slab (heap->slab_marks), eight slots to a
+ * byte, and at the same place in a second table (heap->slab_special) its "special" bit,
+ * which sends marking to the header. Marking reads the mark table for every reference: at
+ * one bit an object a million objects' marks take 128 KiB, which stays in L2 beside the
+ * objects streaming through; the special table is read only for a reference to an object
+ * not marked yet (about one in five), so a marked object is never special to the marker.
+ * The price is that setting a mark is an atomic read-modify-write of a byte shared with
+ * seven neighbours; it also makes exactly one worker win each object, so no object is
+ * scanned twice. */
+#define GC_MARK_SLOT_SHIFT 3      /* 8 slots a byte */
 #define GC_SLAB_MARK_SHIFT (GC_SLAB_SLOT_SHIFT - GC_MARK_SLOT_SHIFT) /* mark bytes a slab */
 
-/* Where an object's bits are: its byte, and its mark bit in it (the special bit is 4 up). */
+/* Where an object's bits are: its byte in the mark table (the special byte is at the same
+ * offset in the special table), and its bit in it. */
 typedef struct gc_mark_loc {
     _Atomic uint8_t *byte;
     uint8_t bit;
 } gc_mark_loc;
-
-static inline uint8_t gc_special_bit(uint8_t mark_bit) { return (uint8_t)(mark_bit << 4); }
 
 /* Allocation bookkeeping of one slab (a side table: marking never reads it). */
 typedef struct gc_slab_meta {
@@ -434,7 +435,8 @@ struct gc_heap {
     size_t region_bytes;
     uint32_t region_slabs;
     uint32_t *slab_inv;            /* per slab: ceil(2^32 / object size) */
-    _Atomic uint8_t *slab_marks;   /* per slab, 2 bits a slot: mark and special bits */
+    _Atomic uint8_t *slab_marks;   /* per slab, a mark bit a slot */
+    _Atomic uint8_t *slab_special; /* per slab, a special bit a slot (same layout) */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
     uint32_t slab_free;            /* empty slabs whose memory is still committed */
@@ -746,19 +748,27 @@ static inline void gc_mark_born(const gc_heap *heap, gc_header *h)
     (void)gc_try_mark(heap, heap->mark_value, h);
 }
 
+/* The byte of the special table that holds the special bit of the object at loc. */
+static inline _Atomic uint8_t *gc_special_byte(const gc_heap *heap, gc_mark_loc loc)
+{
+    return heap->slab_special + (loc.byte - heap->slab_marks);
+}
+
 /* Keeps h's special bit equal to whether it has any GC_F_SPECIAL flag. Call after changing
- * one of those flags (never while workers mark: the marker tests the special bit before the
- * mark bit, without the header). */
+ * one of those flags (never while workers mark: the marker reads the special bit of an
+ * unmarked object without the header). An object that is already marked in a mark in flight
+ * is not special to that mark: references to an object made garbage meanwhile are nulled
+ * by the next mark. */
 static inline void gc_special_sync(const gc_heap *heap, gc_header *h)
 {
     gc_mark_loc loc;
     if (!gc_mark_loc_of(heap, h, &loc))
         return; /* objects outside the region always take the header path */
-    uint8_t special = gc_special_bit(loc.bit);
+    _Atomic uint8_t *byte = gc_special_byte(heap, loc);
     if (gc_flags(h) & GC_F_SPECIAL)
-        atomic_fetch_or_explicit(loc.byte, special, memory_order_relaxed);
+        atomic_fetch_or_explicit(byte, loc.bit, memory_order_relaxed);
     else
-        atomic_fetch_and_explicit(loc.byte, (uint8_t)~special, memory_order_relaxed);
+        atomic_fetch_and_explicit(byte, (uint8_t)~loc.bit, memory_order_relaxed);
 }
 
 /* Whether h's special bit is set (false outside the region, where there is none). */
@@ -766,7 +776,7 @@ static inline bool gc_special_bit_of(const gc_heap *heap, const gc_header *h)
 {
     gc_mark_loc loc;
     return gc_mark_loc_of(heap, h, &loc) &&
-           (atomic_load_explicit(loc.byte, memory_order_relaxed) & gc_special_bit(loc.bit));
+           (atomic_load_explicit(gc_special_byte(heap, loc), memory_order_relaxed) & loc.bit);
 }
 
 static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const gc_header *h)

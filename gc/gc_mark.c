@@ -358,7 +358,7 @@ static void mark_slots(gc_collector *w, void **slots, uint32_t n)
     const char *const region = heap->region;
     const size_t region_bytes = heap->region_bytes;
     const uint32_t *const inv = heap->slab_inv;
-    _Atomic uint8_t *const marks = heap->slab_marks;
+    _Atomic uint8_t *const marks = heap->slab_marks, *const special = heap->slab_special;
     const uint32_t mark_value = w->mark_value;
     const bool alone = w->alone, prefetch = !w->no_prefetch;
     for (uint32_t i = 0; i < n; i++) {
@@ -373,17 +373,15 @@ static void mark_slots(gc_collector *w, void **slots, uint32_t n)
         }
         uint32_t si = (uint32_t)(off >> GC_SLAB_SHIFT);
         uint32_t slot = (uint32_t)(((off & (GC_SLAB_SIZE - 1)) * inv[si]) >> 32);
-        gc_mark_loc loc = {
-            &marks[((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT)],
-            (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1))),
-        };
+        size_t at = ((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT);
+        gc_mark_loc loc = { &marks[at], (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1))) };
         uint8_t v = atomic_load_explicit(loc.byte, memory_order_relaxed);
-        if (v & gc_special_bit(loc.bit)) {
+        if (((v & loc.bit) != 0) == mark_value)
+            continue; /* marked: nothing to do, special or not */
+        if (atomic_load_explicit(&special[at], memory_order_relaxed) & loc.bit) {
             check_slot(w, &slots[i], h); /* the header decides */
             continue;
         }
-        if (((v & loc.bit) != 0) == mark_value)
-            continue;
         if (alone)
             atomic_store_explicit(loc.byte, (uint8_t)(v ^ loc.bit), memory_order_relaxed);
         else if (!gc_mark_bit_set(loc, mark_value))
