@@ -247,7 +247,7 @@ static int slab_order(const void *a, const void *b)
  * instead of being split). */
 bool gc_slabs_release(gc_heap *heap, double deadline)
 {
-    enum { BATCH = GC_RELEASE_PIECE >> GC_SLAB_SHIFT };
+    enum { BATCH = HUGE_PAGE >> GC_SLAB_SHIFT }; /* a run of them can drop a huge page whole */
     uint32_t batch[BATCH];
     for (;;) {
         uv_mutex_lock(&heap->alloc_lock);

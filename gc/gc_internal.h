@@ -827,8 +827,8 @@ void gc_fire(gc_heap *heap, gc_event ev);
 /* Work done, counted by every sliced loop for a test's work clock (gc_testing.h), in weights
  * chosen so that what a loop does between two looks at the clock is GC_WORK_UNIT in every
  * phase: GC_TIME_CHECK_INTERVAL objects scanned, destroyed or freed; a piece of a long array;
- * 16 times as many objects gathered; GC_RELEASE_PIECE bytes of pages (16 slabs, a list's
- * piece) or a chunk's slots given back; a table of 1024 slots rebuilt. A clock that advances
+ * 16 times as many objects gathered; a batch of 32 slabs (a huge page) or GC_RELEASE_PIECE
+ * bytes of a list or a chunk's slots given back; a table of 1024 slots rebuilt. A clock that advances
  * only with this count shows a step that ignores its budget as a step that takes too long.
  * Written by one thread each (the collector's, a worker's): a relaxed load and store. */
 #define GC_WORK_UNIT 1024u
