@@ -62,9 +62,11 @@ gc_result gc_region_init(gc_heap *heap, size_t region_bytes)
     heap->region_slabs = (uint32_t)(region_bytes >> GC_SLAB_SHIFT);
     heap->slab_inv = reserve((size_t)heap->region_slabs * sizeof *heap->slab_inv);
     heap->slab_marks = reserve((size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
+    heap->slab_special = reserve((size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
     heap->slab_meta = reserve((size_t)heap->region_slabs * sizeof *heap->slab_meta);
     heap->slab_dying = reserve((size_t)heap->region_slabs * sizeof *heap->slab_dying);
-    if (!heap->slab_inv || !heap->slab_marks || !heap->slab_meta || !heap->slab_dying) {
+    if (!heap->slab_inv || !heap->slab_marks || !heap->slab_special || !heap->slab_meta ||
+        !heap->slab_dying) {
         gc_region_close(heap);
         return GC_E_NOMEM;
     }
@@ -85,6 +87,8 @@ void gc_region_close(gc_heap *heap)
         munmap(heap->slab_inv, (size_t)heap->region_slabs * sizeof *heap->slab_inv);
     if (heap->slab_marks)
         munmap((void *)heap->slab_marks, (size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
+    if (heap->slab_special)
+        munmap((void *)heap->slab_special, (size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
     if (heap->slab_meta)
         munmap(heap->slab_meta, (size_t)heap->region_slabs * sizeof *heap->slab_meta);
     if (heap->slab_dying)
@@ -92,6 +96,7 @@ void gc_region_close(gc_heap *heap)
     heap->region = NULL;
     heap->slab_inv = NULL;
     heap->slab_marks = NULL;
+    heap->slab_special = NULL;
     heap->slab_meta = NULL;
     heap->slab_dying = NULL;
 }
@@ -143,6 +148,8 @@ static uint32_t slab_new(gc_heap *heap, uint32_t cls)
     m->free_head = FREE_END;
     heap->slab_inv[si] = (uint32_t)(((1ull << 32) + size - 1) / size);
     memset((void *)&heap->slab_marks[(size_t)si << GC_SLAB_MARK_SHIFT], 0,
+           (size_t)1 << GC_SLAB_MARK_SHIFT);
+    memset((void *)&heap->slab_special[(size_t)si << GC_SLAB_MARK_SHIFT], 0,
            (size_t)1 << GC_SLAB_MARK_SHIFT);
     heap->slab_count++;
     partial_link(heap, cls, si);
@@ -240,7 +247,7 @@ static int slab_order(const void *a, const void *b)
  * instead of being split). */
 bool gc_slabs_release(gc_heap *heap, double deadline)
 {
-    enum { BATCH = 32 };
+    enum { BATCH = HUGE_PAGE >> GC_SLAB_SHIFT }; /* a run of them can drop a huge page whole */
     uint32_t batch[BATCH];
     for (;;) {
         uv_mutex_lock(&heap->alloc_lock);

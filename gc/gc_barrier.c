@@ -5,7 +5,7 @@
  * end of marking). On entry to the barrier a reference to target has just been stored; on
  * exit target is marked and, if this call marked it, queued for the next slice: to be scanned,
  * or, for a cluster (a member stands for its root), to have its cluster marked. The queues
- * were given room for every object before the mark began (gc_mark_begin), so the barrier
+ * were given room for every object before the mark began (gc_mark_flip), so the barrier
  * never allocates and cannot fail. An inactive barrier costs one relaxed load.
  */
 #include "gc_internal.h"
@@ -49,7 +49,7 @@ void gc_write_barrier(gc_heap *heap, void *target)
             /* A marked root's cluster must be marked by a worker before marking ends. */
             uv_mutex_lock(&heap->barrier_lock);
             gc_ptr_vec_push_reserved(clustered ? &heap->barrier_clusters : &heap->barrier_queue,
-                                     h); /* see gc_mark_begin */
+                                     h); /* see gc_mark_flip */
             uv_mutex_unlock(&heap->barrier_lock);
         }
         uv_mutex_unlock(&heap->cluster_lock);
@@ -61,7 +61,7 @@ void gc_write_barrier(gc_heap *heap, void *target)
     if (!gc_try_mark(heap, heap->mark_value, h))
         return;
     uv_mutex_lock(&heap->barrier_lock);
-    gc_ptr_vec_push_reserved(&heap->barrier_queue, h); /* see gc_mark_begin */
+    gc_ptr_vec_push_reserved(&heap->barrier_queue, h); /* see gc_mark_flip */
     uv_mutex_unlock(&heap->barrier_lock);
 }
 

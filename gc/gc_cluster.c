@@ -72,7 +72,7 @@ static void release_object(gc_heap *heap, gc_header *h, uint32_t flag)
     if (heap->phase == GC_PHASE_MARK && flag == GC_F_IN_CLUSTER &&
         gc_is_marked(heap, heap->mark_value, h)) {
         uv_mutex_lock(&heap->barrier_lock);
-        gc_ptr_vec_push_reserved(&heap->barrier_queue, h); /* see gc_mark_begin */
+        gc_ptr_vec_push_reserved(&heap->barrier_queue, h); /* see gc_mark_flip */
         uv_mutex_unlock(&heap->barrier_lock);
     }
 }

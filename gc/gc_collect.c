@@ -3,7 +3,7 @@
  *
  * A collection walks the phases of gc_phase in order:
  *
- *   IDLE -> MARK -> GATHER -> BEGIN_DESTROY -> FINISH_DESTROY -> FREE -> RELEASE -> IDLE
+ *   IDLE -> BEGIN_MARK -> MARK -> GATHER -> BEGIN_DESTROY -> FINISH_DESTROY -> FREE -> RELEASE -> IDLE
  *
  * gc_step is the one driver: it advances whatever is in flight until a deadline or a chosen
  * phase, one phase function per case. The public entry points only decide when to step, how
@@ -17,8 +17,72 @@
  */
 #include "gc_internal.h"
 
+/* What must hold where one phase ends and the next begins, checked by GC_ASSERT in the
+ * checked builds only (these walks cost a pass over a list or the array). */
+#ifdef GC_CHECKS
+/* Nothing of a collection is left over: its lists and the barrier's queues are empty. */
+static bool nothing_left(const gc_heap *heap)
+{
+    return heap->unreachable.count == 0 && heap->unreachable_plain.count == 0 &&
+           heap->pending_finish.count == 0 && heap->purge_classes.count == 0 &&
+           heap->barrier_queue.count == 0 && heap->barrier_clusters.count == 0;
+}
+
+/* Marking is complete: no worker holds work and the barrier queued nothing more. */
+static bool marking_complete(const gc_heap *heap)
+{
+    for (uint32_t i = 0; i < heap->mark_workers; i++)
+        if (!gc_worker_is_empty(heap->workers[i]))
+            return false;
+    return heap->barrier_queue.count == 0 && heap->barrier_clusters.count == 0;
+}
+
+/* Every gathered object that needs the destroy passes carries `flag`. */
+static bool all_hooked_have(const gc_heap *heap, uint32_t flag)
+{
+    for (size_t i = 0; i < heap->unreachable.count; i++)
+        if (!(gc_flags(heap->unreachable.data[i]) & flag))
+            return false;
+    return true;
+}
+
+/* No object in the array is left flagged unreachable: every gathered one was freed. */
+static bool none_unreachable(const gc_heap *heap)
+{
+    for (uint32_t i = 0, n = gc_high_water(heap); i < n; i++) {
+        const gc_header *h = gc_object_at(heap, i);
+        if (h && (gc_flags(h) & GC_F_UNREACHABLE))
+            return false;
+    }
+    return true;
+}
+#endif
+
+/* The start of a mark (Lua's GCSpause), after the flag swap: this collection's statistics,
+ * the clusters and assumption checks its settings ask for, the initial roots. What can fail
+ * was done before (collection_begin). */
+static void mark_started(gc_heap *heap)
+{
+    GC_ASSERT(nothing_left(heap));
+    GC_ASSERT(!atomic_load(&heap->barrier_active));
+    gc_stats *st = &heap->stats;
+    *st = (gc_stats){ .collections = st->collections,
+                      .collections_full = st->collections_full,
+                      .objects_destroyed = st->objects_destroyed,
+                      .try_collect_failures = st->try_collect_failures,
+                      .objects_before = gc_object_count(heap) };
+    heap->delayed_slices = 0;
+    gc_clusters_before_mark(heap);
+    if (heap->settings.verify_assumptions)
+        st->assumption_violations = gc_verify_assumptions(heap, heap->diag_fn, heap->diag_userdata);
+    gc_mark_begin(heap);
+    gc_barrier_set_active(heap, !heap->full_purge && heap->settings.allow_incremental_reachability);
+    heap->phase = GC_PHASE_MARK;
+}
+
 static void mark_finished(gc_heap *heap)
 {
+    GC_ASSERT(marking_complete(heap));
     gc_mark_end(heap);
     gc_barrier_set_active(heap, false);
     heap->phase = GC_PHASE_GATHER;
@@ -33,6 +97,7 @@ static void purge_finished(gc_heap *heap);
 
 static void gather_finished(gc_heap *heap)
 {
+    GC_ASSERT(heap->unreachable.count + heap->unreachable_plain.count <= heap->mark_candidates);
     heap->mark_done_pending_gather = false;
     heap->stats.unreachable = (uint32_t)(heap->unreachable.count +
                                          heap->unreachable_plain.count);
@@ -54,8 +119,12 @@ static double gather_deadline(const gc_heap *heap, double deadline)
     return own < deadline ? own : deadline;
 }
 
+/* The destroy pipeline's postconditions: every gathered object was destroyed and freed, and
+ * nothing waits. */
 static void purge_finished(gc_heap *heap)
 {
+    GC_ASSERT(nothing_left(heap) && !heap->purge_stuck);
+    GC_ASSERT(none_unreachable(heap));
     heap->stats.objects_after = gc_object_count(heap);
     heap->phase = GC_PHASE_IDLE;
 }
@@ -74,6 +143,11 @@ static bool gc_step(gc_heap *heap, double deadline, gc_phase stop)
         switch (heap->phase) {
         case GC_PHASE_IDLE:
             return true;
+        case GC_PHASE_BEGIN_MARK:
+            mark_started(heap);
+            heap->stats.mark_seconds += gc_now(heap) - t0;
+            done = true;
+            break;
         case GC_PHASE_MARK:
             heap->stats.mark_slices++;
             done = gc_mark_run(heap, deadline);
@@ -90,20 +164,27 @@ static bool gc_step(gc_heap *heap, double deadline, gc_phase stop)
         case GC_PHASE_BEGIN_DESTROY:
             done = gc_purge_begin_destroy(heap, deadline);
             heap->stats.purge_seconds += gc_now(heap) - t0;
-            if (done)
+            if (done) {
+                GC_ASSERT(all_hooked_have(heap, GC_F_BEGIN_DESTROYED));
                 heap->phase = GC_PHASE_FINISH_DESTROY;
+            }
             break;
         case GC_PHASE_FINISH_DESTROY:
             done = gc_purge_finish_destroy(heap, deadline);
             heap->stats.purge_seconds += gc_now(heap) - t0;
-            if (done)
+            if (done) {
+                GC_ASSERT(heap->pending_finish.count == 0);
+                GC_ASSERT(all_hooked_have(heap, GC_F_FINISH_DESTROYED));
                 heap->phase = GC_PHASE_FREE;
+            }
             break;
         case GC_PHASE_FREE:
             done = gc_purge_free(heap, deadline);
             heap->stats.purge_seconds += gc_now(heap) - t0;
-            if (done)
+            if (done) {
+                GC_ASSERT(nothing_left(heap));
                 heap->phase = GC_PHASE_RELEASE;
+            }
             break;
         case GC_PHASE_RELEASE:
             done = gc_release_run(heap, deadline);
@@ -171,7 +252,10 @@ static void finish_pending_as_full(gc_heap *heap)
     gc_fire(heap, GC_EVENT_POST);
 }
 
-static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bool try_only)
+/* Whether a collection may start now; a try gives up before doing anything while another
+ * thread holds a scope guard (UE TryCollectGarbage), and after enough failed tries it waits
+ * like gc_collect. */
+static gc_result collect_admitted(gc_heap *heap, uint32_t keep_flags, bool try_only)
 {
     if (!heap)
         return GC_E_NULL;
@@ -179,9 +263,6 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
         return GC_E_INVALID;
     if (heap->in_collect)
         return GC_E_STATE; /* called from one of this collection's callbacks */
-
-    /* A try gives up before doing anything while another thread holds a scope guard (UE
-     * TryCollectGarbage); after enough failed tries it waits like gc_collect. */
     bool force = !try_only || (heap->settings.num_retries_before_forcing > 0 &&
                                heap->try_collect_failures_in_row >=
                                    heap->settings.num_retries_before_forcing);
@@ -193,69 +274,50 @@ static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bo
     if (heap->purge_stuck && !gc_incremental_purge(heap, 0))
         return GC_E_STATE; /* objects still not ready to finish: a new mark would lose them */
     heap->try_collect_failures_in_row = 0;
-    heap->in_collect = true;
+    return GC_OK;
+}
 
-    /* pre */
+/* Under the GC lock: finishes the last purge, fires STARTED, flips the mark bit and takes
+ * the room the collection's lists need; on success the collection is at BEGIN_MARK, on
+ * failure nothing has started. */
+static gc_result collection_begin(gc_heap *heap, uint32_t keep_flags, bool full_purge)
+{
+    if (!gc_step(heap, 0, GC_PHASE_IDLE))
+        return GC_E_STATE; /* the last purge is stuck (see purge_stuck) */
+    gc_fire(heap, GC_EVENT_STARTED);
+    if (gc_mark_flip(heap) != GC_OK)
+        return GC_E_NOMEM; /* no room for the collection's lists */
+    heap->keep_flags = keep_flags;
+    heap->full_purge = full_purge;
+    heap->phase = GC_PHASE_BEGIN_MARK;
+    heap->reachability_pending = true;
+    return GC_OK;
+}
+
+/* pre, mark, post and (full) purge, as the file's banner lists them; one exit. */
+static gc_result collect(gc_heap *heap, uint32_t keep_flags, bool full_purge, bool try_only)
+{
+    gc_result r = collect_admitted(heap, keep_flags, try_only);
+    if (r != GC_OK)
+        return r;
+    heap->in_collect = true;
     finish_pending_as_full(heap);
     gc_fire(heap, GC_EVENT_PRE);
     gc_lock_acquire(heap, true);
-    if (heap->phase != GC_PHASE_IDLE && !gc_step(heap, 0, GC_PHASE_IDLE)) {
-        gc_lock_release(heap); /* the last purge is stuck (see purge_stuck) */
-        heap->in_collect = false;
-        gc_fire(heap, GC_EVENT_POST);
-        return GC_E_STATE;
-    }
-    gc_fire(heap, GC_EVENT_STARTED);
-
-    /* mark */
-    gc_stats last = heap->stats;
-    uint64_t collections = heap->stats.collections, full = heap->stats.collections_full;
-    uint64_t destroyed = heap->stats.objects_destroyed, failures = heap->stats.try_collect_failures;
-    heap->stats = (gc_stats){ 0 };
-    heap->stats.collections = collections;
-    heap->stats.collections_full = full;
-    heap->stats.objects_destroyed = destroyed;
-    heap->stats.try_collect_failures = failures;
-    heap->stats.objects_before = gc_object_count(heap);
-    heap->keep_flags = keep_flags;
-    heap->full_purge = full_purge;
-    heap->delayed_slices = 0;
+    r = collection_begin(heap, keep_flags, full_purge);
     bool incremental = !full_purge && heap->settings.allow_incremental_reachability;
-    double t0 = gc_now(heap);
-    gc_clusters_before_mark(heap);
-    if (heap->settings.verify_assumptions)
-        heap->stats.assumption_violations =
-            gc_verify_assumptions(heap, heap->diag_fn, heap->diag_userdata);
-    heap->phase = GC_PHASE_MARK;
-    heap->reachability_pending = true;
-    if (gc_mark_begin(heap) != GC_OK) {
-        heap->phase = GC_PHASE_IDLE; /* no room for the collection's lists: nothing started */
-        heap->reachability_pending = false;
-        heap->stats = last;
-        gc_lock_release(heap);
-        heap->in_collect = false;
-        gc_fire(heap, GC_EVENT_POST);
-        return GC_E_NOMEM;
-    }
-    heap->stats.mark_seconds += gc_now(heap) - t0;
-    if (incremental)
-        gc_barrier_set_active(heap, true);
     double limit = incremental ? heap->settings.incremental_reachability_time_limit : 0;
-    bool done = reachability_slice(heap, incremental ? t0 + limit : 0, gather_is_immediate(heap));
+    bool reached = r == GC_OK &&
+                   reachability_slice(heap, deadline_after(heap, limit), gather_is_immediate(heap));
     gc_lock_release(heap);
-    if (!done) {
-        heap->in_collect = false;
-        gc_fire(heap, GC_EVENT_POST);
-        return GC_OK; /* marking continues in gc_incremental_reachability_step */
+    if (reached) {
+        reachability_finished(heap);
+        if (full_purge)
+            gc_step(heap, 0, GC_PHASE_IDLE);
     }
-
-    /* post and purge */
-    reachability_finished(heap);
-    if (full_purge)
-        gc_step(heap, 0, GC_PHASE_IDLE);
     heap->in_collect = false;
     gc_fire(heap, GC_EVENT_POST);
-    return GC_OK;
+    return r; /* a mark not reached yet continues in gc_incremental_reachability_step */
 }
 
 gc_result gc_collect(gc_heap *heap, uint32_t keep_flags, bool full_purge)

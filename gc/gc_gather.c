@@ -10,9 +10,10 @@
  */
 #include "gc_internal.h"
 
-
 bool gc_gather_run(gc_heap *heap, double deadline)
 {
+    GC_ASSERT(heap->mark_done_pending_gather); /* marking is complete */
+    GC_ASSERT(!atomic_load(&heap->barrier_active));
     uint32_t n = gc_high_water(heap);
     uint32_t mark_value = heap->mark_value;
     uint32_t until_check = GC_TIME_CHECK_INTERVAL * 16;
@@ -28,7 +29,7 @@ bool gc_gather_run(gc_heap *heap, double deadline)
                 gc_ptr_vec_push_reserved(gc_object_needs_destroy_passes(heap, h)
                                              ? &heap->unreachable
                                              : &heap->unreachable_plain,
-                                         h); /* room: see gc_mark_begin */
+                                         h); /* room: see gc_mark_flip */
                 if (gc_in_region(heap, h))
                     heap->slab_dying[gc_slab_index(heap, h)]++;
             }

@@ -149,7 +149,8 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
 static void destroy_objects(gc_heap *heap, bool classes)
 {
     heap->unreachable.count = 0;
-    heap->pending_finish.count = 0; /* every object is in the new list */
+    heap->unreachable_plain.count = 0; /* a gather in flight may have begun it */
+    heap->pending_finish.count = 0;    /* every object is in the new list */
     size_t n = gc_object_count(heap);
     if (gc_ptr_vec_reserve(&heap->unreachable, n) != GC_OK ||
         gc_ptr_vec_reserve(&heap->pending_finish, n) != GC_OK ||
@@ -383,7 +384,7 @@ void gc_memory_get(const gc_heap *heap, gc_memory *out)
     out->large_bytes = h->large_bytes;
     out->array_bytes = gc_array_committed_bytes(h);
     out->slab_side_bytes = (size_t)h->slab_count *
-                           (((size_t)1 << GC_SLAB_MARK_SHIFT) + sizeof(gc_slab_meta) +
+                           (((size_t)2 << GC_SLAB_MARK_SHIFT) + sizeof(gc_slab_meta) +
                             2 * sizeof(uint32_t));
     out->free_slab_bytes = (size_t)h->slab_free_count * GC_SLAB_SIZE;
     uv_mutex_unlock(&h->alloc_lock);

@@ -103,23 +103,24 @@ typedef struct gc_chunk {
 #define GC_SLAB_SLOT_SHIFT 11     /* at most GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT slots a slab */
 _Static_assert(GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT == 1u << GC_SLAB_SLOT_SHIFT, "slots a slab");
 
-/* Each slot of a slab has two bits beside the slab (heap->slab_marks), four slots to a byte:
- * its mark bit (bit slot % 4) and its "special" bit (bit 4 + slot % 4), which sends marking
- * to the header. Two bits, not a byte a slot: marking reads this table for every reference,
- * and at two bits an object a million objects' marks take 256 KiB, which stays in L2 beside
- * the objects streaming through. The price is that setting a mark is an atomic
- * read-modify-write of a byte shared with three neighbours; it also makes exactly one worker
- * win each object, so no object is scanned twice. */
-#define GC_MARK_SLOT_SHIFT 2      /* 4 slots a byte */
+/* Each slot of a slab has a mark bit beside the slab (heap->slab_marks), eight slots to a
+ * byte, and at the same place in a second table (heap->slab_special) its "special" bit,
+ * which sends marking to the header. Marking reads the mark table for every reference: at
+ * one bit an object a million objects' marks take 128 KiB, which stays in L2 beside the
+ * objects streaming through; the special table is read only for a reference to an object
+ * not marked yet (about one in five), so a marked object is never special to the marker.
+ * The price is that setting a mark is an atomic read-modify-write of a byte shared with
+ * seven neighbours; it also makes exactly one worker win each object, so no object is
+ * scanned twice. */
+#define GC_MARK_SLOT_SHIFT 3      /* 8 slots a byte */
 #define GC_SLAB_MARK_SHIFT (GC_SLAB_SLOT_SHIFT - GC_MARK_SLOT_SHIFT) /* mark bytes a slab */
 
-/* Where an object's bits are: its byte, and its mark bit in it (the special bit is 4 up). */
+/* Where an object's bits are: its byte in the mark table (the special byte is at the same
+ * offset in the special table), and its bit in it. */
 typedef struct gc_mark_loc {
     _Atomic uint8_t *byte;
     uint8_t bit;
 } gc_mark_loc;
-
-static inline uint8_t gc_special_bit(uint8_t mark_bit) { return (uint8_t)(mark_bit << 4); }
 
 /* Allocation bookkeeping of one slab (a side table: marking never reads it). */
 typedef struct gc_slab_meta {
@@ -253,6 +254,9 @@ typedef struct gc_ptr_vec {
 } gc_ptr_vec;
 
 gc_result gc_ptr_vec_push(gc_ptr_vec *v, void *p);
+/* Gives the pages wholly inside [p, p + n) back to the system; they read as zero when touched
+ * again. The memory stays allocated: it is freed as usual. */
+void gc_pages_discard(void *p, size_t n);
 /* Makes room for n entries in all, so that pushes up to n need no allocation. */
 gc_result gc_ptr_vec_reserve(gc_ptr_vec *v, size_t n);
 void gc_ptr_vec_push_reserved(gc_ptr_vec *v, void *p); /* room was reserved: cannot fail */
@@ -379,6 +383,7 @@ typedef struct gc_cluster {
 
 typedef enum gc_phase {
     GC_PHASE_IDLE,           /* nothing in flight */
+    GC_PHASE_BEGIN_MARK,     /* the mark bit flipped: statistics, initial roots */
     GC_PHASE_MARK,           /* reachability analysis (suspended between slices) */
     GC_PHASE_GATHER,         /* collecting unmarked objects into the unreachable list */
     GC_PHASE_BEGIN_DESTROY,  /* unhash + begin_destroy */
@@ -430,7 +435,8 @@ struct gc_heap {
     size_t region_bytes;
     uint32_t region_slabs;
     uint32_t *slab_inv;            /* per slab: ceil(2^32 / object size) */
-    _Atomic uint8_t *slab_marks;   /* per slab, 2 bits a slot: mark and special bits */
+    _Atomic uint8_t *slab_marks;   /* per slab, a mark bit a slot */
+    _Atomic uint8_t *slab_special; /* per slab, a special bit a slot (same layout) */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
     uint32_t slab_free;            /* empty slabs whose memory is still committed */
@@ -495,7 +501,10 @@ struct gc_heap {
     uint32_t *slab_dying;          /* per slab: gathered objects not yet freed (collector
                                       thread only) */
     size_t gather_cursor;          /* next object index to gather */
-    size_t purge_cursor;           /* into unreachable, then (free) into unreachable_plain */
+    size_t purge_cursor;           /* into unreachable, then (free) into unreachable_plain;
+                                      (release) into the part in progress */
+    uint32_t release_part;         /* what the release step gives back now (gc_purge.c) */
+    size_t release_offset;         /* bytes of the list in progress given back */
     gc_ptr_vec pending_finish;     /* gc_header* not yet ready for finish_destroy */
     gc_ptr_vec purge_classes;      /* class objects freed after their instances */
     uint32_t delayed_slices;       /* slices skipped for gc.DelayReachabilityIterations */
@@ -570,9 +579,9 @@ gc_result gc_array_alloc(gc_heap *heap, size_t payload_size, gc_header **out_h);
 void gc_array_free(gc_heap *heap, gc_header *h, size_t payload_size);
 void gc_array_free_locked(gc_heap *heap, gc_header *h, size_t payload_size); /* alloc_lock */
 /* Gives back the pages of the object slots of chunks that hold no object (they read as NULL
- * when touched again); the free list, kept in the serials, stays. Returns the bytes given
- * back. Takes alloc_lock. */
-size_t gc_array_release(gc_heap *heap);
+ * when touched again); the free list, kept in the serials, stays. A chunk at a time, from
+ * chunk *cursor on, until the deadline; true when every chunk was seen. Takes alloc_lock. */
+bool gc_array_release(gc_heap *heap, size_t *cursor, double deadline);
 size_t gc_array_committed_bytes(const gc_heap *heap); /* alloc_lock held */
 
 /* objects (gc_object.c) */
@@ -615,14 +624,19 @@ bool gc_lock_is_free(gc_heap *heap);   /* no scope guard held right now */
 void gc_lock_release(gc_heap *heap);
 
 /* marking (gc_mark.c) */
-/* Flips the mark bit and marks the initial roots; GC_E_NOMEM (nothing changed) when the room
- * the collection's lists need cannot be reserved. */
-gc_result gc_mark_begin(gc_heap *heap);
-/* After a collection: frees those lists that are empty and hold room for more than
- * GC_LIST_KEPT entries (the next mark reserves again; untouched room costs nothing, but the
- * room a big purge touched would stay committed). */
+/* Flips the mark bit and reserves the room the collection's lists need; GC_E_NOMEM (nothing
+ * changed) when it cannot. */
+gc_result gc_mark_flip(gc_heap *heap);
+void gc_mark_begin(gc_heap *heap);   /* after the flip: the workers, the initial roots */
+/* After a collection: gives back the pages of those lists that are empty and hold room for
+ * more than GC_LIST_KEPT entries (untouched room costs nothing, but the room a big purge
+ * touched would stay committed), a GC_RELEASE_PIECE at a time. The room stays the list's,
+ * as address space, so the next mark's reserve neither allocates nor copies; freeing it
+ * instead would hand the C library a cost with no bound (trimming its heap took over a
+ * millisecond for an 8 MB list). Resumes at heap->purge_cursor (the list) and
+ * heap->release_offset (its bytes given back); true when done. */
 #define GC_LIST_KEPT (1u << 16)
-void gc_collection_lists_release(gc_heap *heap);
+bool gc_collection_lists_release(gc_heap *heap, double deadline);
 bool gc_mark_run(gc_heap *heap, double deadline);   /* true when marking is complete */
 void gc_mark_end(gc_heap *heap);
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index);
@@ -655,6 +669,7 @@ void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint
 /* Appends a range to w's list; its lock is held (or w is alone). */
 void gc_worker_push_range_locked(gc_collector *w, gc_array_range r);
 bool gc_worker_drain(gc_collector *w, double deadline);
+bool gc_worker_is_empty(const gc_collector *w);
 /* Reports every reference of h (class, outer, schema) to w (visit mode or marking). */
 void gc_scan_object(gc_collector *w, gc_header *h);
 
@@ -662,8 +677,7 @@ void gc_scan_object(gc_collector *w, gc_header *h);
 bool gc_parallel_drain(gc_heap *heap, double deadline);
 void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
-bool gc_worker_is_empty(const gc_collector *w);
-/* Wakes sleeping thieves if w now holds enough to steal (after w published work). */
+/* Wakes sleeping thieves if w now holds enough to steal (after w, not alone, published). */
 void gc_worker_published(gc_collector *w);
 bool gc_worker_steal(gc_collector *thief);  /* a piece, a full block or half a block */
 
@@ -734,19 +748,27 @@ static inline void gc_mark_born(const gc_heap *heap, gc_header *h)
     (void)gc_try_mark(heap, heap->mark_value, h);
 }
 
+/* The byte of the special table that holds the special bit of the object at loc. */
+static inline _Atomic uint8_t *gc_special_byte(const gc_heap *heap, gc_mark_loc loc)
+{
+    return heap->slab_special + (loc.byte - heap->slab_marks);
+}
+
 /* Keeps h's special bit equal to whether it has any GC_F_SPECIAL flag. Call after changing
- * one of those flags (never while workers mark: the marker tests the special bit before the
- * mark bit, without the header). */
+ * one of those flags (never while workers mark: the marker reads the special bit of an
+ * unmarked object without the header). An object that is already marked in a mark in flight
+ * is not special to that mark: references to an object made garbage meanwhile are nulled
+ * by the next mark. */
 static inline void gc_special_sync(const gc_heap *heap, gc_header *h)
 {
     gc_mark_loc loc;
     if (!gc_mark_loc_of(heap, h, &loc))
         return; /* objects outside the region always take the header path */
-    uint8_t special = gc_special_bit(loc.bit);
+    _Atomic uint8_t *byte = gc_special_byte(heap, loc);
     if (gc_flags(h) & GC_F_SPECIAL)
-        atomic_fetch_or_explicit(loc.byte, special, memory_order_relaxed);
+        atomic_fetch_or_explicit(byte, loc.bit, memory_order_relaxed);
     else
-        atomic_fetch_and_explicit(loc.byte, (uint8_t)~special, memory_order_relaxed);
+        atomic_fetch_and_explicit(byte, (uint8_t)~loc.bit, memory_order_relaxed);
 }
 
 /* Whether h's special bit is set (false outside the region, where there is none). */
@@ -754,7 +776,7 @@ static inline bool gc_special_bit_of(const gc_heap *heap, const gc_header *h)
 {
     gc_mark_loc loc;
     return gc_mark_loc_of(heap, h, &loc) &&
-           (atomic_load_explicit(loc.byte, memory_order_relaxed) & gc_special_bit(loc.bit));
+           (atomic_load_explicit(gc_special_byte(heap, loc), memory_order_relaxed) & loc.bit);
 }
 
 static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const gc_header *h)
@@ -805,11 +827,13 @@ void gc_fire(gc_heap *heap, gc_event ev);
 /* Work done, counted by every sliced loop for a test's work clock (gc_testing.h), in weights
  * chosen so that what a loop does between two looks at the clock is GC_WORK_UNIT in every
  * phase: GC_TIME_CHECK_INTERVAL objects scanned, destroyed or freed; a piece of a long array;
- * 16 times as many objects gathered; a batch of 32 slabs given back. A clock that advances
+ * 16 times as many objects gathered; a batch of 32 slabs (a huge page) or GC_RELEASE_PIECE
+ * bytes of a list or a chunk's slots given back; a table of 1024 slots rebuilt. A clock that advances
  * only with this count shows a step that ignores its budget as a step that takes too long.
  * Written by one thread each (the collector's, a worker's): a relaxed load and store. */
 #define GC_WORK_UNIT 1024u
 #define GC_WORK_OBJECT (GC_WORK_UNIT / GC_TIME_CHECK_INTERVAL)
+#define GC_RELEASE_PIECE ((size_t)1 << 20)
 static inline void gc_work_add(_Atomic uint64_t *counter, uint64_t n)
 {
     atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,

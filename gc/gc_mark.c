@@ -1,15 +1,16 @@
 /*
  * gc_mark.c - reachability analysis (UE MarkObjectsAsUnreachable + the reference collector).
  *
- * On entry to gc_mark_begin the heap is idle and locked against other threads; it flips the
- * meaning of the mark bit, so every object is unmarked without touching it, then marks the
- * initial roots. gc_mark_run drains the work lists, scanning each marked object's class,
- * outer and schema, until no work is left (marking complete: every object reachable from the
- * roots is marked) or the deadline passes (marking suspended with its work lists intact).
+ * On entry to gc_mark_flip the heap is idle and locked against other threads; it flips the
+ * meaning of the mark bit, so every object is unmarked without touching it, and takes the
+ * room the collection's lists need; gc_mark_begin then marks the initial roots. gc_mark_run
+ * drains the work lists, scanning each marked object's class, outer and schema, until no
+ * work is left (marking complete: every object reachable from the roots is marked) or the
+ * deadline passes (marking suspended with its work lists intact).
  *
- * This file is the single-threaded reference marker; every other marker must agree with it.
- * A worker's full blocks go on its list in gc_parallel.c (one worker only takes them back);
- * stealing, sharing and the marker threads live there too.
+ * This file is the single-threaded reference marker, and holds the work lists every marker
+ * uses; every other marker must agree with it. A lone worker never calls into
+ * gc_parallel.c, where stealing, waking thieves and the marker threads live.
  */
 #include "gc_internal.h"
 
@@ -110,13 +111,26 @@ static void pushed_move_locked(gc_collector *w, uint32_t n)
     gc_stealable_add(w, n);
 }
 
+/* After w made work stealable: thieves asleep in gc_parallel.c may take it. */
+static void shared(gc_collector *w)
+{
+    if (!w->alone)
+        gc_worker_published(w);
+}
+
+bool gc_worker_is_empty(const gc_collector *w)
+{
+    return w->pushed_count == 0 && w->ahead_count == 0 &&
+           atomic_load_explicit(&((gc_collector *)w)->stealable, memory_order_acquire) == 0;
+}
+
 void gc_worker_push(gc_collector *w, gc_header *h)
 {
     if (w->pushed_count == GC_PUSH_BUFFER) {
         gc_work_lock(w);
         pushed_move_locked(w, GC_PUSH_BUFFER / 2); /* the newer half stays, for locality */
         gc_work_unlock(w);
-        gc_worker_published(w);
+        shared(w);
     }
     w->pushed[w->pushed_count++] = h;
 }
@@ -127,7 +141,7 @@ void gc_worker_publish(gc_collector *w)
     gc_work_lock(w);
     pushed_move_locked(w, w->pushed_count);
     gc_work_unlock(w);
-    gc_worker_published(w);
+    shared(w);
 }
 
 /* The most recently found object: from the private stack, else (under the lock) a batch off
@@ -212,7 +226,7 @@ void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint
     gc_work_lock(w);
     gc_worker_push_range_locked(w, (gc_array_range){ obj, offset, start });
     gc_work_unlock(w);
-    gc_worker_published(w);
+    shared(w);
 }
 
 /* Takes w's most recent piece of a long array, if it has one left. */
@@ -344,7 +358,7 @@ static void mark_slots(gc_collector *w, void **slots, uint32_t n)
     const char *const region = heap->region;
     const size_t region_bytes = heap->region_bytes;
     const uint32_t *const inv = heap->slab_inv;
-    _Atomic uint8_t *const marks = heap->slab_marks;
+    _Atomic uint8_t *const marks = heap->slab_marks, *const special = heap->slab_special;
     const uint32_t mark_value = w->mark_value;
     const bool alone = w->alone, prefetch = !w->no_prefetch;
     for (uint32_t i = 0; i < n; i++) {
@@ -359,17 +373,15 @@ static void mark_slots(gc_collector *w, void **slots, uint32_t n)
         }
         uint32_t si = (uint32_t)(off >> GC_SLAB_SHIFT);
         uint32_t slot = (uint32_t)(((off & (GC_SLAB_SIZE - 1)) * inv[si]) >> 32);
-        gc_mark_loc loc = {
-            &marks[((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT)],
-            (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1))),
-        };
+        size_t at = ((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT);
+        gc_mark_loc loc = { &marks[at], (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1))) };
         uint8_t v = atomic_load_explicit(loc.byte, memory_order_relaxed);
-        if (v & gc_special_bit(loc.bit)) {
+        if (((v & loc.bit) != 0) == mark_value)
+            continue; /* marked: nothing to do, special or not */
+        if (atomic_load_explicit(&special[at], memory_order_relaxed) & loc.bit) {
             check_slot(w, &slots[i], h); /* the header decides */
             continue;
         }
-        if (((v & loc.bit) != 0) == mark_value)
-            continue;
         if (alone)
             atomic_store_explicit(loc.byte, (uint8_t)(v ^ loc.bit), memory_order_relaxed);
         else if (!gc_mark_bit_set(loc, mark_value))
@@ -576,18 +588,37 @@ static gc_result reserve_for_collection(gc_heap *heap, size_t objects)
     return r;
 }
 
-void gc_collection_lists_release(gc_heap *heap)
+bool gc_collection_lists_release(gc_heap *heap, double deadline)
 {
     gc_ptr_vec *lists[] = { &heap->barrier_queue, &heap->barrier_clusters, &heap->unreachable,
                             &heap->unreachable_plain, &heap->pending_finish };
-    uv_mutex_lock(&heap->barrier_lock);
-    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
-        if (lists[i]->count == 0 && lists[i]->capacity > GC_LIST_KEPT)
-            gc_ptr_vec_free(lists[i]);
-    uv_mutex_unlock(&heap->barrier_lock);
+    size_t count = sizeof lists / sizeof lists[0];
+    while (heap->purge_cursor < count) {
+        gc_ptr_vec *v = lists[heap->purge_cursor];
+        uv_mutex_lock(&heap->barrier_lock);
+        bool piece = v->count == 0 && v->capacity > GC_LIST_KEPT;
+        size_t bytes = (size_t)v->capacity * sizeof v->data[0];
+        if (piece) {
+            size_t n = bytes - heap->release_offset < GC_RELEASE_PIECE
+                           ? bytes - heap->release_offset : GC_RELEASE_PIECE;
+            gc_pages_discard((char *)v->data + heap->release_offset, n);
+            heap->release_offset += n;
+        }
+        if (!piece || heap->release_offset == bytes) {
+            heap->purge_cursor++;
+            heap->release_offset = 0;
+        }
+        uv_mutex_unlock(&heap->barrier_lock);
+        if (piece) {
+            gc_work_add(&heap->work_done, GC_WORK_UNIT);
+            if (heap->purge_cursor < count && gc_past(heap, deadline))
+                return false;
+        }
+    }
+    return true;
 }
 
-gc_result gc_mark_begin(gc_heap *heap)
+gc_result gc_mark_flip(gc_heap *heap)
 {
     heap->mark_value ^= 1; /* the flag swap: everything alive is now unmarked */
     uint32_t alive = gc_object_count(heap); /* read after the flip: a bound for the lists */
@@ -596,7 +627,13 @@ gc_result gc_mark_begin(gc_heap *heap)
         return GC_E_NOMEM;
     }
     heap->mark_candidates = alive - heap->permanent_count;
-    heap->mark_workers = gc_parallel_worker_count(heap);
+    return GC_OK;
+}
+
+void gc_mark_begin(gc_heap *heap)
+{
+    /* One worker asked for: nothing of gc_parallel.c is needed. */
+    heap->mark_workers = heap->settings.num_workers == 1 ? 1 : gc_parallel_worker_count(heap);
     for (uint32_t i = 0; i < heap->mark_workers; i++) {
         gc_collector *w = heap->workers[i];
         w->mark_value = heap->mark_value;
@@ -609,7 +646,6 @@ gc_result gc_mark_begin(gc_heap *heap)
     heap->stats.mark_workers = heap->mark_workers;
     gc_history_mark_begin(heap);
     heap->stats.roots = mark_initial_roots(heap, &heap->main_worker);
-    return GC_OK;
 }
 
 bool gc_mark_run(gc_heap *heap, double deadline)

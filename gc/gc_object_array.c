@@ -121,23 +121,27 @@ static void chunk_object_pages(gc_chunk *c, char **out_start, size_t *out_len)
     *out_len = end > start ? end - start : 0;
 }
 
-size_t gc_array_release(gc_heap *heap)
+bool gc_array_release(gc_heap *heap, size_t *cursor, double deadline)
 {
-    size_t given = 0;
-    uv_mutex_lock(&heap->alloc_lock);
-    for (uint32_t c = 0; c < heap->max_chunks; c++) {
-        if (!heap->chunks[c] || heap->chunk_live[c] > 0 || heap->chunk_released[c])
-            continue;
-        char *start;
-        size_t len;
-        chunk_object_pages(heap->chunks[c], &start, &len);
-        if (len > 0 && madvise(start, len, MADV_DONTNEED) == 0) {
-            heap->chunk_released[c] = true;
-            given += len;
+    while (*cursor < heap->max_chunks) {
+        uint32_t c = (uint32_t)(*cursor)++;
+        bool given = false;
+        uv_mutex_lock(&heap->alloc_lock);
+        if (heap->chunks[c] && heap->chunk_live[c] == 0 && !heap->chunk_released[c]) {
+            char *start;
+            size_t len;
+            chunk_object_pages(heap->chunks[c], &start, &len);
+            given = len > 0 && madvise(start, len, MADV_DONTNEED) == 0;
+            heap->chunk_released[c] = given;
+        }
+        uv_mutex_unlock(&heap->alloc_lock);
+        if (given) {
+            gc_work_add(&heap->work_done, GC_WORK_UNIT);
+            if (*cursor < heap->max_chunks && gc_past(heap, deadline))
+                return false;
         }
     }
-    uv_mutex_unlock(&heap->alloc_lock);
-    return given;
+    return true;
 }
 
 size_t gc_array_committed_bytes(const gc_heap *heap)

@@ -11,8 +11,8 @@
  * others. On exit either every list is empty (marking complete: true) or the deadline passed
  * and every worker kept what it had left (false).
  *
- * The single-threaded marker in gc_mark.c runs the very same drain loop; with one worker it
- * takes no lock and nobody steals.
+ * Each worker runs the single-threaded marker's drain loop (gc_mark.c) on its own lists; a
+ * lone worker takes no lock, nobody steals from it, and it never comes here.
  */
 #include "gc_internal.h"
 
@@ -26,19 +26,13 @@ static void wake_sleepers(struct gc_pool *pool);
 
 void gc_worker_published(gc_collector *w)
 {
-    if (w->alone || !w->heap->pool)
+    if (!w->heap->pool)
         return;
     /* The count was stored before the sleepers are read (the fence), and a sleeper counts
      * itself before it reads the counts: one of the two sees the other (see idle_sleep). */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&w->stealable, memory_order_relaxed) >= GC_STEAL_MIN)
         wake_sleepers(w->heap->pool);
-}
-
-bool gc_worker_is_empty(const gc_collector *w)
-{
-    return w->pushed_count == 0 && w->ahead_count == 0 &&
-           atomic_load_explicit(&((gc_collector *)w)->stealable, memory_order_acquire) == 0;
 }
 
 /* Takes work from a victim, under its lock: its most recent piece of a long array, else a

@@ -10,7 +10,9 @@
  *                   yes; the others wait on heap->pending_finish and are asked again;
  *   free            only when every object has finished: destructors, memory, indices
  *                   (plain objects in batches, one lock each);
- *   release         memory the purge emptied goes back to the system, beyond reserves.
+ *   release         memory the purge emptied goes back to the system, beyond reserves:
+ *                   empty slabs, empty chunks' slots, the collection's big lists, shrunk
+ *                   tables; each a piece at a time (heap->release_part says which).
  * Destructors run after all finish_destroy calls because one object's finish_destroy may
  * still use another unreachable object.
  */
@@ -26,6 +28,9 @@ static void purge_step_done(gc_heap *heap)
 
 bool gc_purge_begin_destroy(gc_heap *heap, double deadline)
 {
+    /* On entry nothing is pending: marking and gathering are done, the last purge finished. */
+    GC_ASSERT(heap->purge_cursor > 0 ||
+              (!heap->mark_done_pending_gather && heap->pending_finish.count == 0));
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
     bool timed = deadline > 0 && heap->settings.incremental_begin_destroy;
     while (heap->purge_cursor < heap->unreachable.count) {
@@ -80,7 +85,7 @@ bool gc_purge_finish_destroy(gc_heap *heap, double deadline)
     while (heap->purge_cursor < heap->unreachable.count) {
         gc_header *h = heap->unreachable.data[heap->purge_cursor++];
         if (!try_finish(heap, h))
-            gc_ptr_vec_push_reserved(&heap->pending_finish, h); /* see gc_mark_begin */
+            gc_ptr_vec_push_reserved(&heap->pending_finish, h); /* see gc_mark_flip */
         gc_work_add(&heap->work_done, GC_WORK_OBJECT);
         if (deadline > 0 && --until_check == 0) {
             if (gc_past(heap, deadline) && heap->purge_cursor < heap->unreachable.count)
@@ -145,13 +150,14 @@ static void free_plain(gc_heap *heap, gc_header **objs, size_t n)
 
 bool gc_purge_free(gc_heap *heap, double deadline)
 {
+    GC_ASSERT(heap->pending_finish.count == 0); /* every object has finished */
     gc_ptr_vec *hooked = &heap->unreachable, *plain = &heap->unreachable_plain;
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
     while (heap->purge_cursor < hooked->count) {
         gc_header *h = hooked->data[heap->purge_cursor++];
         /* A class outlives its instances: their destructors are found through it. */
         if (gc_flags(h) & GC_F_IS_CLASS)
-            gc_ptr_vec_push_reserved(&heap->purge_classes, h); /* room: see gc_mark_begin */
+            gc_ptr_vec_push_reserved(&heap->purge_classes, h); /* room: see gc_mark_flip */
         else
             free_one(heap, h);
         gc_work_add(&heap->work_done, GC_WORK_OBJECT);
@@ -188,16 +194,51 @@ bool gc_purge_free(gc_heap *heap, double deadline)
     return true;
 }
 
+/* Rebuilds the side tables a purge left mostly empty, one table a piece. */
+static bool release_tables(gc_heap *heap, double deadline)
+{
+    gc_map *maps[] = { &heap->names_by_index, &heap->names_by_path, &heap->pins };
+    size_t count = sizeof maps / sizeof maps[0];
+    while (heap->purge_cursor < count) {
+        gc_map *m = maps[heap->purge_cursor++];
+        uint32_t before = m->capacity;
+        uv_mutex_lock(&heap->table_lock);
+        gc_map_shrink(m);
+        uv_mutex_unlock(&heap->table_lock);
+        if (m->capacity != before) {
+            gc_work_add(&heap->work_done, before); /* a rebuild reads every old slot */
+            if (heap->purge_cursor < count && gc_past(heap, deadline))
+                return false;
+        }
+    }
+    return true;
+}
+
+enum { RELEASE_SLABS, RELEASE_CHUNKS, RELEASE_LISTS, RELEASE_TABLES, RELEASE_PARTS };
+
 bool gc_release_run(gc_heap *heap, double deadline)
 {
-    if (!gc_slabs_release(heap, deadline))
-        return false;
-    gc_array_release(heap);
-    gc_collection_lists_release(heap);
-    uv_mutex_lock(&heap->table_lock);
-    gc_map_shrink(&heap->names_by_index);
-    gc_map_shrink(&heap->names_by_path);
-    gc_map_shrink(&heap->pins);
-    uv_mutex_unlock(&heap->table_lock);
+    while (heap->release_part < RELEASE_PARTS) {
+        bool done = false;
+        switch (heap->release_part) {
+        case RELEASE_SLABS:
+            done = gc_slabs_release(heap, deadline);
+            break;
+        case RELEASE_CHUNKS:
+            done = gc_array_release(heap, &heap->purge_cursor, deadline);
+            break;
+        case RELEASE_LISTS:
+            done = gc_collection_lists_release(heap, deadline);
+            break;
+        case RELEASE_TABLES:
+            done = release_tables(heap, deadline);
+            break;
+        }
+        if (!done)
+            return false;
+        heap->release_part++;
+        purge_step_done(heap);
+    }
+    heap->release_part = RELEASE_SLABS;
     return true;
 }

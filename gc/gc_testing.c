@@ -113,7 +113,7 @@ bool gc_testing_gc_is_waiting(gc_heap *heap)
 
 const char *gc_testing_phase(const gc_heap *heap)
 {
-    static const char *names[] = { "idle", "mark", "gather", "begin_destroy",
+    static const char *names[] = { "idle", "begin_mark", "mark", "gather", "begin_destroy",
                                    "finish_destroy", "free", "release" };
     return names[heap->phase];
 }

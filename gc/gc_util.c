@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #ifdef GC_CHECKS
 void gc_assert_failed(const char *cond, const char *file, int line)
@@ -198,6 +200,15 @@ void gc_ptr_vec_push_reserved(gc_ptr_vec *v, void *p)
 {
     GC_ASSERT(v->count < v->capacity);
     v->data[v->count++] = p;
+}
+
+void gc_pages_discard(void *p, size_t n)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)p + n) & ~(page - 1);
+    if (end > start)
+        madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
 void gc_ptr_vec_free(gc_ptr_vec *v)

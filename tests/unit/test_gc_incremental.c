@@ -209,6 +209,77 @@ static void test_the_gather_that_ends_marking_keeps_to_the_slice_limit(void **st
     assert_false(fix_alive(f, w));
 }
 
+static void test_an_object_made_garbage_after_it_was_marked_survives_that_mark_and_not_the_next(
+    void **state)
+{
+    fixture *f = *state;
+    static node *chain[1000];
+    make_chain(f, chain, 1000);
+    node *late = fix_node(f, NULL, NULL, 5000, 0);
+    chain[0]->b = late;                   /* reached early */
+    chain[999]->b = late;                 /* and again from the end of the chain */
+    gc_weak w = gc_weak_make(f->heap, late);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    for (int guard = 0; !gc_testing_is_marked(f->heap, late); guard++) {
+        assert_true(guard < 100000);
+        assert_false(gc_incremental_reachability_step(f->heap));
+    }
+
+    assert_int_equal(gc_object_mark_garbage(f->heap, late), GC_OK);
+    finish(f);
+    bool survived = fix_alive(f, w);
+    fix_collect(f);
+
+    assert_true(survived);                /* marked before it became garbage */
+    assert_false(fix_alive(f, w));
+    assert_null(chain[0]->b);
+    assert_null(chain[999]->b);
+}
+
+/* Objects with a destructor and nothing else: gathered as "plain" (freed without the
+ * begin/finish_destroy passes). */
+static int g_plain_destroyed;
+
+static int destroyed_teardown(void **state)
+{
+    fixture *f = *state;
+    g_fix = NULL;
+    free(f);
+    return 0;
+}
+
+static void count_plain_destructor(void *obj)
+{
+    (void)obj;
+    g_plain_destroyed++;
+}
+
+static void test_a_heap_destroyed_while_the_gather_is_in_flight_destroys_each_object_once(
+    void **state)
+{
+    fixture *f = *state;
+    gc_class_desc d = { .name = "Plain", .size = 16,
+                        .hooks = { .destructor = count_plain_destructor } };
+    gc_class *plain;
+    assert_int_equal(gc_class_register(f->heap, &d, &plain), GC_OK);
+    for (int i = 0; i < 20000; i++) {
+        void *obj;
+        assert_int_equal(gc_object_create(f->heap, plain, NULL, NULL, 0, &obj), GC_OK);
+    }
+    g_plain_destroyed = 0;
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    for (int guard = 0; strcmp(gc_testing_phase(f->heap), "gather") != 0; guard++) {
+        assert_true(guard < 100000);
+        assert_false(gc_incremental_reachability_step(f->heap));
+    }
+    assert_false(gc_incremental_reachability_step(f->heap)); /* some gathered, not all */
+
+    gc_heap_destroy(f->heap);
+    f->heap = NULL;
+
+    assert_int_equal(g_plain_destroyed, 20000);
+}
+
 /* A pointer handed out during a suspended mark (by a weak handle or by path) and kept where
  * the marker already looked (a referencer that reported at the start) must survive the heap
  * dropping its last reference before that reference is scanned. */
@@ -357,6 +428,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_new_collection_finishes_a_pending_mark_as_a_full_purge_first, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_one_huge_array_is_marked_across_slices, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_the_gather_that_ends_marking_keeps_to_the_slice_limit, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_an_object_made_garbage_after_it_was_marked_survives_that_mark_and_not_the_next, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_heap_destroyed_while_the_gather_is_in_flight_destroys_each_object_once, inc_setup, destroyed_teardown),
         cmocka_unit_test_setup_teardown(test_an_object_got_from_a_weak_handle_during_marking_survives_it, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_object_found_by_path_during_marking_survives_it, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_no_step_of_any_phase_overruns_its_budget_by_more_than_one_unit_of_work, budget_setup, fix_teardown),
