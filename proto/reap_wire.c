@@ -107,6 +107,52 @@ size_t wire_update_tail(uint8_t *out, const int32_t q[3], bool *out_has_z)
     return 9;
 }
 
+static size_t wire_varint_len(uint64_t v)
+{
+    size_t n = 1;
+
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+size_t wire_envelope(uint8_t *out, size_t cap, bool spawns, uint64_t frame, uint32_t count,
+                     const uint8_t *records, size_t records_len)
+{
+    /* ActorSpawn: frame = 2, count = 3, records = 4; ActorUpdate: frame = 1, count = 3,
+     * records = 4; in Envelope, actor_spawn = 16 and actor_update = 17. */
+    uint8_t frame_tag = spawns ? 0x10 : 0x08, body_field = spawns ? 16 : 17;
+    size_t inner = 0, n = 0;
+
+    if (frame != 0)
+        inner += 1 + wire_varint_len(frame);
+    if (count != 0)
+        inner += 1 + wire_varint_len(count);
+    if (records_len != 0)
+        inner += 1 + wire_varint_len(records_len) + records_len;
+    if (wire_varint_len(((uint64_t)body_field << 3) | 2) + wire_varint_len(inner) + inner > cap)
+        return 0;
+    n += wire_varint(out + n, ((uint64_t)body_field << 3) | 2);
+    n += wire_varint(out + n, inner);
+    if (frame != 0) {
+        out[n++] = frame_tag;
+        n += wire_varint(out + n, frame);
+    }
+    if (count != 0) {
+        out[n++] = 0x18;
+        n += wire_varint(out + n, count);
+    }
+    if (records_len != 0) {
+        out[n++] = 0x22;
+        n += wire_varint(out + n, records_len);
+        memcpy(out + n, records, records_len);
+        n += records_len;
+    }
+    return n;
+}
+
 void wire_writer_init(wire_writer *w, uint8_t *buf, size_t cap)
 {
     memset(w, 0, sizeof *w);

@@ -77,6 +77,15 @@ bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index, const uint8
 bool wire_put_update(wire_writer *w, uint32_t slot, const uint8_t *tail, size_t tail_len,
                      bool has_z);
 
+/* The Envelope of an ActorSpawn (spawns) or ActorUpdate carrying frame, count and records,
+ * written byte for byte as protobuf encodes it (reap.proto field numbers; zero fields left out,
+ * as proto3 does), so the server sends a replication message without building and packing
+ * protobuf-c structures. Returns the bytes written, 0 when cap is too small (at most
+ * records_len + WIRE_ENVELOPE_MAX are needed). */
+enum { WIRE_ENVELOPE_MAX = 3 + 3 + 11 + 6 + 6 }; /* tags and varints around the records */
+size_t wire_envelope(uint8_t *out, size_t cap, bool spawns, uint64_t frame, uint32_t count,
+                     const uint8_t *records, size_t records_len);
+
 /* Reads one message's records (data borrowed). */
 typedef struct wire_reader {
     const uint8_t *p, *end;

@@ -331,36 +331,38 @@ static void repl_send_destroys(repl_frame *f, repl_out *o)
     }
 }
 
+/* Sends one ActorSpawn or ActorUpdate of wr's records. Its envelope is written straight into
+ * the ENet packet (wire_envelope): no protobuf-c structures, and one copy of the records. */
 static size_t repl_send_records(repl_frame *f, const wire_writer *wr, bool spawns)
 {
-    Reap__Envelope env = REAP__ENVELOPE__INIT;
-    Reap__ActorSpawn spawn = REAP__ACTOR_SPAWN__INIT;
-    Reap__ActorUpdate upd = REAP__ACTOR_UPDATE__INIT;
-    ProtobufCBinaryData records = { wr->len, wr->buf };
+    net_driver *nd = f->nd;
+    net_connection *c = f->c;
+    uint8_t channel = spawns ? MSG_CHANNEL_REPLICATION : MSG_CHANNEL_UPDATES;
+    ENetPacket *packet;
     size_t sent;
 
     if (wr->count == 0)
         return 0;
-    if (spawns) {
-        spawn.frame = f->frame;
-        spawn.count = wr->count;
-        spawn.records = records;
-        env.body_case = REAP__ENVELOPE__BODY_ACTOR_SPAWN;
-        env.actor_spawn = &spawn;
-    } else {
-        upd.frame = f->frame;
-        upd.count = wr->count;
-        upd.records = records;
-        env.body_case = REAP__ENVELOPE__BODY_ACTOR_UPDATE;
-        env.actor_update = &upd;
+    packet = enet_packet_create(NULL, wr->len + WIRE_ENVELOPE_MAX,
+                                spawns ? ENET_PACKET_FLAG_RELIABLE : 0);
+    if (packet == NULL)
+        return 0;
+    sent = wire_envelope(packet->data, packet->dataLength, spawns, f->frame, wr->count, wr->buf,
+                         wr->len);
+    packet->dataLength = sent; /* ENet sends dataLength bytes; the rest is slack it frees */
+    if (sent == 0 || enet_peer_send(c->peer, channel, packet) != 0) {
+        enet_packet_destroy(packet);
+        return 0;
     }
-    sent = net_send(f->nd, f->c, spawns ? MSG_CHANNEL_REPLICATION : MSG_CHANNEL_UPDATES, &env);
-    if (sent != 0 && spawns) {
-        f->nd->counters.spawn_records_sent += wr->count;
-        f->nd->counters.spawn_bytes_sent += sent + NET_RELIABLE_COMMAND_BYTES;
-    } else if (sent != 0) {
-        f->nd->counters.update_records_sent += wr->count;
-        f->nd->counters.update_bytes_sent += sent + NET_UNRELIABLE_COMMAND_BYTES;
+    nd->counters.packets_out++;
+    nd->counters.bytes_out += sent;
+    c->bytes_sent += sent;
+    if (spawns) {
+        nd->counters.spawn_records_sent += wr->count;
+        nd->counters.spawn_bytes_sent += sent + NET_RELIABLE_COMMAND_BYTES;
+    } else {
+        nd->counters.update_records_sent += wr->count;
+        nd->counters.update_bytes_sent += sent + NET_UNRELIABLE_COMMAND_BYTES;
     }
     return sent;
 }

@@ -265,10 +265,53 @@ static void test_every_body_kind_has_a_name(void **state)
     assert_string_equal(msg_body_name((Reap__Envelope__BodyCase)99), "unknown");
 }
 
+/* The server writes replication envelopes itself (wire_envelope): byte for byte what
+ * protobuf-c packs, over frames, counts and record lengths whose varints change size. */
+static void test_a_hand_written_replication_envelope_is_what_protobuf_packs(void **state)
+{
+    static const uint64_t frames[] = { 0, 1, 127, 128, 16384, 4000000000ull, 1ull << 40 };
+    static const uint32_t counts[] = { 0, 1, 127, 128, 300 };
+    static const size_t lens[] = { 0, 1, 127, 128, 1340, 20000 };
+    static uint8_t records[20000], mine[20100], theirs[20100];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof records; i++)
+        records[i] = (uint8_t)(i * 7);
+    for (int spawns = 0; spawns < 2; spawns++)
+        for (size_t f = 0; f < sizeof frames / sizeof frames[0]; f++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+                for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+                    Reap__Envelope env = REAP__ENVELOPE__INIT;
+                    Reap__ActorSpawn sp = REAP__ACTOR_SPAWN__INIT;
+                    Reap__ActorUpdate up = REAP__ACTOR_UPDATE__INIT;
+                    ProtobufCBinaryData rec = { lens[l], records };
+                    size_t n, want;
+
+                    if (spawns) {
+                        sp.frame = frames[f], sp.count = counts[c], sp.records = rec;
+                        env.body_case = REAP__ENVELOPE__BODY_ACTOR_SPAWN;
+                        env.actor_spawn = &sp;
+                    } else {
+                        up.frame = frames[f], up.count = counts[c], up.records = rec;
+                        env.body_case = REAP__ENVELOPE__BODY_ACTOR_UPDATE;
+                        env.actor_update = &up;
+                    }
+                    assert_int_equal(msg_encode(&env, theirs, sizeof theirs, &want), MSG_OK);
+                    n = wire_envelope(mine, sizeof mine, spawns, frames[f], counts[c], records,
+                                      lens[l]);
+                    assert_int_equal(n, want);
+                    assert_true(n <= lens[l] + WIRE_ENVELOPE_MAX);
+                    assert_memory_equal(mine, theirs, n);
+                    assert_int_equal(wire_envelope(mine, n - 1, spawns, frames[f], counts[c],
+                                                   records, lens[l]), 0);
+                }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_a_hello_round_trips, setup),
+        cmocka_unit_test(test_a_hand_written_replication_envelope_is_what_protobuf_packs),
         cmocka_unit_test_setup(test_an_actor_spawn_batch_round_trips, setup),
         cmocka_unit_test_setup(test_an_error_round_trips_with_its_code_and_text, setup),
         cmocka_unit_test_setup(test_a_packet_over_the_size_limit_is_refused_without_decoding, setup),
