@@ -26,7 +26,7 @@
  *
  * Update rates fall with distance (ReplicationGraph's DynamicSpatialFrequency): a moving actor
  * is a candidate every frame near the pawn and down to every 6th frame far from it
- * (repl_period); the player's own actors every frame.
+ * (repl_period); the player's own movers every 3rd frame.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +41,7 @@ enum {
     REPL_BUCKETS = 256,
     REPL_MSG_OVERHEAD = 16,  /* an ActorSpawn/ActorUpdate envelope around its records, at most */
     REPL_SPAWN_BOOST = 2,    /* a pending spawn outranks an update of the same priority */
+    REPL_OWN_PERIOD = 3,     /* frames between two updates of the player's own movers */
     REPL_MIN_SPAWN_BYTES = 8, /* the smallest spawn record with its ids, about */
     REPL_RELEVANCY_PERIOD = 1, /* seconds between two relevancy passes at most */
 };
@@ -380,12 +381,17 @@ static uint32_t repl_priority(const repl_frame *f, uint32_t owner_player_id, uin
 
 /* Frames between two updates of a moving actor, by its distance from the pawn: every frame
  * within an eighth of the cull distance, every 2nd within a quarter, every 3rd within half,
- * every 6th beyond (30, 15, 10 and 5 Hz at 30 frames a second). */
+ * every 6th beyond (30, 15, 10 and 5 Hz at 30 frames a second). The player's own movers every
+ * 3rd frame: its client steers them, and what it needs are corrections (UE does not replicate
+ * an autonomous proxy's movement to its owner at all); a lone player's connection then carries
+ * a datagram every third frame instead of every frame. */
 static uint32_t repl_period(const repl_frame *f, const net_mover_hot *h)
 {
     float e = f->cull * 0.125f, dx, dy, d2;
 
-    if (!f->has_pawn || h->owner_player_id == f->c->player_id)
+    if (h->owner_player_id == f->c->player_id)
+        return REPL_OWN_PERIOD;
+    if (!f->has_pawn)
         return 1;
     dx = h->x - f->px;
     dy = h->y - f->py;

@@ -564,6 +564,27 @@ static void test_far_movers_are_updated_less_often_than_near_ones(void **state)
     assert_in_range(fx->m.updates_of[1], 9, 11);
 }
 
+static void test_the_players_own_movers_are_updated_every_third_frame(void **state)
+{
+    fixture *fx = *state;
+    actor *own;
+
+    /* Given a projectile of the player's own, moving every frame... */
+    assert_int_equal(actor_spawn(fx->w, ACTOR_KIND_PROJECTILE, fx->me, &own), GC_OK);
+    place(fx, own, 50, 50);
+    frames(fx, 5);
+    assert_true(mirror_holds(&fx->m, own->net_id));
+    fx->m.watch[0] = own->net_id;
+    for (int i = 0; i < 60; i++) {
+        own->pos[0] += 1.0f;
+        own->move_serial++;
+        world_grid_move(&fx->w->grid, own);
+        frame(fx);
+    }
+    /* ...it is sent every third frame (10 Hz): its client steers it. */
+    assert_in_range(fx->m.updates_of[0], 19, 21);
+}
+
 /* ---- the wire ------------------------------------------------------------------------------- */
 
 static void expect_spawn(FILE *f, const net_index *ix, const actor *a)
@@ -714,6 +735,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_captured_packets_decode_with_the_independent_python_decoder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_players_own_movers_are_updated_every_third_frame,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_far_movers_are_updated_less_often_than_near_ones,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_records_encoded_equal_the_changes_with_one_watcher,
