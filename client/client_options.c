@@ -13,6 +13,7 @@ static const char client_usage[] =
     "       reap-client --server HOST:PORT --bots N --duration SECONDS [churn options]\n"
     "       reap-client --server HOST:PORT --scenario FILE [churn options]\n"
     "       reap-client merge DIR... --out DIR [--threshold EXPR]...\n"
+    "       reap-client compare BASE NEW [--tolerance 5%] [--gate FIGURE]... [--out DIR]\n"
     "\n"
     "A thin reap client: connects, says hello, spawns props, waits for their acks and their\n"
     "replication, holds, then leaves.\n"
