@@ -122,4 +122,7 @@ int churn_run(const client_options *opts, FILE *out);
 /* `reap-client merge DIR... --out DIR`: merges the reports of shards into one. */
 int churn_merge_main(int argc, char **argv, FILE *out);
 
+/* `reap-client compare BASE NEW`: two runs' figures with verdicts (churn_compare.c). */
+int churn_compare_main(int argc, char **argv, FILE *out);
+
 #endif /* REAP_CLIENT_CHURN_H */

@@ -205,6 +205,39 @@ void churn_describe_impairment(const client_options *o, char *buf, size_t size);
 void churn_report_print(const churn_report *r, FILE *out);
 
 
+/* ---- comparing two runs (churn_compare.c) ---------------------------------------------- */
+
+typedef enum churn_verdict {
+    CHURN_VERDICT_SAME = 0, CHURN_VERDICT_BETTER, CHURN_VERDICT_WORSE, CHURN_VERDICT_UNMEASURED,
+    CHURN_VERDICT_COUNT,
+} churn_verdict;
+
+extern const char *const churn_verdict_names[CHURN_VERDICT_COUNT];
+
+/* One run's figure and the interval its measurement cannot tell apart (lo <= v <= hi; hi is
+ * INFINITY when too few samples bound it). Times in seconds. */
+typedef struct churn_compare_value {
+    bool have;
+    double v, lo, hi;
+    uint64_t n;                  /* samples behind it */
+} churn_compare_value;
+
+/* stat: "pN" (a percentile), "mean" or "max" of a latency histogram (microseconds). */
+void churn_compare_value_hist(const hist *h, const char *stat, churn_compare_value *out);
+/* A server time quantile p (100: max) over `frames` frames, from the server's buckets;
+ * seconds < 0 or NAN: not measured. */
+void churn_compare_value_server_time(double seconds, double frames, double p,
+                                     churn_compare_value *out);
+void churn_compare_value_count(double count, churn_compare_value *out);
+void churn_compare_value_exact(double v, churn_compare_value *out);
+/* Better or worse only when the change ((new - base) / base, into *out_change) is beyond the
+ * tolerance and the intervals do not overlap; *out_why says why a change is "same". */
+churn_verdict churn_compare_judge(const churn_compare_value *base, const churn_compare_value *nv,
+                                  bool higher_is_better, double tolerance, double *out_change,
+                                  const char **out_why);
+/* "5%" or "0.05"; false on anything else or outside [0, 100]. */
+bool churn_compare_tolerance_parse(const char *text, double *out);
+
 /* ---- the bots and the run (churn.c, churn_bot.c) --------------------------------------- */
 
 /* ---- impaired networks (churn_impair.c) --------------------------------------------------- */

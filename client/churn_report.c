@@ -56,6 +56,14 @@ static double churn_lat_stat(const hist *h, const char *stat)
     return NAN;
 }
 
+/* Bytes per second per connection: bytes sent over the run / seconds / mean players. */
+static double churn_bytes_per_conn(const churn_server *s)
+{
+    if (!s->have || s->bytes_sent < 0 || s->seconds <= 0 || s->players_mean <= 0)
+        return -1;
+    return s->bytes_sent / s->seconds / s->players_mean;
+}
+
 bool churn_report_metric(const churn_report *r, const char *name, double *out)
 {
     const churn_totals *t = &r->totals;
@@ -105,6 +113,10 @@ bool churn_report_metric(const churn_report *r, const char *name, double *out)
         *out = churn_or_nan(s->collections);
     } else if (strcmp(name, "server_cpu_seconds") == 0) {
         *out = churn_or_nan(s->cpu_seconds);
+    } else if (strcmp(name, "server_rss_peak") == 0) {
+        *out = s->have ? churn_or_nan(s->rss_peak) : NAN;
+    } else if (strcmp(name, "server_bytes_per_connection") == 0) {
+        *out = churn_or_nan(churn_bytes_per_conn(s));
     } else if (strncmp(name, "server_", 7) == 0 && us != NULL && strcmp(us, "_p99") == 0) {
         *out = NAN;
         for (int i = 0; i < CHURN_PHASE_COUNT; i++)
@@ -164,14 +176,6 @@ static void churn_num(char *buf, size_t size, double v, const char *fmt)
         snprintf(buf, size, "-");
     else
         snprintf(buf, size, fmt, v);
-}
-
-/* Bytes per second per connection: bytes sent over the run / seconds / mean players. */
-static double churn_bytes_per_conn(const churn_server *s)
-{
-    if (!s->have || s->bytes_sent < 0 || s->seconds <= 0 || s->players_mean <= 0)
-        return -1;
-    return s->bytes_sent / s->seconds / s->players_mean;
 }
 
 void churn_describe_impairment(const client_options *o, char *buf, size_t size)

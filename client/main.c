@@ -1,6 +1,7 @@
 /*
  * main.c - reap-client: one client session, the churn load generator (--bots, --scenario), or
- * `merge` of the reports of several shards.
+ * `merge` of the reports of several shards, or
+ * `compare` of two runs' reports.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,8 @@ int main(int argc, char **argv)
 
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return churn_merge_main(argc, argv, stdout);
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return churn_compare_main(argc, argv, stdout);
     client_options_default(&opts);
     switch (client_options_parse(&opts, argc, argv, err, sizeof err)) {
     case CLIENT_OPTIONS_ERROR:

@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$dir/gen-man.sh" "$build/reap-server" reap-server \
     "headless dedicated game server with a UE5-style garbage collector" > "$tmp/reap-server.1"
 "$dir/gen-man.sh" "$build/reap-client" reap-client \
-    "thin test client and churn load generator for reap-server" merge > "$tmp/reap-client.1"
+    "thin test client and churn load generator for reap-server" merge compare > "$tmp/reap-client.1"
 rc=0
 for page in reap-server.1 reap-client.1; do
     if [ "$check" = --check ]; then

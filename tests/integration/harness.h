@@ -205,6 +205,33 @@ static inline int harness_run(const char *binary, const char *const *args, doubl
     return out_proc->status;
 }
 
+/* Runs chromium headless on url with one more flag (--dump-dom or --screenshot=...); false if
+ * chromium is not installed. */
+static inline bool harness_chromium(const char *url, const char *what, harness_proc *out)
+{
+    char profile[] = "/tmp/reap-chromium-XXXXXX";
+    harness_proc rm;
+
+    assert_non_null(mkdtemp(profile));
+    char user_data[64];
+    snprintf(user_data, sizeof user_data, "--user-data-dir=%s", profile);
+    const char *args[] = { "--headless", "--no-sandbox", "--disable-gpu",
+                           "--disable-background-networking", "--disable-component-update",
+                           "--disable-sync", "--no-first-run", user_data,
+                           "--virtual-time-budget=4000", "--window-size=1280,1300", what, url,
+                           NULL };
+    harness_proc_start_cmd(out, "chromium", args, NULL);
+    if (!harness_proc_wait(out, 60.0)) {
+        harness_proc_kill(out);
+        fail_msg("chromium did not finish within 60 s:\n%s", out->out);
+    }
+    const char *rm_args[] = { "-rf", profile, NULL };
+    harness_proc_start_cmd(&rm, "rm", rm_args, NULL);
+    assert_true(harness_proc_wait(&rm, 30.0));
+    harness_proc_free(&rm);
+    return out->status != 127;
+}
+
 /* ---- the server -------------------------------------------------------------------------- */
 
 typedef struct harness_server {

@@ -114,33 +114,6 @@ static void test_stats_json_has_samples_and_the_collection_obj_gc_ran(void **sta
     stop(&s);
 }
 
-/* Runs chromium headless on url with one more flag (--dump-dom or --screenshot=...); false if
- * chromium is not installed. */
-static bool chromium(const char *url, const char *what, harness_proc *out)
-{
-    char profile[] = "/tmp/reap-chromium-XXXXXX";
-    harness_proc rm;
-
-    assert_non_null(mkdtemp(profile));
-    char user_data[64];
-    snprintf(user_data, sizeof user_data, "--user-data-dir=%s", profile);
-    const char *args[] = { "--headless", "--no-sandbox", "--disable-gpu",
-                           "--disable-background-networking", "--disable-component-update",
-                           "--disable-sync", "--no-first-run", user_data,
-                           "--virtual-time-budget=4000", "--window-size=1280,1300", what, url,
-                           NULL };
-    harness_proc_start_cmd(out, "chromium", args, NULL);
-    if (!harness_proc_wait(out, 60.0)) {
-        harness_proc_kill(out);
-        fail_msg("chromium did not finish within 60 s:\n%s", out->out);
-    }
-    const char *rm_args[] = { "-rf", profile, NULL };
-    harness_proc_start_cmd(&rm, "rm", rm_args, NULL);
-    assert_true(harness_proc_wait(&rm, 30.0));
-    harness_proc_free(&rm);
-    return out->status != 127;
-}
-
 static void test_headless_chromium_draws_the_dashboard_without_errors(void **state)
 {
     harness_server s;
@@ -151,7 +124,7 @@ static void test_headless_chromium_draws_the_dashboard_without_errors(void **sta
     churned_server(&s);
     snprintf(url, sizeof url, "http://127.0.0.1:%u/", s.admin_port);
 
-    if (!chromium(url, "--dump-dom", &dom)) {
+    if (!harness_chromium(url, "--dump-dom", &dom)) {
         harness_proc_free(&dom);
         stop(&s);
         skip(); /* deploy/install-deps.sh installs Debian's chromium */
@@ -164,7 +137,7 @@ static void test_headless_chromium_draws_the_dashboard_without_errors(void **sta
     assert_null(strstr(body, "data-collections=\"0\""));
     assert_non_null(realpath(harness_build_dir(), dir));
     snprintf(shot_flag, sizeof shot_flag, "--screenshot=%s/dashboard.png", dir);
-    assert_true(chromium(url, shot_flag, &shot));
+    assert_true(harness_chromium(url, shot_flag, &shot));
     assert_int_equal(shot.status, 0);
     harness_proc_free(&shot);
     harness_proc_free(&dom);

@@ -1,0 +1,363 @@
+/*
+ * world_profile.c - reads a world profile (world_profile.h) with inih, one key at a time, and
+ * checks every limit as the key that would break it is read, so that each error names the
+ * file, the line and the field. Children name archetypes defined above them: the children form
+ * a tree by construction, and a spawn's size and depth are known as soon as they are named.
+ */
+#include "world_profile.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct profile_ctx {
+    world_profile *p;
+    char section[96];
+    world_profile_archetype *cur;      /* NULL outside an archetype */
+    char msg[400];
+    bool failed;
+} profile_ctx;
+
+static const char profile_keys[] =
+    "base, components, children, refs, payload, lifetime, cluster, replicated, moves";
+
+static int profile_fail(profile_ctx *c, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int profile_fail(profile_ctx *c, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    int n = 0;
+
+    if (c->failed)
+        return 0;
+    if (c->cur != NULL)
+        n = snprintf(c->msg, sizeof c->msg, "[archetype %s] ", c->cur->name);
+    if (key != NULL && n >= 0 && (size_t)n < sizeof c->msg)
+        n += snprintf(c->msg + n, sizeof c->msg - (size_t)n, "%s: ", key);
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < sizeof c->msg)
+        vsnprintf(c->msg + n, sizeof c->msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    c->failed = true;
+    return 0;
+}
+
+/* An integer in [min, max], the whole text. */
+static bool profile_uint(const char *text, uint32_t min, uint32_t max, uint32_t *out)
+{
+    char *end;
+    unsigned long v;
+
+    if (text[0] < '0' || text[0] > '9')
+        return false;
+    errno = 0;
+    v = strtoul(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool profile_bool(const char *text, bool *out)
+{
+    static const char *const yes[] = { "yes", "true", "on", "1" };
+    static const char *const no[] = { "no", "false", "off", "0" };
+
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        if (strcasecmp(text, yes[i]) == 0) {
+            *out = true;
+            return true;
+        }
+        if (strcasecmp(text, no[i]) == 0) {
+            *out = false;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Objects and depth of a spawn of a, from its parts and its children (defined above it). */
+static void profile_derive(const world_profile *p, world_profile_archetype *a)
+{
+    uint64_t objects = 1 + a->components;
+    uint32_t depth = 1;
+
+    for (uint32_t i = 0; i < a->n_children; i++) {
+        const world_profile_archetype *ch = &p->archetypes[a->children[i].archetype];
+        objects += (uint64_t)ch->objects * a->children[i].count;
+        if (ch->depth + 1 > depth)
+            depth = ch->depth + 1;
+    }
+    a->objects = objects > UINT32_MAX ? UINT32_MAX : (uint32_t)objects;
+    a->depth = depth;
+}
+
+static int profile_children(profile_ctx *c, world_profile_archetype *a, const char *value)
+{
+    char buf[512], *save = NULL, *term;
+
+    if (strlen(value) >= sizeof buf)
+        return profile_fail(c, "children", "too long (at most %zu characters)", sizeof buf - 1);
+    snprintf(buf, sizeof buf, "%s", value);
+    a->n_children = 0;
+    for (term = strtok_r(buf, ",", &save); term != NULL; term = strtok_r(NULL, ",", &save)) {
+        char *colon, *name = term, *end;
+        uint32_t count = 1;
+        int idx;
+
+        while (*name == ' ' || *name == '\t')
+            name++;
+        end = name + strlen(name);
+        while (end > name && (end[-1] == ' ' || end[-1] == '\t'))
+            *--end = '\0';
+        colon = strchr(name, ':');
+        if (colon != NULL) {
+            *colon = '\0';
+            if (!profile_uint(colon + 1, 1, WORLD_PROFILE_CHILD_COUNT_MAX, &count))
+                return profile_fail(c, "children", "'%s:%s': expected NAME:N with N in "
+                                    "[1, %d]", name, colon + 1, WORLD_PROFILE_CHILD_COUNT_MAX);
+        }
+        if (name[0] == '\0')
+            return profile_fail(c, "children", "an empty name (expected NAME:N,...)");
+        idx = world_profile_find(c->p, name);
+        if (idx < 0 || &c->p->archetypes[idx] == a)
+            return profile_fail(c, "children", "'%s' is not an archetype defined above this "
+                                "one (children name archetypes defined earlier in the file)",
+                                name);
+        if (a->n_children >= WORLD_PROFILE_CHILDREN_MAX)
+            return profile_fail(c, "children", "more than %d kinds of children",
+                                WORLD_PROFILE_CHILDREN_MAX);
+        a->children[a->n_children].archetype = (uint32_t)idx;
+        a->children[a->n_children].count = count;
+        a->n_children++;
+    }
+    return 1;
+}
+
+static int profile_refs(profile_ctx *c, world_profile_archetype *a, const char *value)
+{
+    static const char *const kinds[] = { "owner", "siblings", "level", "earlier" };
+    char buf[512], *save = NULL, *term;
+
+    if (strlen(value) >= sizeof buf)
+        return profile_fail(c, "refs", "too long (at most %zu characters)", sizeof buf - 1);
+    snprintf(buf, sizeof buf, "%s", value);
+    a->n_refs = 0;
+    for (term = strtok_r(buf, ",", &save); term != NULL; term = strtok_r(NULL, ",", &save)) {
+        world_profile_ref r = { WORLD_PROFILE_REF_OWNER, 1, false };
+        char *t = term, *colon, *end;
+        bool known = false;
+
+        while (*t == ' ' || *t == '\t')
+            t++;
+        end = t + strlen(t);
+        while (end > t && (end[-1] == ' ' || end[-1] == '\t'))
+            *--end = '\0';
+        if (strncmp(t, "weak ", 5) == 0) {
+            r.weak = true;
+            for (t += 5; *t == ' '; t++)
+                ;
+        }
+        colon = strchr(t, ':');
+        if (colon != NULL)
+            *colon = '\0';
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            if (strcmp(t, kinds[k]) == 0) {
+                r.kind = (world_profile_ref_kind)k;
+                known = true;
+            }
+        if (!known)
+            return profile_fail(c, "refs", "'%s': expected owner, siblings, level or "
+                                "earlier:N, each optionally after 'weak'", t);
+        if (r.kind == WORLD_PROFILE_REF_EARLIER) {
+            if (colon == NULL || !profile_uint(colon + 1, 1, WORLD_PROFILE_EARLIER_MAX,
+                                               &r.count))
+                return profile_fail(c, "refs", "'earlier%s%s': expected earlier:N with N in "
+                                    "[1, %d]", colon != NULL ? ":" : "",
+                                    colon != NULL ? colon + 1 : "", WORLD_PROFILE_EARLIER_MAX);
+        } else if (colon != NULL) {
+            return profile_fail(c, "refs", "'%s:%s': only earlier takes a count", t,
+                                colon + 1);
+        }
+        if (a->n_refs >= WORLD_PROFILE_REFS_MAX)
+            return profile_fail(c, "refs", "more than %d terms", WORLD_PROFILE_REFS_MAX);
+        a->refs[a->n_refs++] = r;
+    }
+    return 1;
+}
+
+static int profile_key(profile_ctx *c, world_profile_archetype *a, const char *key,
+                       const char *value)
+{
+    bool b;
+
+    if (strcmp(key, "base") == 0) {
+        if (strcmp(value, "actor") == 0)
+            a->base = WORLD_PROFILE_BASE_ACTOR;
+        else if (strcmp(value, "component") == 0)
+            a->base = WORLD_PROFILE_BASE_COMPONENT;
+        else
+            return profile_fail(c, key, "'%s': expected actor or component", value);
+    } else if (strcmp(key, "components") == 0) {
+        if (!profile_uint(value, 0, WORLD_PROFILE_COMPONENTS_MAX, &a->components))
+            return profile_fail(c, key, "'%s': expected an integer in [0, %d]", value,
+                                WORLD_PROFILE_COMPONENTS_MAX);
+    } else if (strcmp(key, "children") == 0) {
+        if (!profile_children(c, a, value))
+            return 0;
+    } else if (strcmp(key, "refs") == 0) {
+        if (!profile_refs(c, a, value))
+            return 0;
+    } else if (strcmp(key, "payload") == 0) {
+        if (!profile_uint(value, 0, WORLD_PROFILE_PAYLOAD_MAX, &a->payload))
+            return profile_fail(c, key, "'%s': expected bytes, an integer in [0, %d]", value,
+                                WORLD_PROFILE_PAYLOAD_MAX);
+    } else if (strcmp(key, "lifetime") == 0) {
+        char *end;
+        double s;
+
+        if (strcmp(value, "visit") == 0) {
+            a->lifetime = WORLD_PROFILE_LIFETIME_VISIT;
+        } else if (strcmp(value, "persistent") == 0) {
+            a->lifetime = WORLD_PROFILE_LIFETIME_PERSISTENT;
+        } else {
+            s = strtod(value, &end);
+            if (end == value || *end != '\0' || !(s > 0 && s <= 86400))
+                return profile_fail(c, key, "'%s': expected visit, persistent or seconds in "
+                                    "(0, 86400]", value);
+            a->lifetime = WORLD_PROFILE_LIFETIME_SECONDS;
+            a->seconds = s;
+        }
+    } else if (strcmp(key, "cluster") == 0 || strcmp(key, "replicated") == 0 ||
+               strcmp(key, "moves") == 0) {
+        if (!profile_bool(value, &b))
+            return profile_fail(c, key, "'%s': expected yes or no", value);
+        if (key[0] == 'c')
+            a->cluster = b;
+        else if (key[0] == 'r')
+            a->replicated = b;
+        else
+            a->moves = b;
+    } else {
+        return profile_fail(c, NULL, "unknown field '%s' (known: %s)", key, profile_keys);
+    }
+    if (a->base == WORLD_PROFILE_BASE_COMPONENT && (a->components > 0 || a->n_children > 0))
+        return profile_fail(c, key, "a component archetype has no components or children of "
+                            "its own (base = actor for that)");
+    profile_derive(c->p, a);
+    if (a->depth > WORLD_PROFILE_DEPTH_MAX)
+        return profile_fail(c, key, "children nest %u deep (at most %d)", a->depth,
+                            WORLD_PROFILE_DEPTH_MAX);
+    if (a->objects > WORLD_PROFILE_SPAWN_OBJECTS_MAX)
+        return profile_fail(c, key, "one spawn would create %u objects (at most %d)",
+                            a->objects, WORLD_PROFILE_SPAWN_OBJECTS_MAX);
+    return 1;
+}
+
+static bool profile_name_ok(const char *name)
+{
+    if (name[0] == '\0' || strlen(name) >= WORLD_PROFILE_NAME_MAX)
+        return false;
+    for (const char *s = name; *s != '\0'; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+static int profile_section(profile_ctx *c, const char *section)
+{
+    world_profile_archetype *a;
+    const char *name;
+
+    c->cur = NULL;
+    if (strncmp(section, "archetype ", 10) != 0)
+        return profile_fail(c, NULL, "unknown section [%s] (expected [archetype NAME])",
+                            section);
+    for (name = section + 10; *name == ' '; name++)
+        ;
+    if (!profile_name_ok(name))
+        return profile_fail(c, NULL, "[%s]: an archetype's name is 1-%d letters, digits or _",
+                            section, WORLD_PROFILE_NAME_MAX - 1);
+    if (world_profile_find(c->p, name) >= 0)
+        return profile_fail(c, NULL, "[%s]: archetype '%s' is defined twice", section, name);
+    if (c->p->n >= WORLD_PROFILE_ARCHETYPES_MAX)
+        return profile_fail(c, NULL, "[%s]: more than %d archetypes", section,
+                            WORLD_PROFILE_ARCHETYPES_MAX);
+    a = &c->p->archetypes[c->p->n++];
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->replicated = true;
+    a->objects = a->depth = 1;
+    c->cur = a;
+    return 1;
+}
+
+static int profile_ini_cb(void *user, const char *section, const char *key, const char *value)
+{
+    profile_ctx *c = user;
+
+    if (c->failed)
+        return 0;
+    /* inih reports keys with their section; a section begins where the name changes. */
+    if (strcmp(section, c->section) != 0) {
+        snprintf(c->section, sizeof c->section, "%s", section);
+        if (!profile_section(c, section))
+            return 0;
+    }
+    if (c->cur == NULL)
+        return profile_fail(c, NULL, "'%s' outside a section: expected [archetype NAME] first",
+                            key);
+    return profile_key(c, c->cur, key, value);
+}
+
+static bool profile_finish(profile_ctx *c, const char *name, int line, char *err,
+                           size_t err_size)
+{
+    if (line < 0) {
+        snprintf(err, err_size, "cannot read the world profile '%s': %s", name,
+                 line == -1 ? strerror(errno) : "out of memory");
+        return false;
+    }
+    if (line > 0 || c->failed) {
+        snprintf(err, err_size, "%s:%d: %s", name, line, c->msg[0] != '\0' ? c->msg :
+                 "not an ini line (expected [archetype NAME] or field = value)");
+        return false;
+    }
+    if (c->p->n == 0) {
+        snprintf(err, err_size, "%s: no [archetype NAME] section: a profile needs at least one",
+                 name);
+        return false;
+    }
+    return true;
+}
+
+bool world_profile_load(world_profile *out, const char *path, char *err, size_t err_size)
+{
+    profile_ctx c = { out, "", NULL, "", false };
+
+    out->n = 0;
+    return profile_finish(&c, path, ini_parse(path, profile_ini_cb, &c), err, err_size);
+}
+
+bool world_profile_parse(world_profile *out, const char *name, const char *text, char *err,
+                         size_t err_size)
+{
+    profile_ctx c = { out, "", NULL, "", false };
+
+    out->n = 0;
+    return profile_finish(&c, name, ini_parse_string(text, profile_ini_cb, &c), err, err_size);
+}
+
+int world_profile_find(const world_profile *p, const char *name)
+{
+    for (uint32_t i = 0; i < p->n; i++)
+        if (strcmp(p->archetypes[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}

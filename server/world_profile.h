@@ -1,0 +1,106 @@
+/*
+ * world_profile.h - a world profile: the archetypes of a game's object graph, read from an ini
+ * file, as plain data (no collector, no world): what a spawn of each archetype creates and
+ * which references its objects hold.
+ *
+ * The file has one section per archetype:
+ *
+ *   [archetype Weapon]
+ *   base = actor              ; actor | component
+ *   components = 3            ; collected parts the actor owns (0-64)
+ *   children = Scope:1,Ammo:2 ; child actors spawned with it (archetypes of this file)
+ *   refs = owner, siblings, weak earlier:2   ; what each of its objects references
+ *   payload = 256             ; bytes of plain data per object (0-65536)
+ *   lifetime = visit          ; visit | SECONDS | persistent
+ *   cluster = yes             ; the actor and its parts are one GC cluster
+ *   replicated = yes
+ *   moves = no
+ *
+ * refs terms: owner (the object that owns it: a part's actor, an actor's parent), siblings (the
+ * next part of the same actor, the last the first: a ring), level, earlier:N (N objects spawned
+ * before it in the same spawn); `weak` before a term makes it a weak handle. Children may not
+ * contain their own ancestors (a spawn would not end); references may form any cycle.
+ */
+#ifndef REAP_WORLD_PROFILE_H
+#define REAP_WORLD_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    WORLD_PROFILE_ARCHETYPES_MAX = 64,
+    WORLD_PROFILE_NAME_MAX = 32,       /* bytes, with the NUL */
+    WORLD_PROFILE_COMPONENTS_MAX = 64,
+    WORLD_PROFILE_CHILDREN_MAX = 8,    /* child kinds per archetype */
+    WORLD_PROFILE_CHILD_COUNT_MAX = 1000,
+    WORLD_PROFILE_REFS_MAX = 8,        /* terms per archetype */
+    WORLD_PROFILE_EARLIER_MAX = 16,
+    WORLD_PROFILE_PAYLOAD_MAX = 65536,
+    WORLD_PROFILE_DEPTH_MAX = 8,       /* an archetype, its children, theirs... */
+    WORLD_PROFILE_SPAWN_OBJECTS_MAX = 10000,
+};
+
+typedef enum world_profile_base {
+    WORLD_PROFILE_BASE_ACTOR = 0,
+    WORLD_PROFILE_BASE_COMPONENT,
+} world_profile_base;
+
+typedef enum world_profile_ref_kind {
+    WORLD_PROFILE_REF_OWNER = 0,
+    WORLD_PROFILE_REF_SIBLINGS,
+    WORLD_PROFILE_REF_LEVEL,
+    WORLD_PROFILE_REF_EARLIER,
+} world_profile_ref_kind;
+
+typedef struct world_profile_ref {
+    world_profile_ref_kind kind;
+    uint32_t count;                    /* earlier:N; 1 otherwise */
+    bool weak;
+} world_profile_ref;
+
+typedef struct world_profile_child {
+    uint32_t archetype;                /* index into the profile's archetypes */
+    uint32_t count;
+} world_profile_child;
+
+typedef enum world_profile_lifetime {
+    WORLD_PROFILE_LIFETIME_VISIT = 0,  /* destroyed when its player leaves */
+    WORLD_PROFILE_LIFETIME_SECONDS,    /* destroyed after `seconds` */
+    WORLD_PROFILE_LIFETIME_PERSISTENT, /* outlives its player */
+} world_profile_lifetime;
+
+typedef struct world_profile_archetype {
+    char name[WORLD_PROFILE_NAME_MAX];
+    world_profile_base base;
+    uint32_t components;
+    world_profile_child children[WORLD_PROFILE_CHILDREN_MAX];
+    uint32_t n_children;
+    world_profile_ref refs[WORLD_PROFILE_REFS_MAX];
+    uint32_t n_refs;
+    uint32_t payload;
+    world_profile_lifetime lifetime;
+    double seconds;
+    bool cluster, replicated, moves;
+    uint32_t line;                     /* of its section, for messages */
+    /* Derived once the file is read: */
+    uint32_t objects;                  /* created by one spawn, children included */
+    uint32_t depth;                    /* 1 without children */
+} world_profile_archetype;
+
+typedef struct world_profile {
+    world_profile_archetype archetypes[WORLD_PROFILE_ARCHETYPES_MAX];
+    uint32_t n;
+} world_profile;
+
+/* Reads path into out. False with err "FILE:LINE: [archetype NAME] FIELD: what is wrong"
+ * (or "FILE: ..." for what only the whole file shows: a cycle of children, a depth or size
+ * over the limits); out is then unspecified. */
+bool world_profile_load(world_profile *out, const char *path, char *err, size_t err_size);
+/* The same from text; name stands for the file in messages. */
+bool world_profile_parse(world_profile *out, const char *name, const char *text, char *err,
+                         size_t err_size);
+/* The archetype called name (case-sensitive), or -1. */
+int world_profile_find(const world_profile *p, const char *name);
+
+#endif
