@@ -6,6 +6,7 @@
  * is everything after the headers when the server closes. Only the --admin address is used.
  */
 #include "churn_internal.h"
+#include "client_vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,14 +97,8 @@ bool churn_scrape_parse(churn_scrape *s, const char *text)
         v = strtod(sep + 1, &num_end);
         if (num_end == sep + 1)
             goto next;
-        if (s->n == cap) {
-            uint32_t ncap = cap ? cap * 2 : 256;
-            churn_metric *m = realloc(s->metrics, (size_t)ncap * sizeof *m);
-            if (m == NULL)
-                break;
-            s->metrics = m;
-            cap = ncap;
-        }
+        if (!CLIENT_VEC_RESERVE(s->metrics, cap, (uint64_t)s->n + 1, 256))
+            break;
         s->metrics[s->n].key = strndup(line, (size_t)(sep - line));
         if (s->metrics[s->n].key == NULL)
             break;
@@ -231,7 +226,8 @@ struct churn_admin {
     int fd;
     double started, next_due;
     char *buf;
-    size_t len, cap;
+    size_t len;
+    uint32_t cap;
 };
 
 churn_admin *churn_admin_create(const char *url, char *err, size_t err_size)
@@ -323,7 +319,7 @@ static bool churn_admin_start(churn_admin *a, const char *method, const char *pa
     }
     /* The request is small: it goes into the socket buffer once connected (see send below). */
     free(a->buf);
-    a->cap = 4096 + (body != NULL ? strlen(body) : 0);
+    a->cap = (uint32_t)(4096 + (body != NULL ? strlen(body) : 0));
     a->buf = malloc(a->cap);
     if (a->buf == NULL) {
         churn_admin_reset(a);
@@ -361,14 +357,10 @@ static int churn_admin_advance(churn_admin *a)
     for (;;) {
         ssize_t r;
 
-        if (a->cap - a->len < 4096) {
-            size_t ncap = a->cap * 2;
-            char *nb = realloc(a->buf, ncap);
-            if (nb == NULL)
-                return -1;
-            a->buf = nb;
-            a->cap = ncap;
-        }
+        /* Room for a read of 4096 bytes: the buffer doubles. */
+        if (a->cap - a->len < 4096 &&
+            !CLIENT_VEC_RESERVE(a->buf, a->cap, (uint64_t)a->cap + 1, 4096))
+            return -1;
         r = recv(a->fd, a->buf + a->len, a->cap - a->len - 1, 0);
         if (r > 0) {
             a->len += (size_t)r;

@@ -14,6 +14,7 @@
  * the wire), then its socket closes and its port rests like any visit's.
  */
 #include "churn_internal.h"
+#include "client_vec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -246,14 +247,8 @@ static churn_datagram *queue_alloc(churn_impair_queue *q)
 
 static bool queue_push(churn_impair_queue *q, churn_datagram *d)
 {
-    if (q->n == q->cap) {
-        uint32_t cap = q->cap ? 2 * q->cap : 256;
-        churn_datagram **heap = realloc(q->heap, (size_t)cap * sizeof *heap);
-        if (heap == NULL)
-            return false;
-        q->heap = heap;
-        q->cap = cap;
-    }
+    if (!CLIENT_VEC_RESERVE(q->heap, q->cap, (uint64_t)q->n + 1, 256))
+        return false;
     d->order = q->order++;
     q->heap[q->n] = d;
     queue_sift_up(q, q->n++);

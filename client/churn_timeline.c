@@ -4,6 +4,7 @@
  * server's collections as vertical lines).
  */
 #include "churn.h"
+#include "client_vec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -30,42 +31,24 @@ void churn_timeline_free(churn_timeline *tl)
 
 bool churn_timeline_add_row(churn_timeline *tl, const churn_row *row)
 {
-    if (tl->n_rows == tl->cap_rows) {
-        uint32_t cap = tl->cap_rows ? tl->cap_rows * 2 : 64;
-        churn_row *rows = realloc(tl->rows, (size_t)cap * sizeof *rows);
-        if (rows == NULL)
-            return false;
-        tl->rows = rows;
-        tl->cap_rows = cap;
-    }
+    if (!CLIENT_VEC_RESERVE(tl->rows, tl->cap_rows, (uint64_t)tl->n_rows + 1, 64))
+        return false;
     tl->rows[tl->n_rows++] = *row;
     return true;
 }
 
 bool churn_timeline_add_gc(churn_timeline *tl, double t)
 {
-    if (tl->n_gc == tl->cap_gc) {
-        uint32_t cap = tl->cap_gc ? tl->cap_gc * 2 : 64;
-        double *times = realloc(tl->gc_times, (size_t)cap * sizeof *times);
-        if (times == NULL)
-            return false;
-        tl->gc_times = times;
-        tl->cap_gc = cap;
-    }
+    if (!CLIENT_VEC_RESERVE(tl->gc_times, tl->cap_gc, (uint64_t)tl->n_gc + 1, 64))
+        return false;
     tl->gc_times[tl->n_gc++] = t;
     return true;
 }
 
 bool churn_timeline_add_sample(churn_timeline *tl, double t, uint32_t objects)
 {
-    if (tl->n_samples == tl->cap_samples) {
-        uint32_t cap = tl->cap_samples ? tl->cap_samples * 2 : 256;
-        churn_sample *samples = realloc(tl->samples, (size_t)cap * sizeof *samples);
-        if (samples == NULL)
-            return false;
-        tl->samples = samples;
-        tl->cap_samples = cap;
-    }
+    if (!CLIENT_VEC_RESERVE(tl->samples, tl->cap_samples, (uint64_t)tl->n_samples + 1, 256))
+        return false;
     tl->samples[tl->n_samples].t = t;
     tl->samples[tl->n_samples].objects = objects;
     tl->n_samples++;

@@ -202,7 +202,7 @@ static enum MHD_Result admin_handler_cb(void *cls, struct MHD_Connection *conn, 
         if (a->engine->dashboard == NULL)
             return admin_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "no samples yet\n");
         strbuf_reset(&a->page);
-        dashboard_render_json(a->engine->dashboard, &a->page);
+        dashboard_render_json(a->engine->dashboard, engine_now(a->engine), &a->page);
         return admin_respond(conn, MHD_HTTP_OK, "application/json", strbuf_cstr(&a->page),
                              a->page.len);
     }

@@ -19,6 +19,7 @@
 
 #include "json.h"
 #include "log.h"
+#include "vec.h"
 
 enum {
     AGONES_QUEUE_MAX = 1024,       /* requests waiting; more are dropped with a warning */
@@ -805,15 +806,8 @@ void agones_player_joined(agones *a, uint32_t player_id, const char *value)
 
     if (a == NULL || a->multi == NULL)
         return;
-    if (a->player_count == a->player_cap) {
-        size_t cap = a->player_cap ? a->player_cap * 2 : 16;
-        agones_player *grown = realloc(a->players, cap * sizeof *grown);
-
-        if (grown == NULL)
-            return;
-        a->players = grown;
-        a->player_cap = cap;
-    }
+    if (!VEC_GROW(a->players, a->player_cap, a->player_count + 1, 16))
+        return;
     p = &a->players[a->player_count++];
     p->id = player_id;
     snprintf(p->value, sizeof p->value, "%s", value);

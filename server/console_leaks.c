@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "vec.h"
 
 enum {
     CONSOLE_LEAKS_MARKS = 8,
@@ -57,19 +58,13 @@ static void leak_mark_cb(void *obj, void *userdata)
     gc_weak w = gc_weak_make(s->heap, obj);
 
     if (w.index >= m->cap) {
-        uint32_t cap = m->cap ? m->cap : 1024;
-        uint32_t *grown;
+        uint32_t old = m->cap;
 
-        while (cap <= w.index)
-            cap *= 2;
-        grown = realloc(m->serials, (size_t)cap * sizeof *grown);
-        if (grown == NULL) {
+        if (!VEC_RESERVE_FROM(m->serials, m->cap, w.index + 1, 1024)) {
             s->failed = true;
             return;
         }
-        memset(grown + m->cap, 0, (size_t)(cap - m->cap) * sizeof *grown);
-        m->serials = grown;
-        m->cap = cap;
+        memset(m->serials + old, 0, (size_t)(m->cap - old) * sizeof *m->serials);
     }
     m->serials[w.index] = w.serial;
     m->alive++;

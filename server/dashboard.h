@@ -118,19 +118,26 @@ const dashboard_collection *dashboard_ring_collection(const dashboard_ring *r, u
 void dashboard_ring_json(const dashboard_ring *r, const char *const *world_names,
                          double budget_ms, double now, strbuf *out);
 
-/* ---- the glue on the engine's loop ------------------------------------------------------- */
+/* ---- the ring the engine feeds ---------------------------------------------------------- */
 
-typedef struct engine engine;
+/* The engine pushes into the dashboard (a frame's phases, a second's sample) and the admin
+ * endpoint reads it; the dashboard knows neither. */
 typedef struct dashboard dashboard;
 
-/* Starts sampling e once a second on e->loop. *out_d: close with dashboard_close. */
-int dashboard_create(engine *e, dashboard **out_d, char *err, size_t err_size);
-/* Stops the timer; the memory goes once libuv has closed it. NULL is allowed. */
+/* A ring for world_count worlds (world_names: copied pointers to names that outlive it) at
+ * tick_hz; seen_collections: the collector's count now, where the first second starts.
+ * *out_d: close with dashboard_close. */
+int dashboard_create(const char *const *world_names, uint32_t world_count, uint32_t tick_hz,
+                     uint64_t seen_collections, dashboard **out_d, char *err, size_t err_size);
+/* Frees d. NULL is allowed. */
 void dashboard_close(dashboard *d);
 /* engine_frame's phase boundaries (uv_hrtime ns): DASHBOARD_PHASES + 1 of them. NULL d is
  * allowed. */
 void dashboard_frame(dashboard *d, const uint64_t *phase_ns);
-void dashboard_render_json(const dashboard *d, strbuf *out);
+/* Ends a second (the engine's once-a-second job). */
+void dashboard_second(dashboard *d, const dashboard_inputs *in);
+/* /stats.json at now (seconds since the server started). */
+void dashboard_render_json(const dashboard *d, double now, strbuf *out);
 
 /* The page, generated from server/dashboard/index.html. */
 extern const char dashboard_page_html[];

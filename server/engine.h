@@ -10,8 +10,15 @@
  *   gc:     engine_conditional_collect_garbage (engine_gc.c), time-sliced
  *   stats:  frame time, slow-frame log
  *
- * Everything else that needs the loop (ENet's socket, admin HTTP, stdin console, signals) is
- * a handle on the same loop, so console commands run between frames, never beside them.
+ * Before each frame the periodic jobs that are due run (engine_jobs.h: the net sweep, the
+ * free-memory reading, the dashboard's second). Everything else that needs the loop (ENet's
+ * socket, admin HTTP, stdin console, signals) is a handle on the same loop, so console
+ * commands run between frames, never beside them.
+ *
+ * Layers: the engine calls down into the net driver, the worlds, the collector and the
+ * dashboard's ring, and passes them what they need (the clock, cvars, callbacks); none of them
+ * includes this header. The operator's side (admin, console) reads the engine through it;
+ * engine_init.h builds everything.
  *
  * State by lifetime: this struct (engine, cvars, net driver, admin) lives for the process;
  * worlds and what they hold are collected objects, per world.
@@ -25,6 +32,7 @@
 
 #include "cvar.h"
 #include "engine_gc.h"
+#include "engine_jobs.h"
 #include "engine_options.h"
 #include "reap_gc.h"
 #include "stats.h"
@@ -44,6 +52,8 @@ typedef enum engine_phase {
 } engine_phase;
 
 extern const char *const engine_phase_names[ENGINE_PHASE_COUNT];
+
+enum { ENGINE_JOB_COUNT = 3 }; /* engine.c's table of periodic jobs */
 typedef struct admin_server admin_server;
 typedef struct console console;
 typedef struct agones agones;
@@ -58,6 +68,7 @@ typedef struct engine {
     uv_loop_t *loop;
     uv_timer_t frame_timer;
     uv_timer_t stop_timer;
+    uv_timer_cb stop_cb;          /* the shutdown engine_request_stop starts (engine_init.c) */
     uv_signal_t sigint;
     uv_signal_t sigterm;
     uv_signal_t sighup;           /* re-read the config file's cvars */
@@ -72,6 +83,7 @@ typedef struct engine {
 
     net_driver *net;
     admin_server *admin;
+    uint32_t admin_port;          /* the admin endpoint's bound port */
     console *console;             /* stdin console, when stdin is a terminal */
     agones *agones;               /* the Agones SDK sidecar, when asked for; else NULL */
     service *service;             /* systemd notify/watchdog, under Type=notify; else NULL */
@@ -83,8 +95,8 @@ typedef struct engine {
     uint64_t frame;
     uint64_t start_ns;
     uint64_t last_frame_ns;
-    double free_memory_mb;
-    uint64_t free_memory_read_ns;
+    double free_memory_mb;        /* the last reading (a periodic job); < 0: none */
+    uint64_t job_next_ns[ENGINE_JOB_COUNT]; /* when each periodic job is due next */
 
     stats_histogram tick_seconds;
     stats_histogram phase_seconds[ENGINE_PHASE_COUNT];
@@ -105,16 +117,8 @@ typedef struct engine {
     char stop_reason[64];
 } engine;
 
-/* Builds the engine on loop: heap and classes, worlds, net driver, admin, console, signals,
- * frame timer. opts and cvars are copied. On failure err says why and nothing is left open. */
-int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
-                const cvar_registry *cvars, char *err, size_t err_size);
-
 /* Runs the loop until a stop request has finished shutting down. Returns the exit status. */
 int engine_run(engine *e);
-
-/* Frees what engine_init built (the loop must have finished its handles). */
-void engine_close(engine *e);
 
 /* Asks for a graceful stop (signal, console quit): goodbye to clients, full purge, exit 0.
  * Safe from any callback on the loop thread; the work runs on the next loop iteration. */
@@ -126,9 +130,6 @@ void engine_frame(engine *e);
 /* Console `obj gc`: a full collection now, then cleanup actors in every world. */
 void engine_collect_garbage_now(engine *e, strbuf *out);
 
-/* The world named name ("" or NULL: the first world); NULL if none. */
-world *engine_find_world(engine *e, const char *name);
-
 /* Monotonic seconds since the engine started. */
 double engine_now(const engine *e);
 
@@ -137,13 +138,5 @@ void engine_apply_cvars(engine *e);
 
 /* A client connection exists in some world (the idle-server rule). */
 bool engine_players_connected(const engine *e);
-
-/* The net driver tells the engine when a player has joined a world (after its Welcome) and
- * when it has left (goodbye, timeout or kick), for whatever tracks players outside the
- * process (orchestrators). name is borrowed for the call. */
-/* agones_id: the player id a matchmaker gave in the hello ("" or NULL: none). */
-void engine_player_joined(engine *e, uint32_t player_id, const char *name,
-                          const char *agones_id);
-void engine_player_left(engine *e, uint32_t player_id, const char *name);
 
 #endif /* REAP_ENGINE_H */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ue_ini.h"
+#include "vec.h"
 
 static const char engine_usage[] =
     "usage: reap-server [options]\n"
@@ -369,23 +370,6 @@ static void engine_ini_warn(engine_ini_ctx *ctx, const char *fmt, const char *a,
     ctx->opts->config_warnings++;
 }
 
-/* Grows *items (of item_size bytes each) so that one more fits; false when out of memory. */
-static bool engine_grow(void **items, size_t *cap, size_t count, size_t item_size)
-{
-    void *grown;
-    size_t next;
-
-    if (count < *cap)
-        return true;
-    next = *cap ? *cap * 2 : 32;
-    grown = realloc(*items, next * item_size);
-    if (grown == NULL)
-        return false;
-    *items = grown;
-    *cap = next;
-    return true;
-}
-
 /* Adds s to the string set (case-insensitive); true if it was there already. */
 static bool engine_string_set_add(char ***set, size_t *count, size_t *cap, const char *s)
 {
@@ -395,7 +379,7 @@ static bool engine_string_set_add(char ***set, size_t *count, size_t *cap, const
         if (strcasecmp((*set)[i], s) == 0)
             return true;
     copy = strdup(s);
-    if (copy == NULL || !engine_grow((void **)set, cap, *count, sizeof **set)) {
+    if (copy == NULL || !vec_grow((void **)set, cap, *count + 1, sizeof **set, 32)) {
         free(copy);
         return false;
     }
@@ -546,7 +530,7 @@ static bool engine_ue_pair_add(engine_ini_ctx *ctx, engine_ue_slot slot, const c
 {
     engine_ue_pair *p;
 
-    if (!engine_grow((void **)&ctx->pairs, &ctx->pair_cap, ctx->pair_count, sizeof *p))
+    if (!VEC_GROW(ctx->pairs, ctx->pair_cap, ctx->pair_count + 1, 32))
         return false;
     p = &ctx->pairs[ctx->pair_count];
     p->key = strdup(key);

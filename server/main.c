@@ -7,7 +7,7 @@
 #include <uv.h>
 
 #include "cvar.h"
-#include "engine.h"
+#include "engine_init.h"
 #include "engine_options.h"
 #include "log.h"
 #include "net_alloc.h"

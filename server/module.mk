@@ -7,6 +7,11 @@ SERVER_LIB := $(BUILD)/libreap_server.a
 SERVER_BIN := $(BUILD)/reap-server
 SERVER_LIBS := $(call pc_libs,$(SERVER_PKGS)) -lm
 CPPFLAGS_server = -Iserver -Iproto -I$(BUILD)/gen $(call pc_cflags,$(SERVER_PKGS))
+# The sanitizer builds also check the engine's and replication's invariants (REAP_ASSERT in
+# server/reap_assert.h).
+ifneq ($(filter asan tsan,$(VARIANT)),)
+  CPPFLAGS_server += -DREAP_CHECKS
+endif
 
 ALL_TARGETS += $(SERVER_LIB) $(SERVER_BIN)
 INSTALL_BINS += $(SERVER_BIN)

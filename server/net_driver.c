@@ -7,79 +7,18 @@
 #include "net_driver.h"
 
 #include <malloc.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
 #include "log.h"
 #include "net_internal.h"
+#include "net_send.h"
+#include "reap_assert.h"
 
 /* ENet's intercept hook has no user pointer; there is one host per process. */
 net_driver *net_intercept_driver;
-
-/* ---- sending ------------------------------------------------------------------------ */
-
-size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Reap__Envelope *env)
-{
-    ENetPacket *packet;
-    size_t len;
-    msg_result r = msg_encode(env, nd->out_buf, NET_OUT_BYTES, &len);
-
-    if (r != MSG_OK) {
-        log_error("net: cannot encode %s: %s", msg_body_name(env->body_case), msg_result_str(r));
-        return 0;
-    }
-    packet = enet_packet_create(nd->out_buf, len,
-                                channel == MSG_CHANNEL_UPDATES ? 0 : ENET_PACKET_FLAG_RELIABLE);
-    if (packet == NULL)
-        return 0;
-    /* ENet owns the packet once the send succeeds; if it failed, it is ours to destroy. */
-    if (enet_peer_send(conn->peer, channel, packet) != 0) {
-        enet_packet_destroy(packet);
-        return 0;
-    }
-    nd->counters.packets_out++;
-    nd->counters.bytes_out += len;
-    conn->bytes_sent += len;
-    return len;
-}
-
-void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, const char *text,
-                    uint32_t seq)
-{
-    Reap__Envelope env = REAP__ENVELOPE__INIT;
-    Reap__Error err = REAP__ERROR__INIT;
-
-    err.code = code;
-    err.text = (char *)text;
-    err.request_seq = seq;
-    env.seq = seq;
-    env.body_case = REAP__ENVELOPE__BODY_ERROR;
-    env.error = &err;
-    net_send(nd, conn, MSG_CHANNEL_CONTROL, &env);
-}
-
-net_policy_limits net_limits(const net_driver *nd)
-{
-    const cvar_registry *cv = &nd->engine->cvars;
-    net_policy_limits lim;
-
-    lim.max_actors_per_player = (uint32_t)cvar_get_int(cv, CVAR_NET_MAX_ACTORS_PER_PLAYER);
-    lim.max_spawn_per_request = (uint32_t)cvar_get_int(cv, CVAR_NET_MAX_SPAWN_PER_REQUEST);
-    lim.spawn_rate = cvar_get(cv, CVAR_NET_SPAWN_RATE);
-    lim.spawn_burst = cvar_get(cv, CVAR_NET_SPAWN_BURST);
-    lim.max_bad_messages = (uint32_t)cvar_get_int(cv, CVAR_NET_MAX_BAD_MESSAGES);
-    lim.request_rate = cvar_get(cv, CVAR_NET_REQUEST_RATE);
-    lim.request_burst = cvar_get(cv, CVAR_NET_REQUEST_BURST);
-    lim.move_rate = cvar_get(cv, CVAR_NET_MAX_MOVE_INPUT_RATE);
-    lim.max_pawn_speed = cvar_get(cv, CVAR_NET_MAX_PAWN_SPEED);
-    lim.max_messages_per_frame = (uint32_t)cvar_get_int(cv, CVAR_NET_MAX_MESSAGES_PER_FRAME);
-    lim.flood_kick_seconds = cvar_get(cv, CVAR_NET_FLOOD_KICK_SECONDS);
-    return lim;
-}
 
 const char *net_kick_reason_name(net_kick_reason r)
 {
@@ -102,51 +41,6 @@ const char *net_drop_reason_name(net_drop_reason r)
     return (unsigned)r < NET_DROP_REASONS ? names[r] : "?";
 }
 
-void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
-              uint32_t seq)
-{
-    net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_KICKED, why, seq);
-    log_warn("net: kicking %s (player %u): %s", conn->address, conn->player_id, why);
-    conn->kicked = true;
-    conn->state = NET_CONN_CLOSING;
-    nd->counters.kicked++;
-    nd->counters.kicked_by[reason]++;
-    if (reason != NET_KICK_HELLO_TIMEOUT)
-        net_filter_cool_down(nd, &conn->peer->address, engine_now(nd->engine));
-    enet_peer_disconnect_later(conn->peer, 0);
-}
-
-void net_close_after_error(net_connection *conn)
-{
-    if (conn->state == NET_CONN_CLOSING)
-        return;
-    conn->kicked = true;
-    conn->state = NET_CONN_CLOSING;
-    enet_peer_disconnect_later(conn->peer, 0);
-}
-
-void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code, uint32_t seq,
-                const char *fmt, ...)
-{
-    net_policy_limits lim = net_limits(nd);
-    char text[256];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    nd->counters.bad_messages++;
-    if (code == REAP__ERROR_CODE__ERROR_CODE_RATE)
-        nd->counters.rate_limited++;
-    log_debug("net: %s: rejected: %s", conn->address, text);
-    net_send_error(nd, conn, code, text, seq);
-    if (conn->state != NET_CONN_CLOSING && net_policy_note_bad_message(&conn->policy, &lim)) {
-        snprintf(text, sizeof text, "disconnected after %u bad messages (net.MaxBadMessages)",
-                 conn->policy.bad_messages);
-        net_kick(nd, conn, NET_KICK_BAD_MESSAGES, text, seq);
-    }
-}
-
 /* ---- connections ------------------------------------------------------------------------ */
 
 static void net_referencer_cb(void *data, gc_collector *collector)
@@ -163,6 +57,8 @@ void net_leave_world(net_driver *nd, net_connection *conn, const char *reason)
     world *w = conn->world;
 
     net_repl_leave(nd, conn);
+    /* Leaving released every hold the connection's view had on the index. */
+    REAP_ASSERT(conn->view.n_pending + conn->view.n_open + conn->view.n_closing == 0);
     if (w == NULL)
         return;
     if (conn->controller != NULL) {
@@ -175,7 +71,8 @@ void net_leave_world(net_driver *nd, net_connection *conn, const char *reason)
     conn->world = NULL;
     w->connections--;
     nd->player_count--;
-    engine_player_left(nd->engine, conn->player_id, conn->name);
+    if (nd->env.player_left_cb != NULL)
+        nd->env.player_left_cb(nd->env.hooks_ctx, conn->player_id, conn->name);
 }
 
 static void net_on_connect(net_driver *nd, ENetPeer *peer)
@@ -183,18 +80,18 @@ static void net_on_connect(net_driver *nd, ENetPeer *peer)
     net_connection *conn = &nd->conns[peer - nd->host->peers];
     net_policy_limits lim = net_limits(nd);
     enet_uint32 timeout_ms =
-        (enet_uint32)(cvar_get(&nd->engine->cvars, CVAR_NET_CONNECTION_TIMEOUT) * 1000.0);
+        (enet_uint32)(cvar_get(nd->env.cvars, CVAR_NET_CONNECTION_TIMEOUT) * 1000.0);
     char ip[48];
 
     net_view_free(&conn->view);
     memset(conn, 0, sizeof *conn);
     conn->peer = peer;
     conn->state = NET_CONN_CONNECTED;
-    net_policy_init(&conn->policy, &lim, engine_now(nd->engine));
+    net_policy_init(&conn->policy, &lim, net_now(nd));
     if (enet_address_get_host_ip(&peer->address, ip, sizeof ip) != 0)
         snprintf(ip, sizeof ip, "?");
     snprintf(conn->address, sizeof conn->address, "%s:%u", ip, peer->address.port);
-    conn->connected_at = engine_now(nd->engine);
+    conn->connected_at = net_now(nd);
     peer->data = conn;
     nd->handshake_seen[peer - nd->host->peers] = 0;
     enet_peer_timeout(peer, 0, timeout_ms, timeout_ms);
@@ -214,7 +111,7 @@ static void net_on_connect(net_driver *nd, ENetPeer *peer)
 /* Connections that never say hello give their slot back. */
 static void net_sweep_silent(net_driver *nd, double now)
 {
-    double limit = cvar_get(&nd->engine->cvars, CVAR_NET_HELLO_TIMEOUT);
+    double limit = cvar_get(nd->env.cvars, CVAR_NET_HELLO_TIMEOUT);
 
     for (size_t i = 0; i < nd->host->peerCount; i++) {
         net_connection *c = &nd->conns[i];
@@ -255,7 +152,7 @@ static void net_on_disconnect(net_driver *nd, ENetPeer *peer)
     /* What ENet and the channels held for that peer went back to malloc; hand large freed
      * runs back to the OS soon, once, rather than after every disconnect. */
     if (nd->trim_after == 0)
-        nd->trim_after = engine_now(nd->engine) + 1.0;
+        nd->trim_after = net_now(nd) + 1.0;
 }
 
 /* Moves ENet's 32-bit traffic totals into the driver's 64-bit counters. */
@@ -302,7 +199,6 @@ static void net_dispatch_events(net_driver *nd)
 
 void net_driver_service(net_driver *nd)
 {
-    double now = engine_now(nd->engine);
     ENetEvent ev;
 
     /* A call reads up to 256 datagrams, queueing received messages, and returns early only
@@ -327,24 +223,53 @@ void net_driver_service(net_driver *nd)
         if (r == 0 && received < 256)
             break;
     }
-    if (now >= nd->next_sweep) {
-        nd->next_sweep = now + 0.1;
-        net_sweep_silent(nd, now);
-        net_filter_sweep_handshakes(nd, now);
-        if (nd->trim_after != 0 && now >= nd->trim_after) {
-            nd->trim_after = 0;
-            malloc_trim(0);
-        }
+}
+
+void net_driver_sweep(net_driver *nd)
+{
+    double now = net_now(nd);
+
+    net_sweep_silent(nd, now);
+    net_filter_sweep_handshakes(nd, now);
+    if (nd->trim_after != 0 && now >= nd->trim_after) {
+        nd->trim_after = 0;
+        malloc_trim(0);
     }
+}
+
+world *net_find_world(const net_driver *nd, const char *name)
+{
+    if (nd->env.world_count == 0)
+        return NULL;
+    if (name == NULL || name[0] == '\0')
+        return nd->env.worlds[0];
+    for (uint32_t i = 0; i < nd->env.world_count; i++)
+        if (strcmp(nd->env.worlds[i]->name, name) == 0)
+            return nd->env.worlds[i];
+    return NULL;
+}
+
+/* Every hold on a world's index is one entry (pending, open or closing) of the view of a
+ * connection in that world (checked builds only: it walks the index). */
+static bool net_refs_match_views(const net_driver *nd, const world *w, const net_index *ix)
+{
+    uint64_t refs = 0, held = 0;
+
+    for (uint32_t i = 1; i < ix->count; i++)
+        refs += ix->v[i].refs;
+    for (size_t i = 0; i < nd->host->peerCount; i++)
+        if (nd->conns[i].world == w)
+            held += (uint64_t)nd->conns[i].view.n_pending + nd->conns[i].view.n_open +
+                    nd->conns[i].view.n_closing;
+    return refs == held;
 }
 
 void net_driver_replicate(net_driver *nd, double dt)
 {
-    engine *e = nd->engine;
     uint64_t encoded = 0, pairs = 0;
 
-    for (uint32_t wi = 0; wi < e->world_count; wi++) {
-        world *w = e->worlds[wi];
+    for (uint32_t wi = 0; wi < nd->env.world_count; wi++) {
+        world *w = nd->env.worlds[wi];
 
         /* Every world's index follows its destroys, watched or not. */
         net_repl_begin_world(nd, w);
@@ -353,6 +278,7 @@ void net_driver_replicate(net_driver *nd, double dt)
                 if (nd->conns[i].state == NET_CONN_JOINED && nd->conns[i].world == w)
                     net_repl_connection(nd, &nd->conns[i], dt);
         world_outbox_reset(w);
+        REAP_ASSERT(net_refs_match_views(nd, w, net_repl_index(nd, w)));
         encoded += net_repl_index(nd, w)->records_encoded;
     }
     for (size_t i = 0; i < nd->host->peerCount; i++)
@@ -415,8 +341,8 @@ static void net_driver_free(net_driver *nd)
     nd->conns = NULL;
 }
 
-int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_players,
-                      net_driver **out_nd, char *err, size_t err_size)
+int net_driver_create(const net_driver_env *env, const char *bind, uint32_t port,
+                      uint32_t max_players, net_driver **out_nd, char *err, size_t err_size)
 {
     net_driver *nd = calloc(1, sizeof *nd);
     ENetAddress addr;
@@ -426,7 +352,7 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
         snprintf(err, err_size, "out of memory");
         return -1;
     }
-    nd->engine = e;
+    nd->env = *env;
     memset(&addr, 0, sizeof addr);
     if (enet_address_set_host_ip(&addr, bind) != 0) {
         snprintf(err, err_size, "bad bind address '%s': expected an IPv4 address", bind);
@@ -463,20 +389,20 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
     /* Positions are quantized at the step the starting world.Extent needs (reap.proto). */
     for (uint32_t w = 0; w < NET_MAX_WORLDS; w++)
         net_index_init(&nd->indexes[w],
-                       wire_step_for_extent((float)cvar_get(&e->cvars, CVAR_WORLD_EXTENT)));
+                       wire_step_for_extent((float)cvar_get(env->cvars, CVAR_WORLD_EXTENT)));
     nd->arena_buf = malloc(NET_ARENA_BYTES);
     nd->out_buf = malloc(NET_OUT_BYTES);
     if (nd->conns == NULL || nd->handshake_seen == NULL || nd->rest_until == NULL ||
         nd->arena_buf == NULL ||
         nd->out_buf == NULL ||
-        gc_referencer_add(e->heap, "NetDriver", net_referencer_cb, nd, &nd->referencer) != GC_OK) {
+        gc_referencer_add(env->heap, "NetDriver", net_referencer_cb, nd, &nd->referencer) != GC_OK) {
         snprintf(err, err_size, "out of memory");
         goto fail;
     }
     msg_arena_init(&nd->arena, nd->arena_buf, NET_ARENA_BYTES);
-    r = uv_poll_init(e->loop, &nd->poll, nd->host->socket);
+    r = uv_poll_init(env->loop, &nd->poll, nd->host->socket);
     if (r == 0) {
-        uv_timer_init(e->loop, &nd->poll_pause);
+        uv_timer_init(env->loop, &nd->poll_pause);
         nd->poll_pause.data = nd;
         nd->open_handles = 2;
         r = uv_poll_start(&nd->poll, UV_READABLE, net_poll_cb);
@@ -492,7 +418,7 @@ int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_p
     return 0;
 fail:
     if (nd->referencer != NULL)
-        gc_referencer_remove(e->heap, nd->referencer);
+        gc_referencer_remove(env->heap, nd->referencer);
     net_driver_free(nd);
     enet_host_destroy(nd->host);
     free(nd);
@@ -573,7 +499,7 @@ void net_driver_close(net_driver *nd)
         return;
     if (net_intercept_driver == nd)
         net_intercept_driver = NULL;
-    gc_referencer_remove(nd->engine->heap, nd->referencer);
+    gc_referencer_remove(nd->env.heap, nd->referencer);
     /* Stop watching the socket before ENet closes it. */
     if (nd->poll_started) {
         uv_poll_stop(&nd->poll);
@@ -619,7 +545,7 @@ static size_t net_queued_bytes(const ENetPeer *peer)
 void net_driver_list_players(const net_driver *nd, strbuf *out)
 {
     static const char *const states[] = { "free", "connected", "joined", "closing" };
-    double now = engine_now(nd->engine);
+    double now = net_now(nd);
     uint32_t n = 0;
 
     for (size_t i = 0; i < nd->host->peerCount; i++) {

@@ -27,11 +27,37 @@
 #include <stdint.h>
 
 #include <enet/enet.h>
+#include <uv.h>
 
+#include "cvar.h"
+#include "engine_gc.h"
+#include "reap_gc.h"
 #include "strbuf.h"
+#include "world.h"
 
-typedef struct engine engine;
 typedef struct net_driver net_driver;
+
+/* What the driver's owner (the engine) hands it: all borrowed for the driver's life. The
+ * driver reads these and calls the callbacks; it never calls up into the engine. */
+typedef struct net_driver_env {
+    uv_loop_t *loop;
+    gc_heap *heap;
+    const cvar_registry *cvars;      /* read at each use, so changes apply at once */
+    world *const *worlds;            /* world_count; "" or no name in a Hello: the first */
+    uint32_t world_count;
+    uint32_t tick_hz;
+    const uint64_t *frame;           /* the engine's frame counter */
+    uint64_t start_ns;               /* the clock: the driver's time is seconds since this
+                                        uv_hrtime() reading (the engine's time) */
+    const engine_gc_schedule *gc;    /* StatsReply: the interval and time since the purge */
+    /* A player joined a world (after its Welcome; matchmaker_id: the hello's, "" if none)
+     * or left it (goodbye, timeout, kick, shutdown). Strings are borrowed for the call.
+     * Either may be NULL. */
+    void *hooks_ctx;
+    void (*player_joined_cb)(void *ctx, uint32_t player_id, const char *name,
+                             const char *matchmaker_id);
+    void (*player_left_cb)(void *ctx, uint32_t player_id, const char *name);
+} net_driver_env;
 
 /* Why a connection was disconnected by the server (reap_net_kicked_by_reason_total{reason}). */
 typedef enum net_kick_reason {
@@ -84,10 +110,11 @@ typedef struct net_driver_counters {
     uint64_t pair_frames;      /* pairs summed over frames */
 } net_driver_counters;
 
-/* Opens the UDP host on bind:port (port 0 = any free port) and starts watching its socket.
- * *out_nd is owned by the caller: close with net_driver_close. */
-int net_driver_create(engine *e, const char *bind, uint32_t port, uint32_t max_players,
-                      net_driver **out_nd, char *err, size_t err_size);
+/* Opens the UDP host on bind:port (port 0 = any free port) and starts watching its socket on
+ * env->loop. env is copied (what it points to is borrowed). *out_nd is owned by the caller:
+ * close with net_driver_close. */
+int net_driver_create(const net_driver_env *env, const char *bind, uint32_t port,
+                      uint32_t max_players, net_driver **out_nd, char *err, size_t err_size);
 
 /* Says goodbye to every peer and waits (servicing ENet) at most timeout seconds for their
  * acknowledgements; then every remaining player leaves its world. */
@@ -100,6 +127,10 @@ uint32_t net_driver_port(const net_driver *nd);
 
 /* Drains pending ENet events: connects, messages, disconnects. */
 void net_driver_service(net_driver *nd);
+
+/* A few times a second (a periodic job): kicks connections that never said hello, resets
+ * handshakes that never finished, and gives back to the system what disconnects freed. */
+void net_driver_sweep(net_driver *nd);
 
 /* Replicates to every joined connection (dt: seconds since the last frame, for the rate
  * budget), resets the worlds' outboxes and flushes ENet. Once per frame, after the worlds

@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine.h"
 #include "log.h"
 #include "net_internal.h"
+#include "net_send.h"
 
 enum { NET_HANDSHAKE_TIMEOUT_S = 3, NET_SLOT_REST_S = 15 };
 
@@ -147,17 +147,6 @@ static void net_filter_wait(net_connection *conn, unsigned channel, uint16_t seq
         conn->filter_waiting[channel] = true;
         conn->filter_wait_seq[channel] = seq;
     }
-}
-
-void net_filter_cool_down(net_driver *nd, const ENetAddress *a, double now)
-{
-    size_t pick = 0;
-
-    for (size_t i = 0; i < NET_COOLDOWN_SLOTS; i++)
-        if (nd->cooldown[i].until < nd->cooldown[pick].until)
-            pick = i;
-    nd->cooldown[pick].address = *a;
-    nd->cooldown[pick].until = now + NET_COOLDOWN_S;
 }
 
 static bool net_cooling_down(const net_driver *nd, const ENetAddress *a, double now)
@@ -451,8 +440,8 @@ int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event)
     peer_id = (uint16_t)(((data[0] << 8) | data[1]) &
                          ~(ENET_PROTOCOL_HEADER_FLAG_MASK | ENET_PROTOCOL_HEADER_SESSION_MASK));
     if (peer_id == ENET_PROTOCOL_MAXIMUM_PEER_ID) /* a CONNECT (anything else is garbage) */
-        return net_admit_handshake(nd, &host->receivedAddress, engine_now(nd->engine)) ? 0 : 1;
-    limit = (size_t)cvar_get_int(&nd->engine->cvars, CVAR_NET_MAX_MESSAGE_BYTES);
+        return net_admit_handshake(nd, &host->receivedAddress, net_now(nd)) ? 0 : 1;
+    limit = (size_t)cvar_get_int(nd->env.cvars, CVAR_NET_MAX_MESSAGE_BYTES);
     conn = &nd->conns[peer_id];
     /* A datagram that finishes the handshake may carry the hello: the connection is policed
      * from the next one on (ENet reports the connect as this datagram is handled). */
@@ -461,8 +450,8 @@ int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event)
     cx.conn = conn->state == NET_CONN_FREE ? NULL : conn;
     if (cx.conn != NULL) {
         cx.lim = net_limits(nd);
-        cx.now = engine_now(nd->engine);
-        cx.frame = nd->engine->frame;
+        cx.now = net_now(nd);
+        cx.frame = *nd->env.frame;
     }
     /* ENet reads the datagram from this buffer after the hook (no checksum is set, so a
      * datagram with commands taken out is still whole). */

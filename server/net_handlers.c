@@ -12,16 +12,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine.h"
 #include "log.h"
 #include "net_internal.h"
+#include "net_send.h"
 
 /* Over the rate: answered with ERROR_CODE_RATE, which counts as a bad message. */
 static bool net_request_allowed(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
 {
     net_policy_limits lim = net_limits(nd);
 
-    if (net_policy_check_request(&conn->policy, &lim, engine_now(nd->engine)) ==
+    if (net_policy_check_request(&conn->policy, &lim, net_now(nd)) ==
         NET_POLICY_ALLOW)
         return true;
     net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_RATE, env->seq,
@@ -111,13 +111,13 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
         net_close_after_error(conn);
         return;
     }
-    w = engine_find_world(nd->engine, h->world);
+    w = net_find_world(nd, h->world);
     if (w == NULL) {
         char shown[48];
         net_sanitize(h->world, shown, sizeof shown);
         net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD, env->seq,
                    "no world named '%s' (this server has World0..World%u)", shown,
-                   nd->engine->world_count - 1);
+                   nd->env.world_count - 1);
         net_close_after_error(conn);
         return;
     }
@@ -143,7 +143,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
 
     welcome.player_id = conn->player_id;
     welcome.world = w->name;
-    welcome.tick_hz = nd->engine->opts.tick_hz;
+    welcome.tick_hz = nd->env.tick_hz;
     welcome.position_step = net_repl_index(nd, w)->step;
     welcome.controller_net_id = pc->base.net_id;
     welcome.pawn_net_id = pc->pawn != NULL ? pc->pawn->base.net_id : 0;
@@ -154,7 +154,9 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
     log_info("player %u '%s' joined %s from %s", conn->player_id, conn->name, w->name,
              conn->address);
-    engine_player_joined(nd->engine, conn->player_id, conn->name, h->matchmaker_player_id);
+    if (nd->env.player_joined_cb != NULL)
+        nd->env.player_joined_cb(nd->env.hooks_ctx, conn->player_id, conn->name,
+                                 h->matchmaker_player_id);
 }
 
 static void net_handle_spawn(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
@@ -178,7 +180,7 @@ static void net_handle_spawn(net_driver *nd, net_connection *conn, const Reap__E
                    REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE);
         return;
     }
-    switch (net_policy_check_spawn(&conn->policy, &lim, engine_now(nd->engine), owned,
+    switch (net_policy_check_spawn(&conn->policy, &lim, net_now(nd), owned,
                                    req->count)) {
     case NET_POLICY_ALLOW:
         break;
@@ -264,19 +266,19 @@ static void net_handle_destroy(net_driver *nd, net_connection *conn, const Reap_
 
 static void net_handle_stats(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
 {
-    engine *e = nd->engine;
+    const net_driver_env *e = &nd->env;
     Reap__Envelope out = REAP__ENVELOPE__INIT;
     Reap__StatsReply reply = REAP__STATS_REPLY__INIT;
     gc_stats st;
 
     gc_stats_get(e->heap, &st);
-    reply.frame = e->frame;
+    reply.frame = *e->frame;
     reply.objects = gc_object_count(e->heap);
     reply.players = nd->player_count;
     reply.collections = st.collections;
     reply.objects_destroyed = st.objects_destroyed;
-    reply.interval_seconds = e->gc.interval;
-    reply.time_since_last_purge_seconds = e->gc.time_since_last_purge;
+    reply.interval_seconds = e->gc->interval;
+    reply.time_since_last_purge_seconds = e->gc->time_since_last_purge;
     reply.world_actors = world_actor_count(conn->world);
     out.seq = env->seq;
     out.body_case = REAP__ENVELOPE__BODY_STATS_REPLY;
@@ -290,7 +292,7 @@ static void net_handle_ping(net_driver *nd, net_connection *conn, const Reap__En
     Reap__Pong pong = REAP__PONG__INIT;
 
     pong.nonce = env->ping->nonce;
-    pong.frame = nd->engine->frame;
+    pong.frame = *nd->env.frame;
     out.seq = env->seq;
     out.body_case = REAP__ENVELOPE__BODY_PONG;
     out.pong = &pong;
@@ -303,7 +305,7 @@ static void net_handle_move(net_driver *nd, net_connection *conn, const Reap__En
 {
     const Reap__MoveInput *in = env->move_input;
     net_policy_limits lim = net_limits(nd);
-    double now = engine_now(nd->engine);
+    double now = net_now(nd);
     net_policy_verdict v = net_policy_check_move(&conn->policy, &lim, now, in->vx, in->vy);
 
     if (v == NET_POLICY_ALLOW) {
@@ -347,7 +349,7 @@ static void net_handle_goodbye(net_driver *nd, net_connection *conn)
 
 void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacket *packet)
 {
-    size_t max_bytes = (size_t)cvar_get_int(&nd->engine->cvars, CVAR_NET_MAX_MESSAGE_BYTES);
+    size_t max_bytes = (size_t)cvar_get_int(nd->env.cvars, CVAR_NET_MAX_MESSAGE_BYTES);
     Reap__Envelope *env = NULL;
     msg_result r;
 

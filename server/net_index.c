@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "reap_assert.h"
 #include "vec.h"
 
 void net_index_init(net_index *ix, float step)
@@ -126,6 +127,8 @@ static void net_index_release(net_index *ix, uint32_t idx)
 {
     net_index_entry *e = &ix->v[idx];
 
+    /* A slot is reused only once no view holds it: a view's index must stay its actor's. */
+    REAP_ASSERT(e->refs == 0);
     e->net_id = 0;
     ix->hot[idx].flags = 0;
     e->next_free = 0;
@@ -150,6 +153,7 @@ void net_index_unref(net_index *ix, uint32_t idx)
 {
     net_index_entry *e = &ix->v[idx];
 
+    REAP_ASSERT(e->refs > 0);
     if (--e->refs == 0 && !(ix->hot[idx].flags & NET_ENTRY_ALIVE))
         net_index_release(ix, idx);
 }

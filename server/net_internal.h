@@ -2,6 +2,7 @@
  * net_internal.h - shared by the net driver's own files, nobody else.
  *
  *   net_driver.c       the ENet host: service loop, connections, shutdown, console view
+ *   net_send.c         the bottom of the send path: send, send an error, reject, kick
  *   net_filter.c       datagrams before ENet sees them: garbage, oversize fragments, handshakes,
  *                      each message against its peer's frame budget and channel bucket
  *   net_handlers.c     client messages: hello, spawn, destroy, stats, ping, moves, goodbye
@@ -132,7 +133,7 @@ typedef struct net_pick {
 } net_pick;
 
 struct net_driver {
-    engine *engine;
+    net_driver_env env;
     ENetHost *host;
     uv_poll_t poll;
     bool poll_started;
@@ -148,7 +149,6 @@ struct net_driver {
     msg_arena arena;
     void *arena_buf;
     uint8_t *out_buf;
-    double next_sweep;
     double trim_after;              /* give freed memory back to the OS after this time */
     double *handshake_seen;         /* per peer: when it was first seen half-open (0: not) */
     double *rest_until;             /* per peer: a reset handshake's slot rests until then */
@@ -177,31 +177,12 @@ struct net_driver {
 /* ENet's intercept hook has no user pointer; there is one host per process. */
 extern net_driver *net_intercept_driver;
 
-net_policy_limits net_limits(const net_driver *nd);
-/* Encodes env once and queues it to one peer; counts bytes and packets. Returns the encoded
- * size, or 0 if nothing was sent. */
-size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Reap__Envelope *env);
-void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, const char *text,
-                    uint32_t seq);
-/* Answers bad input: an error to this peer, one count, and a disconnect on repeated abuse. */
-void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code, uint32_t seq,
-                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The world named name ("" or NULL: the first); NULL if none. */
+world *net_find_world(const net_driver *nd, const char *name);
 void net_leave_world(net_driver *nd, net_connection *conn, const char *reason);
-/* Sends ERROR_CODE_KICKED with why, logs it once, counts it under reason, and closes the
- * connection once the error is delivered. Abuse (bad messages, a flood) also puts the
- * address in the cooldown; silence does not (load-test bots share one address and port). */
-void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
-              uint32_t seq);
-/* Closes a connection once what is queued for it (the error just sent) is delivered: for
- * a client that cannot go on (wrong protocol, bad hello). Not a kick: nothing is counted. */
-void net_close_after_error(net_connection *conn);
 
 /* ---- net_filter.c ---- */
 int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event);
-/* The address (host and port) of a peer kicked for abuse may not connect again for
- * NET_COOLDOWN_S: a client that just reconnected would go on at once. Host and port, not the
- * host alone: players behind one address (a NAT) are not punished for one of them. */
-void net_filter_cool_down(net_driver *nd, const ENetAddress *address, double now);
 /* Resets handshakes that did not finish in time; called a few times a second. */
 void net_filter_sweep_handshakes(net_driver *nd, double now);
 /* Copies text into out (out_size > 0) with anything unprintable or non-ASCII escaped as \xNN,

@@ -32,9 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
 #include "log.h"
 #include "net_internal.h"
+#include "net_send.h"
 
 enum {
     REPL_DESTROY_IDS = 200,  /* net ids per ActorDestroy (at most 10 bytes each) */
@@ -211,10 +211,10 @@ static bool repl_relevancy_due(const repl_frame *f, double period_frames)
 
 void net_repl_begin_world(net_driver *nd, world *w)
 {
-    gc_heap *heap = nd->engine->heap;
+    gc_heap *heap = nd->env.heap;
     net_index *ix = net_repl_index(nd, w);
 
-    net_index_begin_frame(ix, heap, w, (uint32_t)nd->engine->frame);
+    net_index_begin_frame(ix, heap, w, (uint32_t)*nd->env.frame);
     nd->fresh_count = 0;
     if (!VEC_RESERVE(nd->fresh, nd->fresh_cap, w->spawned_count))
         return;
@@ -695,17 +695,17 @@ static bool repl_unresponsive(const net_driver *nd, const net_connection *c)
 
 void net_repl_connection(net_driver *nd, net_connection *c, double dt)
 {
-    const engine *e = nd->engine;
-    double rate = (double)cvar_get_int(&e->cvars, CVAR_NET_MAX_CLIENT_RATE);
-    double per_frame = rate / (double)e->opts.tick_hz;
+    const net_driver_env *e = &nd->env;
+    double rate = (double)cvar_get_int(e->cvars, CVAR_NET_MAX_CLIENT_RATE);
+    double per_frame = rate / (double)e->tick_hz;
     repl_frame f = {
         .nd = nd,
         .c = c,
         .v = &c->view,
         .w = c->world,
         .heap = e->heap,
-        .frame = (uint32_t)e->frame,
-        .cull = (float)cvar_get(&e->cvars, CVAR_NET_CULL_DISTANCE),
+        .frame = (uint32_t)*e->frame,
+        .cull = (float)cvar_get(e->cvars, CVAR_NET_CULL_DISTANCE),
     };
     repl_out o;
     bool silent;
@@ -726,7 +726,7 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         c->relevancy_cull = -1.0f; /* no cull distance: the next pass is due, and full */
     } else {
         repl_outbox(&f);
-        if (repl_relevancy_due(&f, REPL_RELEVANCY_PERIOD * e->opts.tick_hz))
+        if (repl_relevancy_due(&f, REPL_RELEVANCY_PERIOD * e->tick_hz))
             repl_relevancy_pass(&f);
     }
 
@@ -758,14 +758,14 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
 
 void net_repl_join(net_driver *nd, net_connection *c)
 {
-    const engine *e = nd->engine;
+    const net_driver_env *e = &nd->env;
 
     net_view_clear(&c->view, net_repl_index(nd, c->world));
     c->epoch = 0;
     c->relevancy_frame = 0;
     c->snapshot_pending = true;
     c->check_requested = false;
-    c->allowance = (double)cvar_get_int(&e->cvars, CVAR_NET_MAX_CLIENT_RATE) / e->opts.tick_hz;
+    c->allowance = (double)cvar_get_int(e->cvars, CVAR_NET_MAX_CLIENT_RATE) / e->tick_hz;
 }
 
 void net_repl_leave(net_driver *nd, net_connection *c)

@@ -2,6 +2,7 @@
  * strbuf.c - a growable text buffer.
  */
 #include "strbuf.h"
+#include "vec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,21 +33,10 @@ void strbuf_reset(strbuf *sb)
 
 static bool strbuf_reserve(strbuf *sb, size_t extra)
 {
-    size_t need = sb->len + extra + 1;
-    size_t cap = sb->cap ? sb->cap : 256;
-    char *data;
-
-    if (need <= sb->cap)
-        return true;
-    while (cap < need)
-        cap *= 2;
-    data = realloc(sb->data, cap);
-    if (data == NULL) {
+    if (!VEC_GROW(sb->data, sb->cap, sb->len + extra + 1, 256)) {
         sb->failed = true;
         return false;
     }
-    sb->data = data;
-    sb->cap = cap;
     return true;
 }
 

@@ -257,7 +257,16 @@ static int setup(void **state)
     fx.e.world_count = 1;
 
     fx.nd = calloc(1, sizeof *fx.nd);
-    fx.nd->engine = &fx.e;
+    fx.nd->env = (net_driver_env){
+        .heap = fx.e.heap,
+        .cvars = &fx.e.cvars,
+        .worlds = fx.e.worlds,
+        .world_count = fx.e.world_count,
+        .tick_hz = fx.e.opts.tick_hz,
+        .frame = &fx.e.frame,
+        .start_ns = fx.e.start_ns,
+        .gc = &fx.e.gc,
+    };
     enet_address_set_host_ip(&addr, "127.0.0.1");
     fx.nd->host = enet_host_create(&addr, 2, MSG_CHANNEL_COUNT, 0, 0);
     assert_non_null(fx.nd->host);
