@@ -351,13 +351,12 @@ static size_t repl_send_records(repl_frame *f, const wire_writer *wr, bool spawn
     sent = wire_envelope(packet->data, packet->dataLength, spawns, f->frame, wr->count, wr->buf,
                          wr->len);
     packet->dataLength = sent; /* ENet sends dataLength bytes; the rest is slack it frees */
-    if (sent == 0 || enet_peer_send(c->peer, channel, packet) != 0) {
+    if (sent == 0) {
         enet_packet_destroy(packet);
         return 0;
     }
-    nd->counters.packets_out++;
-    nd->counters.bytes_out += sent;
-    c->bytes_sent += sent;
+    if (net_send_packet(nd, c, channel, packet) == 0)
+        return 0;
     if (spawns) {
         nd->counters.spawn_records_sent += wr->count;
         nd->counters.spawn_bytes_sent += sent + NET_RELIABLE_COMMAND_BYTES;
@@ -600,6 +599,7 @@ static void repl_fill(repl_frame *f, repl_out *o)
     double above = 0;
     uint32_t threshold = everything ? 0 : repl_threshold(nd, o->allowance, &above);
     double at_threshold = o->allowance - above;
+    double estimate = o->allowance; /* what the chosen would leave; the writers charge o */
     uint32_t picks = 0, moves = 0;
     bool spawns_done;
     wire_writer wr;
@@ -608,7 +608,7 @@ static void repl_fill(repl_frame *f, repl_out *o)
         !VEC_RESERVE(nd->picks_tmp, nd->picks_tmp_cap, v->pending_count))
         return;
     /* The chosen updates are compacted to the front of the candidates (in slot order still). */
-    for (uint32_t i = 0; i < nd->cands_count && o->allowance > 0; i++) {
+    for (uint32_t i = 0; i < nd->cands_count && estimate > 0; i++) {
         const net_candidate *cd = &nd->cands[i];
 
         if (!everything && cd->bucket < threshold)
@@ -618,7 +618,7 @@ static void repl_fill(repl_frame *f, repl_out *o)
                 continue;
             at_threshold -= cd->bytes;
         }
-        o->allowance -= cd->bytes; /* estimates; the writers charge what they wrote */
+        estimate -= cd->bytes;
         if (cd->is_spawn) {
             uint32_t idx = v->pending[cd->index].index;
             nd->picks[picks++] = (net_pick){ f->ix->v[idx].net_id, idx, cd->bucket };
@@ -626,10 +626,6 @@ static void repl_fill(repl_frame *f, repl_out *o)
             nd->cands[moves++] = *cd;
         }
     }
-    for (uint32_t i = 0; i < picks; i++)
-        o->allowance += f->ix->hot[nd->picks[i].index].spawn_len + 4;
-    for (uint32_t i = 0; i < moves; i++)
-        o->allowance += nd->cands[i].bytes;
     spawns_done = repl_write_spawns(f, o, picks);
 
     wire_writer_init(&wr, nd->rec_buf + NET_PACKET_TARGET, repl_first_update_cap(o, f->c));

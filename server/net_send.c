@@ -8,20 +8,13 @@
 
 #include "log.h"
 
-size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Reap__Envelope *env)
+size_t net_send_packet(net_driver *nd, net_connection *conn, uint8_t channel, ENetPacket *packet)
 {
-    ENetPacket *packet;
     size_t len;
-    msg_result r = msg_encode(env, nd->out_buf, NET_OUT_BYTES, &len);
 
-    if (r != MSG_OK) {
-        log_error("net: cannot encode %s: %s", msg_body_name(env->body_case), msg_result_str(r));
-        return 0;
-    }
-    packet = enet_packet_create(nd->out_buf, len,
-                                channel == MSG_CHANNEL_UPDATES ? 0 : ENET_PACKET_FLAG_RELIABLE);
     if (packet == NULL)
         return 0;
+    len = packet->dataLength;
     /* ENet owns the packet once the send succeeds; if it failed, it is ours to destroy. */
     if (enet_peer_send(conn->peer, channel, packet) != 0) {
         enet_packet_destroy(packet);
@@ -31,6 +24,22 @@ size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Rea
     nd->counters.bytes_out += len;
     conn->bytes_sent += len;
     return len;
+}
+
+size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Reap__Envelope *env)
+{
+    size_t len;
+    msg_result r = msg_encode(env, nd->out_buf, NET_OUT_BYTES, &len);
+
+    if (r != MSG_OK) {
+        log_error("net: cannot encode %s: %s", msg_body_name(env->body_case), msg_result_str(r));
+        return 0;
+    }
+    return net_send_packet(nd, conn, channel,
+                           enet_packet_create(nd->out_buf, len,
+                                              channel == MSG_CHANNEL_UPDATES
+                                                  ? 0
+                                                  : ENET_PACKET_FLAG_RELIABLE));
 }
 
 void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, const char *text,

@@ -25,6 +25,9 @@ net_policy_limits net_limits(const net_driver *nd);
 /* Encodes env once and queues it to one peer; counts bytes and packets. Returns the encoded
  * size, or 0 if nothing was sent. env is borrowed; the packet is ENet's once queued. */
 size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Reap__Envelope *env);
+/* Queues a packet the caller built (NULL: nothing; a refused one is destroyed) and counts it, as
+ * net_send does; its size, or 0. */
+size_t net_send_packet(net_driver *nd, net_connection *conn, uint8_t channel, ENetPacket *packet);
 void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, const char *text,
                     uint32_t seq);
 /* Answers bad input: an error to this peer, one count, and a disconnect on repeated abuse. */
