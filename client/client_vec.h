@@ -1,6 +1,6 @@
 /*
  * client_vec.h - the client's one growth helper for its dynamic arrays (the server has its
- * own, server/vec.h: the programs share no code but the protocol).
+ * own, server/base/vec.h: the programs share no code but the protocol).
  *
  * The capacity doubles from first until need fits, so n pushes cost O(n) amortised. On
  * failure (out of memory, or past what a uint32_t capacity can count) the array is unchanged.

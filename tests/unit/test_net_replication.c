@@ -265,7 +265,8 @@ static int setup(void **state)
         .tick_hz = fx.e.opts.tick_hz,
         .frame = &fx.e.frame,
         .start_ns = fx.e.start_ns,
-        .gc = &fx.e.gc,
+        .gc_interval = &fx.e.gc.interval,
+        .gc_since_purge = &fx.e.gc.time_since_last_purge,
     };
     enet_address_set_host_ip(&addr, "127.0.0.1");
     fx.nd->host = enet_host_create(&addr, 2, MSG_CHANNEL_COUNT, 0, 0);

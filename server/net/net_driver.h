@@ -30,7 +30,6 @@
 #include <uv.h>
 
 #include "cvar.h"
-#include "engine_gc.h"
 #include "reap_gc.h"
 #include "strbuf.h"
 #include "world.h"
@@ -49,7 +48,10 @@ typedef struct net_driver_env {
     const uint64_t *frame;           /* the engine's frame counter */
     uint64_t start_ns;               /* the clock: the driver's time is seconds since this
                                         uv_hrtime() reading (the engine's time) */
-    const engine_gc_schedule *gc;    /* StatsReply: the interval and time since the purge */
+    /* StatsReply reads the collector's schedule through these: the interval in force and the
+     * seconds since the last purge (both seconds; owned by whoever runs the schedule). */
+    const double *gc_interval;
+    const double *gc_since_purge;
     /* A player joined a world (after its Welcome; matchmaker_id: the hello's, "" if none)
      * or left it (goodbye, timeout, kick, shutdown). Strings are borrowed for the call.
      * Either may be NULL. */

@@ -4,7 +4,7 @@
 set -eu
 file=$1
 name=$2
-printf '/* Generated from %s by server/dashboard/embed.sh; do not edit. */\n' "$file"
+printf '/* Generated from %s by server/ops/dashboard/embed.sh; do not edit. */\n' "$file"
 printf '#include <stddef.h>\n\nextern const char %s[];\nextern const size_t %s_len;\n' \
     "$name" "$name"
 printf 'const char %s[] =\n' "$name"

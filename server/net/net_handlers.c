@@ -277,8 +277,8 @@ static void net_handle_stats(net_driver *nd, net_connection *conn, const Reap__E
     reply.players = nd->player_count;
     reply.collections = st.collections;
     reply.objects_destroyed = st.objects_destroyed;
-    reply.interval_seconds = e->gc->interval;
-    reply.time_since_last_purge_seconds = e->gc->time_since_last_purge;
+    reply.interval_seconds = *e->gc_interval;
+    reply.time_since_last_purge_seconds = *e->gc_since_purge;
     reply.world_actors = world_actor_count(conn->world);
     out.seq = env->seq;
     out.body_case = REAP__ENVELOPE__BODY_STATS_REPLY;
