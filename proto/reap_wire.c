@@ -178,29 +178,23 @@ bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index, const uint8
     return true;
 }
 
-bool wire_put_update(wire_writer *w, uint32_t slot, const uint8_t *tail, size_t tail_len,
-                     bool has_z)
+/* What wire_put_update's inline path leaves: a slot gap of 64 or more (a longer id varint),
+ * the buffer's last bytes (the tail copied at its length), and the refusals. */
+bool wire_put_update_slow(wire_writer *w, uint32_t slot, const uint8_t *tail, size_t tail_len,
+                          bool has_z)
 {
+    uint8_t ids[10];
     uint64_t head;
     size_t n;
 
     if (slot <= w->prev_slot || tail_len > WIRE_UPDATE_TAIL_MAX)
         return false; /* out of order: it belongs in the next message */
     head = ((uint64_t)(slot - w->prev_slot - 1) << 1) | has_z;
-    if (head < 0x80 && w->len + 1 + WIRE_UPDATE_TAIL_MAX <= w->cap) {
-        /* The common case, one id byte: the tail is copied at its largest size (a fixed-size
-         * copy the compiler inlines), and only its length counts. */
-        w->buf[w->len] = (uint8_t)head;
-        memcpy(w->buf + w->len + 1, tail, WIRE_UPDATE_TAIL_MAX);
-        n = 1;
-    } else {
-        uint8_t ids[10];
-        n = wire_varint(ids, head);
-        if (w->len + n + tail_len > w->cap)
-            return false;
-        memcpy(w->buf + w->len, ids, n);
-        memcpy(w->buf + w->len + n, tail, tail_len);
-    }
+    n = wire_varint(ids, head);
+    if (w->len + n + tail_len > w->cap)
+        return false;
+    memcpy(w->buf + w->len, ids, n);
+    memcpy(w->buf + w->len + n, tail, tail_len);
     w->len += n + tail_len;
     w->count++;
     w->prev_slot = slot;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum {
     WIRE_POS_MAX = 8388607,       /* largest |q| of a pos24 coordinate */
@@ -73,9 +74,27 @@ bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index, const uint8
 /* An update record of the moving actor in mover slot `slot`. Refused (changing nothing) also
  * when slot is not greater than the previous update record's: it must start another message.
  * tail is read up to WIRE_UPDATE_TAIL_MAX bytes whatever tail_len (the writer may copy that
- * much and count only tail_len). */
-bool wire_put_update(wire_writer *w, uint32_t slot, const uint8_t *tail, size_t tail_len,
-                     bool has_z);
+ * much and count only tail_len). Inline: a crowd's frame writes a hundred thousand of them. */
+bool wire_put_update_slow(wire_writer *w, uint32_t slot, const uint8_t *tail, size_t tail_len,
+                          bool has_z);
+static inline bool wire_put_update(wire_writer *w, uint32_t slot, const uint8_t *tail,
+                                   size_t tail_len, bool has_z)
+{
+    uint64_t head = ((uint64_t)(slot - w->prev_slot - 1) << 1) | has_z;
+
+    /* The common case, one id byte: the tail is copied at its largest size (a fixed-size copy
+     * the compiler inlines), and only its length counts. */
+    if (slot > w->prev_slot && head < 0x80 && tail_len <= WIRE_UPDATE_TAIL_MAX &&
+        w->len + 1 + WIRE_UPDATE_TAIL_MAX <= w->cap) {
+        w->buf[w->len] = (uint8_t)head;
+        memcpy(w->buf + w->len + 1, tail, WIRE_UPDATE_TAIL_MAX);
+        w->len += 1 + tail_len;
+        w->count++;
+        w->prev_slot = slot;
+        return true;
+    }
+    return wire_put_update_slow(w, slot, tail, tail_len, has_z);
+}
 
 /* The Envelope of an ActorSpawn (spawns) or ActorUpdate carrying frame, count and records,
  * written byte for byte as protobuf encodes it (reap.proto field numbers; zero fields left out,

@@ -25,8 +25,10 @@
  * appear.
  *
  * Update rates fall with distance (ReplicationGraph's DynamicSpatialFrequency): a moving actor
- * is a candidate every frame near the pawn and down to every 6th frame far from it
- * (repl_period); the player's own movers every 3rd frame.
+ * is a candidate every frame near the pawn and down to every 6th frame far from it; the
+ * player's own movers every 3rd frame (repl_band). A mover's band is decided when it is
+ * touched: at each relevancy pass and when it appears, so the frame's walk over the movers
+ * reads one byte for it instead of measuring a distance.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -86,16 +88,51 @@ static bool repl_is_relevant(const repl_frame *f, const actor *a, float x, float
     return dx * dx + dy * dy <= f->cull * f->cull;
 }
 
-/* Marks a as relevant now (giving it a replication index if it has none). */
-static void repl_touch(const repl_frame *f, actor *a)
+/* Frames between two updates of a moving actor d2 (squared) from the pawn: every frame within
+ * an eighth of the cull distance, every 2nd within a quarter, every 3rd within half, every 6th
+ * beyond (30, 15, 10 and 5 Hz at 30 frames a second). The player's own movers every 3rd frame:
+ * its client steers them, and what it needs are corrections (UE does not replicate an
+ * autonomous proxy's movement to its owner at all); a lone player's connection then carries a
+ * datagram every third frame instead of every frame. Decided when the mover is touched (at most
+ * a second or an eighth of the cull distance of the pawn's travel old), which is as close as
+ * the bands are wide. */
+static uint8_t repl_band(const repl_frame *f, uint32_t owner_player_id, float d2)
+{
+    static const uint8_t by_band[4] = { 1, 2, 3, 6 };
+    float e2 = f->cull * f->cull * (1.0f / 64.0f);
+
+    if (owner_player_id == f->c->player_id)
+        return REPL_OWN_PERIOD;
+    if (!f->has_pawn)
+        return 1;
+    /* Counted, not branched on: in a crowd the band is a coin toss for the branch predictor. */
+    return by_band[(d2 >= e2) + (d2 >= 4.0f * e2) + (d2 >= 16.0f * e2)];
+}
+
+/* Squared distance of (x, y) from the pawn (0 without one). */
+static float repl_d2(const repl_frame *f, float x, float y)
+{
+    float dx = x - f->px, dy = y - f->py;
+
+    return f->has_pawn ? dx * dx + dy * dy : 0.0f;
+}
+
+/* Marks a as relevant now (giving it a replication index if it has none); a moving one gets
+ * the update band of its squared distance d2 from the pawn. */
+static void repl_touch(const repl_frame *f, actor *a, float d2)
 {
     uint32_t had = a->net_index, idx = net_index_acquire(f->ix, f->heap, a, f->frame);
+    uint32_t slot;
 
     if (idx != had)
         world_grid_retag(&f->w->grid, a);
 
-    if (idx == 0 || !net_view_touch(f->v, f->ix, idx, f->frame))
+    if (idx == 0 || !net_view_touch(f->v, f->ix, idx, f->frame)) {
         log_warn("net: out of memory replicating an actor to player %u", f->c->player_id);
+        return;
+    }
+    if ((slot = f->ix->v[idx].mover_slot) != 0)
+        f->v->mperiod[slot] = repl_band(f, a->owner_player_id, d2);
 }
 
 static void repl_close(const repl_frame *f, const actor *a)
@@ -125,7 +162,10 @@ static void repl_grid_visit_cb(const world_grid_entry *e, float d2, void *userda
         uint8_t *st = &f->v->st[e->tag];
         uint8_t state = *st & NET_VIEW_STATE;
         if (state == NET_VIEW_PENDING || state == NET_VIEW_OPEN) {
+            uint32_t slot = f->ix->v[e->tag].mover_slot;
             *st |= NET_VIEW_SEEN;
+            if (slot != 0)
+                f->v->mperiod[slot] = repl_band(f, f->ix->hot[e->tag].owner_player_id, d2);
             return;
         }
     }
@@ -133,7 +173,7 @@ static void repl_grid_visit_cb(const world_grid_entry *e, float d2, void *userda
         return;
     if (e->moves || pass->full) {
         if (d2 <= f->cull * f->cull)
-            repl_touch(f, e->a);
+            repl_touch(f, e->a, d2);
         return;
     }
     /* A static actor well inside stayed relevant and one well outside stayed irrelevant
@@ -141,7 +181,7 @@ static void repl_grid_visit_cb(const world_grid_entry *e, float d2, void *userda
     if (d2 < pass->inner2 || d2 > pass->outer2 || repl_always(f, e->a))
         return;
     if (d2 <= f->cull * f->cull)
-        repl_touch(f, e->a);
+        repl_touch(f, e->a, d2);
     else
         repl_close(f, e->a);
 }
@@ -165,20 +205,20 @@ static void repl_relevancy_pass(repl_frame *f)
              i++) {
             actor *a = lvl->actors.data[i];
             if (a != NULL && a->replicates && a->always_relevant)
-                repl_touch(f, a);
+                repl_touch(f, a, repl_d2(f, a->pos[0], a->pos[1]));
         }
     }
-    repl_touch(f, &pc->base);
+    repl_touch(f, &pc->base, 0.0f);
     for (uint32_t i = 0; i < pc->owned.count; i++)
         if (pc->owned.data[i] != NULL)
-            repl_touch(f, pc->owned.data[i]);
+            repl_touch(f, pc->owned.data[i], 0.0f); /* its own: the band does not look */
     if (p != NULL) {
         float dx = p->base.pos[0] - c->relevancy_pos[0];
         float dy = p->base.pos[1] - c->relevancy_pos[1];
         float m = pass.full ? 0.0f : sqrtf(dx * dx + dy * dy);
         float inner = f->cull - m;
 
-        repl_touch(f, &p->base);
+        repl_touch(f, &p->base, 0.0f);
         pass.inner2 = inner > 0 ? inner * inner : 0.0f;
         pass.outer2 = (f->cull + m) * (f->cull + m);
         /* Static actors well inside the ring's inner circle are not even read. */
@@ -244,7 +284,7 @@ static void repl_outbox(repl_frame *f)
         float py = still || !f->has_pawn ? c->relevancy_pos[1] : f->py;
 
         if (repl_is_relevant(f, fr->a, fr->x, fr->y, px, py))
-            repl_touch(f, fr->a);
+            repl_touch(f, fr->a, repl_d2(f, fr->x, fr->y));
         else
             repl_close(f, fr->a); /* a teleport out of range */
     }
@@ -378,35 +418,13 @@ static uint32_t repl_priority(const repl_frame *f, uint32_t owner_player_id, uin
     return owner_player_id == f->c->player_id ? priority * 4u : priority;
 }
 
-/* Frames between two updates of a moving actor, by its distance from the pawn: every frame
- * within an eighth of the cull distance, every 2nd within a quarter, every 3rd within half,
- * every 6th beyond (30, 15, 10 and 5 Hz at 30 frames a second). The player's own movers every
- * 3rd frame: its client steers them, and what it needs are corrections (UE does not replicate
- * an autonomous proxy's movement to its owner at all); a lone player's connection then carries
- * a datagram every third frame instead of every frame. */
-static uint32_t repl_period(const repl_frame *f, const net_mover_hot *h)
-{
-    float e = f->cull * 0.125f, dx, dy, d2;
-
-    if (h->owner_player_id == f->c->player_id)
-        return REPL_OWN_PERIOD;
-    if (!f->has_pawn)
-        return 1;
-    dx = h->x - f->px;
-    dy = h->y - f->py;
-    d2 = dx * dx + dy * dy;
-    /* Counted, not branched on: in a crowd the band is a coin toss for the branch predictor. */
-    static const uint8_t by_band[4] = { 1, 2, 3, 6 };
-    return by_band[(d2 >= e * e) + (d2 >= 4 * e * e) + (d2 >= 16 * e * e)];
-}
-
-/* x / period for the periods repl_period gives (1, 2, 3, 6), without a division: exact for
- * x < 32768, beyond which repl_bucket clamps anyway. */
+/* x / period for periods 1..7 (repl_band gives 1, 2, 3 and 6; 0, undecided, counts as 1),
+ * without a division or a branch: exact where repl_bucket does not clamp (x < 256 x period). */
 static uint64_t repl_div_period(uint64_t x, uint32_t period)
 {
-    static const uint32_t recip[7] = { 0, 65536, 32768, 21846, 0, 0, 10923 };
+    static const uint32_t recip[8] = { 65536, 65536, 32768, 21846, 16384, 13108, 10923, 9363 };
 
-    return period < 7 && recip[period] != 0 ? (x * recip[period]) >> 16 : x / period;
+    return (x * recip[period & 7]) >> 16;
 }
 
 /* Lists this frame's candidates: every pending spawn (by its place in the pending list, which
@@ -431,6 +449,10 @@ static uint64_t repl_gather(repl_frame *f)
     uint32_t window = (uint32_t)(f->allowance_hint / REPL_MIN_SPAWN_BYTES) + 16, k = 0;
     for (; k < v->pending_count && nd->cands_count < window; k++) {
         net_view_item it = v->pending[k];
+
+        /* The state bytes are read at random: ask for the ones a few entries on. */
+        if (k + 8 < v->pending_count)
+            __builtin_prefetch(&v->st[v->pending[k + 8].index]);
         const net_index_hot *h = &hot[it.index];
         uint32_t age = f->frame - it.frame + 1;
         net_candidate *cd;
@@ -451,43 +473,34 @@ static uint64_t repl_gather(repl_frame *f)
     if (n < k)
         memmove(v->pending + n, v->pending + k, (v->pending_count - k) * sizeof *v->pending);
     v->pending_count -= k - n;
-    /* Open movers, a bit each, in two steps. First the ones due by this connection's arrays
-     * (their period has come and they changed since last sent), without a branch per mover:
-     * in a crowd that test is a coin toss for the branch predictor. The candidate is written
-     * either way and kept by advancing the count (its age parked in `bytes`, capped: the bucket
-     * saturates long before). */
-    uint32_t first = nd->cands_count, m = first;
+    /* Open movers, a bit each, in two steps. First the due ones: their band's period has come
+     * (repl_band decided it when they were touched) and they changed since last sent. Without
+     * a branch per mover (in a crowd that test is a coin toss for the branch predictor): the
+     * slot is written either way and kept by advancing the count. */
+    uint32_t first = nd->cands_count, m = first, me = f->c->player_id;
     for (uint32_t w = 0; w < v->mcap / 64; w++) {
         for (uint64_t bits = v->mopen[w]; bits != 0; bits &= bits - 1) {
             uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
-            uint32_t sent = v->msent[slot], age = f->frame - sent;
-            net_candidate *cd = &nd->cands[m];
+            uint32_t sent = v->msent[slot];
 
-            cd->index = slot;
-            cd->bytes = (uint16_t)(age < 0xffff ? age : 0xffff);
-            m += (age >= v->mperiod[slot]) & (mhot[slot].changed_frame > sent);
+            nd->cands[m].index = slot;
+            m += (f->frame - sent >= v->mperiod[slot]) & (mhot[slot].changed_frame > sent);
         }
     }
-    /* Then each due one has its distance band decided afresh (it may have come nearer or
-     * gone), and is a candidate if that band's period has come too. */
+    /* Then each due one's accumulated priority: NetPriority (four times for the player's own,
+     * as repl_priority) x frames since last sent / its period. */
     for (uint32_t i = first; i < m; i++) {
-        uint32_t slot = nd->cands[i].index, age = nd->cands[i].bytes;
+        uint32_t slot = nd->cands[i].index, age = f->frame - v->msent[slot];
         const net_mover_hot *h = &mhot[slot];
-        uint32_t period = repl_period(f, h);
-        net_candidate *cd;
+        uint32_t prio = (uint32_t)h->priority << (2 * (h->owner_player_id == me));
+        net_candidate *cd = &nd->cands[i];
 
-        v->mperiod[slot] = (uint8_t)period;
-        if (age < period)
-            continue;
-        cd = &nd->cands[nd->cands_count++];
-        cd->index = slot;
         cd->is_spawn = 0;
         cd->bytes = (uint16_t)(h->update_len + 1);
-        cd->bucket = repl_bucket(
-            repl_div_period((uint64_t)repl_priority(f, h->owner_player_id, h->priority) * age,
-                            period));
+        cd->bucket = repl_bucket(repl_div_period((uint64_t)prio * age, v->mperiod[slot]));
         bytes += cd->bytes;
     }
+    nd->cands_count = m;
     return bytes;
 }
 
@@ -522,6 +535,18 @@ static bool repl_pick_before(const net_pick *x, const net_pick *y)
 static void repl_sort_picks(net_driver *nd, uint32_t n)
 {
     net_pick *src = nd->picks, *dst = nd->picks_tmp;
+
+    /* A player's handful (a new neighbour's actors) by insertion: fewer moves than merging. */
+    if (n <= 16) {
+        for (uint32_t i = 1; i < n; i++) {
+            net_pick x = src[i];
+            uint32_t j = i;
+            for (; j > 0 && repl_pick_before(&x, &src[j - 1]); j--)
+                src[j] = src[j - 1];
+            src[j] = x;
+        }
+        return;
+    }
 
     for (uint32_t width = 1; width < n; width *= 2) {
         for (uint32_t lo = 0; lo < n; lo += 2 * width) {

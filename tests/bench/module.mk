@@ -62,6 +62,15 @@ $(BENCH_CHURN_BIN): $(BENCH_OBJDIR)/churn_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB)
 
 BENCH_BINS += $(BENCH_PEERS_BIN) $(BENCH_GC_BIN) $(BENCH_CHURN_BIN)
 
+# Replication in a crowd, in one process (tests/bench/repl_bench.c): the server's CPU per
+# connection and frame without the bots or the loop. Links the server's archive like a test.
+BENCH_REPL_BIN := $(BENCH_OBJDIR)/repl_bench
+$(BENCH_OBJDIR)/repl_bench.o: | $(TEST_PREREQS)
+$(BENCH_REPL_BIN): $(BENCH_OBJDIR)/repl_bench.o $(TEST_ARCHIVES) $(GC_LIB)
+	$(CC) $(LDFLAGS_BASE) $< $(TEST_ARCHIVES) $(GC_LIB) $(TEST_EXT_LIBS) $(GC_LIBS) -lm -o $@
+
+BENCH_BINS += $(BENCH_REPL_BIN)
+
 # The flood benchmark: a hostile client beside a churn of honest bots; not part of
 # `make bench` (it needs the server and client built): `make flood-bench`.
 BENCH_FLOOD_BIN := $(BENCH_OBJDIR)/flood_client
