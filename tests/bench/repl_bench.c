@@ -7,13 +7,14 @@
  * peers on loopback (one client host holds them all and drains what arrives every frame, so
  * ENet's windows and acks behave). Every frame: the pawns move (world_tick), the replication of
  * every connection runs (net_repl_begin_world, net_repl_connection, world_outbox_reset), ENet
- * flushes, both hosts are drained. Every CHURN frames one player leaves (its actors destroyed)
- * and a new one joins, so spawn and destroy fan-out is in the figures as in a churn. The first
+ * flushes, both hosts are drained. Players leave (their actors destroyed) and new ones join at
+ * random, one every CHURN frames on average (a Poisson stream, as a churn's joins are), so
+ * spawn and destroy fan-out and its bursts are in the figures. The first
  * WARM frames let every join snapshot arrive; the rest are measured.
  *
  * Prints and writes OUT/repl.json: the replication's own thread CPU time per connection-frame
- * (net_repl_connection alone: gather, priorities, records, enet_peer_send) and per frame, the
- * flush's (ENet and the kernel), and records and spawns per frame. Its figures are CPU time of
+ * (net_repl_connection alone: gather, priorities, records, enet_peer_send), per frame (mean and
+ * p99 over frames), the flush's (ENet and the kernel), and records and spawns per frame. Its figures are CPU time of
  * one thread, so a second process beside it changes them less than it changes a wall clock; for
  * an exact A/B of two builds count instructions instead:
  *   valgrind --tool=callgrind --toggle-collect=net_repl_connection repl_bench OUT 500 90
@@ -57,6 +58,13 @@ static double thread_cpu(void)
 
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+
+    return (a > b) - (a < b);
 }
 
 static float rnd(bench *b)
@@ -189,7 +197,7 @@ int main(int argc, char **argv)
     const char *out = argc > 1 ? argv[1] : "build/bench";
     uint32_t frames = argc > 3 ? (uint32_t)atoi(argv[3]) : 300;
     uint32_t churn = argc > 5 ? (uint32_t)atoi(argv[5]) : 1;
-    double repl_cpu = 0, flush_cpu = 0;
+    double repl_cpu = 0, flush_cpu = 0, *per_frame = calloc(frames, sizeof *per_frame);
     uint64_t conn_frames = 0, records0 = 0, spawns0 = 0;
     char path[512];
     FILE *f;
@@ -209,9 +217,10 @@ int main(int argc, char **argv)
             records0 = nd->counters.update_records_sent;
             spawns0 = nd->counters.spawns_sent;
         }
-        if (k % churn == 0) {
-            net_connection *c = &nd->conns[(k / churn) % nd->host->peerCount];
-            if (c->state == NET_CONN_JOINED) {
+        /* Poisson joins: one draw per player this frame, each a chance of 1 / (CHURN x N). */
+        for (uint32_t j = 0; j < b.n; j++) {
+            net_connection *c = &nd->conns[(uint32_t)(rnd(&b) * (float)b.n) % b.n];
+            if (rnd(&b) * (float)churn * (float)b.n < 1.0f && c->state == NET_CONN_JOINED) {
                 leave(&b, c);
                 join(&b, c);
             }
@@ -232,17 +241,20 @@ int main(int argc, char **argv)
         drain(nd->host);
         if (k >= WARM_FRAMES) {
             repl_cpu += t1 - t0;
+            per_frame[k - WARM_FRAMES] = t1 - t0;
             flush_cpu += t2 - t1;
             conn_frames += b.n;
         }
     }
     double per_conn_us = repl_cpu / (double)conn_frames * 1e6;
+    qsort(per_frame, frames, sizeof *per_frame, cmp_double);
+    double p99 = per_frame[(size_t)((frames - 1) * 0.99)];
     double records = (double)(b.nd->counters.update_records_sent - records0) / frames;
     double spawns = (double)(b.nd->counters.spawns_sent - spawns0) / frames;
     printf("repl_bench: %u players x %u props, crowded in %d, %u frames (+%d warm), a join "
-           "every %u frames\n", b.n, b.props, EXTENT, frames, WARM_FRAMES, churn);
-    printf("  replication %.2f us per connection-frame, %.2f ms per frame (thread CPU)\n",
-           per_conn_us, repl_cpu / frames * 1e3);
+           "every %u frames on average\n", b.n, b.props, EXTENT, frames, WARM_FRAMES, churn);
+    printf("  replication %.2f us per connection-frame, %.2f ms per frame, p99 %.2f ms "
+           "(thread CPU)\n", per_conn_us, repl_cpu / frames * 1e3, p99 * 1e3);
     printf("  flush       %.2f ms per frame (ENet and the kernel's send, thread CPU)\n",
            flush_cpu / frames * 1e3);
     printf("  %.0f update records and %.0f spawns per frame\n", records, spawns);
@@ -251,11 +263,13 @@ int main(int argc, char **argv)
         die("cannot write OUTDIR/repl.json");
     fprintf(f, "{\"players\": %u, \"props\": %u, \"frames\": %u, \"churn_frames\": %u,\n"
                " \"repl_us_per_connection_frame\": %.3f, \"repl_ms_per_frame\": %.3f,\n"
+               " \"repl_ms_per_frame_p99\": %.3f,\n"
                " \"flush_ms_per_frame\": %.3f, \"update_records_per_frame\": %.1f,\n"
                " \"spawns_per_frame\": %.1f}\n",
-            b.n, b.props, frames, churn, per_conn_us, repl_cpu / frames * 1e3,
+            b.n, b.props, frames, churn, per_conn_us, repl_cpu / frames * 1e3, p99 * 1e3,
             flush_cpu / frames * 1e3, records, spawns);
     fclose(f);
+    free(per_frame);
     printf("  written to %s\n", path);
     return 0;
 }
