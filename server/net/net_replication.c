@@ -46,6 +46,9 @@ enum {
     REPL_OWN_PERIOD = 3,     /* frames between two updates of the player's own movers */
     REPL_MIN_SPAWN_BYTES = 8, /* the smallest spawn record with its ids, about */
     REPL_RELEVANCY_PERIOD = 1, /* seconds between two relevancy passes at most */
+    REPL_BATCH_PERIOD = 3,     /* frames between two spawn and destroy messages, past the
+                                  join snapshot (repl_batch_frame) */
+    REPL_BATCH_BACKLOG = 96,   /* pending spawns or owed destroys that go at once regardless */
 };
 
 typedef struct repl_frame {
@@ -59,6 +62,7 @@ typedef struct repl_frame {
     float cull;
     float px, py;            /* the pawn now (valid when has_pawn) */
     bool has_pawn;
+    bool batch;              /* spawns and destroys go this frame (repl_batch_frame) */
     double allowance_hint;   /* the budget this frame, for the pending window */
 } repl_frame;
 
@@ -447,6 +451,8 @@ static uint64_t repl_gather(repl_frame *f)
      * of them a frame's budget could take is looked at, so a join snapshot of thousands costs
      * what is sent, not what waits. */
     uint32_t window = (uint32_t)(f->allowance_hint / REPL_MIN_SPAWN_BYTES) + 16, k = 0;
+    if (!f->batch && v->pending_count <= REPL_BATCH_BACKLOG)
+        window = 0;
     for (; k < v->pending_count && nd->cands_count < window; k++) {
         net_view_item it = v->pending[k];
 
@@ -706,6 +712,18 @@ static void repl_send_check(repl_frame *f)
 
 /* A peer that has sent nothing (not even an acknowledgement) for a second: updates to it
  * would only add datagrams and queue reliable data it will never acknowledge. */
+/* Whether others' spawns and destroys go this frame. Past its join snapshot a connection is sent
+ * them every REPL_BATCH_PERIOD-th frame (10 Hz at 30; its frames spread by player id), each in
+ * one reliable message: in a crowd somebody joins or leaves nearly every frame, and every
+ * reliable message costs an acknowledgement datagram back, ENet's bookkeeping until it comes,
+ * and a datagram of its own when the frame's updates do not leave it room. A new neighbour
+ * then shows up to two frames later, as an actor of UE's usual NetUpdateFrequency (10 Hz)
+ * would; a backlog larger than REPL_BATCH_BACKLOG (a teleport into a town) streams at once. */
+static bool repl_batch_frame(const repl_frame *f)
+{
+    return f->c->snapshot_pending || (f->frame + f->c->player_id) % REPL_BATCH_PERIOD == 0;
+}
+
 static bool repl_unresponsive(const net_driver *nd, const net_connection *c)
 {
     enet_uint32 last = c->peer->lastReceiveTime;
@@ -763,8 +781,10 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
     o.allowance = c->allowance;
     o.datagram_fill = 0;
     f.allowance_hint = c->allowance > 0 ? c->allowance : 0;
+    f.batch = repl_batch_frame(&f);
     /* Destroys first: small, and the client must not keep ghosts. */
-    repl_send_destroys(&f, &o);
+    if (f.batch || f.v->closing_count > REPL_BATCH_BACKLOG)
+        repl_send_destroys(&f, &o);
     if (o.allowance > 0)
         repl_fill(&f, &o);
     else if (f.v->n_pending > 0)

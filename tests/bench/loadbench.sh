@@ -7,14 +7,19 @@
 # every run of 40-60 s sees several collections and reports their frame cost), and the churn
 # client against it: each bot joins, spawns 10 props, moves at 10 Hz, holds for
 # U(0.5, 1.5) x 10 s, asks for a replication check, leaves (half graceful, half abrupt) and is
-# replaced. The client samples the server's /metrics (--admin); this script adds the server's
-# CPU time from /proc/PID/stat. Prints a table, writes OUT/loadbench.json and OUT/loadbench.svg
+# replaced. The bots run under SCHED_BATCH (chrt -b 0, when chrt is there; LOADBENCH_BATCH=0
+# turns it off): on one machine with the server, a bot process woken by the server's datagrams
+# would otherwise preempt the server mid-frame (the scheduler favours a task that just woke),
+# which a server on a machine of its own never sees; batch tasks get their share of the CPU
+# but do not preempt on waking. The client samples the server's /metrics (--admin); this
+# script adds the server's CPU time from /proc/PID/stat. Prints a table, writes OUT/loadbench.json and OUT/loadbench.svg
 # (tick p99 and server CPU per player per frame against players), and keeps each run's report
 # under OUT/loadbench/LAYOUT-BOTS/.
 #
 # usage: tests/bench/loadbench.sh [BUILD_DIR [OUT_DIR]]       (defaults: build, BUILD_DIR/bench)
 # environment: LOADBENCH_BOTS="50 100 200 500 1000"  LOADBENCH_DURATION=60 (seconds per run)
 #              LOADBENCH_LAYOUTS="uniform crowded"    LOADBENCH_SPAWN=10   LOADBENCH_SEED=1
+#              LOADBENCH_BATCH=1 (the bots under SCHED_BATCH; 0: the default policy)
 # Figures a server does not export yet are printed as "-" and written as null.
 set -u
 
@@ -25,6 +30,7 @@ DURATION=${LOADBENCH_DURATION:-60}
 LAYOUTS=${LOADBENCH_LAYOUTS:-"uniform crowded"}
 SPAWN=${LOADBENCH_SPAWN:-10}
 SEED=${LOADBENCH_SEED:-1}
+BATCH=${LOADBENCH_BATCH:-1}
 GC_INTERVAL=10
 SERVER=$BUILD/reap-server
 CLIENT=$BUILD/reap-client
@@ -41,7 +47,17 @@ for l in $LAYOUTS; do
     case $l in uniform|crowded) ;; *) die "bad LOADBENCH_LAYOUTS value '$l': uniform or crowded" ;; esac
 done
 case $DURATION in ''|*[!0-9]*) die "bad LOADBENCH_DURATION '$DURATION': whole seconds" ;; esac
+case $BATCH in 0|1) ;; *) die "bad LOADBENCH_BATCH '$BATCH': 0 or 1" ;; esac
 mkdir -p "$RUNS" || die "cannot create $RUNS"
+# The bots' scheduling (see above): chrt -b 0 when asked for and available.
+BOTS_SCHED=
+if [ "$BATCH" = 1 ]; then
+    if command -v chrt >/dev/null 2>&1 && chrt -b 0 true 2>/dev/null; then
+        BOTS_SCHED="chrt -b 0"
+    else
+        echo "loadbench: chrt -b is not available: the bots run under the default policy" >&2
+    fi
+fi
 
 . "$(dirname "$0")/loadbench_lib.sh"
 
@@ -60,8 +76,8 @@ for layout in $LAYOUTS; do
         fi
         cpu0=$(cpu_of "$SERVER_PID")
         scrape "$dir/metrics0.txt"
-        echo "loadbench: $layout, $bots bots x $SPAWN props, $DURATION s, gc every $GC_INTERVAL s (server on 127.0.0.1:$PORT)" >&2
-        "$CLIENT" --server "127.0.0.1:$PORT" --admin "http://127.0.0.1:$ADMIN" \
+        echo "loadbench: $layout, $bots bots x $SPAWN props, $DURATION s, gc every $GC_INTERVAL s (server on 127.0.0.1:$PORT${BOTS_SCHED:+, bots under $BOTS_SCHED})" >&2
+        $BOTS_SCHED "$CLIENT" --server "127.0.0.1:$PORT" --admin "http://127.0.0.1:$ADMIN" \
             --bots "$bots" --duration "$DURATION" --spawn "$SPAWN" --hold 10 --move-rate 10 \
             --disconnect mixed --seed "$SEED" --out "$dir" --no-progress --quiet \
             >"$dir/client.log" 2>&1

@@ -197,7 +197,7 @@ int main(int argc, char **argv)
     const char *out = argc > 1 ? argv[1] : "build/bench";
     uint32_t frames = argc > 3 ? (uint32_t)atoi(argv[3]) : 300;
     uint32_t churn = argc > 5 ? (uint32_t)atoi(argv[5]) : 1;
-    double repl_cpu = 0, flush_cpu = 0, *per_frame = calloc(frames, sizeof *per_frame);
+    double repl_cpu = 0, flush_cpu = 0, recv_cpu = 0, *per_frame = calloc(frames, sizeof *per_frame);
     uint64_t conn_frames = 0, records0 = 0, spawns0 = 0;
     char path[512];
     FILE *f;
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
     open_bench(&b);
     for (uint32_t k = 0; k < WARM_FRAMES + frames; k++) {
         net_driver *nd = b.nd;
-        double t0, t1, t2;
+        double t0, t1, t2, t3;
 
         if (k == WARM_FRAMES) {
             records0 = nd->counters.update_records_sent;
@@ -238,11 +238,13 @@ int main(int argc, char **argv)
         t2 = thread_cpu();
         drain(b.cli);
         enet_host_flush(b.cli);
+        t3 = thread_cpu();
         drain(nd->host);
         if (k >= WARM_FRAMES) {
             repl_cpu += t1 - t0;
             per_frame[k - WARM_FRAMES] = t1 - t0;
             flush_cpu += t2 - t1;
+            recv_cpu += thread_cpu() - t3;
             conn_frames += b.n;
         }
     }
@@ -257,6 +259,8 @@ int main(int argc, char **argv)
            "(thread CPU)\n", per_conn_us, repl_cpu / frames * 1e3, p99 * 1e3);
     printf("  flush       %.2f ms per frame (ENet and the kernel's send, thread CPU)\n",
            flush_cpu / frames * 1e3);
+    printf("  receive     %.2f ms per frame (the clients' acknowledgements, thread CPU)\n",
+           recv_cpu / frames * 1e3);
     printf("  %.0f update records and %.0f spawns per frame\n", records, spawns);
     snprintf(path, sizeof path, "%s/repl.json", out);
     if ((f = fopen(path, "w")) == NULL)
@@ -264,10 +268,11 @@ int main(int argc, char **argv)
     fprintf(f, "{\"players\": %u, \"props\": %u, \"frames\": %u, \"churn_frames\": %u,\n"
                " \"repl_us_per_connection_frame\": %.3f, \"repl_ms_per_frame\": %.3f,\n"
                " \"repl_ms_per_frame_p99\": %.3f,\n"
-               " \"flush_ms_per_frame\": %.3f, \"update_records_per_frame\": %.1f,\n"
+               " \"flush_ms_per_frame\": %.3f, \"receive_ms_per_frame\": %.3f,\n"
+               " \"update_records_per_frame\": %.1f,\n"
                " \"spawns_per_frame\": %.1f}\n",
             b.n, b.props, frames, churn, per_conn_us, repl_cpu / frames * 1e3, p99 * 1e3,
-            flush_cpu / frames * 1e3, records, spawns);
+            flush_cpu / frames * 1e3, recv_cpu / frames * 1e3, records, spawns);
     fclose(f);
     free(per_frame);
     printf("  written to %s\n", path);
