@@ -43,6 +43,7 @@ enum {
     REPL_BUCKETS = 256,
     REPL_MSG_OVERHEAD = 16,  /* an ActorSpawn/ActorUpdate envelope around its records, at most */
     REPL_SPAWN_BOOST = 2,    /* a pending spawn outranks an update of the same priority */
+    REPL_SNAPSHOT_BOOST = 8, /* ... by this much while the join snapshot streams */
     REPL_OWN_PERIOD = 3,     /* frames between two updates of the player's own movers */
     REPL_MIN_SPAWN_BYTES = 8, /* the smallest spawn record with its ids, about */
     REPL_RELEVANCY_PERIOD = 1, /* seconds between two relevancy passes at most */
@@ -451,6 +452,10 @@ static uint64_t repl_gather(repl_frame *f)
      * of them a frame's budget could take is looked at, so a join snapshot of thousands costs
      * what is sent, not what waits. */
     uint32_t window = (uint32_t)(f->allowance_hint / REPL_MIN_SPAWN_BYTES) + 16, k = 0;
+    /* While the join snapshot streams, spawns come first: the movers it already has would
+     * otherwise take most of the budget (in a crowd of 500, two thirds) and double the join;
+     * their updates still go as they age (the accumulator), only less often. */
+    uint32_t boost = f->c->snapshot_pending ? REPL_SNAPSHOT_BOOST : REPL_SPAWN_BOOST;
     if (!f->batch && v->pending_count <= REPL_BATCH_BACKLOG)
         window = 0;
     for (; k < v->pending_count && nd->cands_count < window; k++) {
@@ -473,7 +478,7 @@ static uint64_t repl_gather(repl_frame *f)
         cd->is_spawn = 1;
         cd->bytes = (uint16_t)(h->spawn_len + 4);
         cd->bucket = repl_bucket((uint64_t)repl_priority(f, h->owner_player_id, h->priority) *
-                                 REPL_SPAWN_BOOST * age);
+                                 boost * age);
         bytes += cd->bytes;
     }
     if (n < k)
