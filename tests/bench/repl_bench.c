@@ -191,6 +191,29 @@ static void open_bench(bench *b)
         die("not every peer connected within 20000 rounds");
 }
 
+static void close_bench(bench *b)
+{
+    net_driver *nd = b->nd;
+
+    for (size_t i = 0; i < nd->host->peerCount; i++)
+        if (nd->conns[i].state == NET_CONN_JOINED)
+            net_repl_leave(nd, &nd->conns[i]);
+    for (uint32_t w = 0; w < NET_MAX_WORLDS; w++)
+        net_index_free(&nd->indexes[w]);
+    free(nd->picks);
+    free(nd->picks_tmp);
+    free(nd->ids);
+    free(nd->cands);
+    free(nd->fresh);
+    free(nd->out_buf);
+    free(nd->conns);
+    enet_host_destroy(b->cli);
+    enet_host_destroy(nd->host);
+    free(nd);
+    gc_heap_destroy(b->heap);
+    enet_deinitialize();
+}
+
 int main(int argc, char **argv)
 {
     static bench b;
@@ -275,6 +298,7 @@ int main(int argc, char **argv)
             flush_cpu / frames * 1e3, recv_cpu / frames * 1e3, records, spawns);
     fclose(f);
     free(per_frame);
+    close_bench(&b);
     printf("  written to %s\n", path);
     return 0;
 }
