@@ -33,12 +33,6 @@
 #include "vec.h"
 #include "world_internal.h"
 
-/* Classes of the default profile and the engine: no archetype may take these names. */
-static const char *const archetype_reserved[] = {
-    "Class", "World", "Level", "Actor", "WorldSettings", "DefaultVolume", "PlayerController",
-    "Pawn", "MovementComponent", "CollisionComponent", "Projectile", "Prop", "PropPart",
-};
-
 static size_t archetype_align(size_t n)
 {
     return (n + 7) & ~(size_t)7;
@@ -86,26 +80,14 @@ static gc_result archetype_class_register(world_env *env, const char *name, bool
     return gc_class_register(env->heap, &desc, out);
 }
 
-static bool archetype_name_taken(const world_env *env, const world_archetype *v, uint32_t n,
-                                 const char *name)
-{
-    for (size_t i = 0; i < sizeof archetype_reserved / sizeof archetype_reserved[0]; i++)
-        if (strcmp(archetype_reserved[i], name) == 0)
-            return true;
-    for (uint32_t i = 0; i < n; i++) {
-        if (strcmp(v[i].def.name, name) == 0)
-            return true;
-        if (v[i].part_cls != NULL && strcmp(gc_class_name(v[i].part_cls), name) == 0)
-            return true;
-    }
-    return gc_class_find(env->heap, name) != NULL;
-}
-
 bool world_archetypes_compile(world_env *env, const world_profile *p, const char *path,
                               char *err, size_t err_size)
 {
-    world_archetype *v = calloc(p->n > 0 ? p->n : 1, sizeof *v);
+    world_archetype *v;
 
+    if (!world_profile_check_names(p, path, err, err_size))
+        return false;
+    v = calloc(p->n > 0 ? p->n : 1, sizeof *v);
     if (v == NULL) {
         snprintf(err, err_size, "%s: out of memory compiling the world profile", path);
         return false;
@@ -123,25 +105,12 @@ bool world_archetypes_compile(world_env *env, const world_profile *p, const char
         a->refs_offset = archetype_align(head);
         a->weak_offset = a->refs_offset + a->strong * sizeof(void *);
         a->payload_offset = a->weak_offset + a->weak * sizeof(gc_weak);
-        if (archetype_name_taken(env, v, i, d->name)) {
-            snprintf(err, err_size, "%s:%u: [archetype %s]: the name is taken by a built-in "
-                     "class or another archetype's class", path, d->line, d->name);
-            free(v);
-            return false;
-        }
         r = archetype_class_register(env, d->name, is_actor, is_actor && d->cluster, a->strong,
                                      a->payload_offset + d->payload, a->refs_offset, &a->cls);
         if (r == GC_OK && is_actor && d->components > 0) {
             size_t ph = archetype_align(sizeof(archetype_part));
 
             snprintf(part_name, sizeof part_name, "%sPart", d->name);
-            if (archetype_name_taken(env, v, i, part_name)) {
-                snprintf(err, err_size, "%s:%u: [archetype %s] components: its parts' class "
-                         "'%s' is taken by a built-in class or another archetype", path,
-                         d->line, d->name, part_name);
-                free(v);
-                return false;
-            }
             a->part_refs_offset = ph;
             a->part_weak_offset = ph + a->strong * sizeof(void *);
             a->part_payload_offset = a->part_weak_offset + a->weak * sizeof(gc_weak);

@@ -423,3 +423,53 @@ int world_profile_find(const world_profile *p, const char *name)
             return (int)i;
     return -1;
 }
+
+/* The server's own classes (world.c) and the collector's: no archetype may take these names. */
+static const char *const profile_reserved[] = {
+    "Class", "World", "Level", "Actor", "WorldSettings", "DefaultVolume", "PlayerController",
+    "Pawn", "MovementComponent", "CollisionComponent", "Projectile", "Prop", "PropPart",
+};
+
+/* Whether name is a reserved class, the name of archetype j < upto, or the parts' class of
+ * archetype j < upto other than `self`. */
+static bool profile_name_taken(const world_profile *p, uint32_t upto, uint32_t self,
+                               const char *name)
+{
+    char part[WORLD_PROFILE_NAME_MAX + 8];
+
+    for (size_t i = 0; i < sizeof profile_reserved / sizeof profile_reserved[0]; i++)
+        if (strcmp(profile_reserved[i], name) == 0)
+            return true;
+    for (uint32_t i = 0; i < upto; i++) {
+        if (strcmp(p->archetypes[i].name, name) == 0)
+            return true;
+        snprintf(part, sizeof part, "%sPart", p->archetypes[i].name);
+        if (i != self && p->archetypes[i].components > 0 && strcmp(part, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool world_profile_check_names(const world_profile *p, const char *path, char *err,
+                               size_t err_size)
+{
+    char part[WORLD_PROFILE_NAME_MAX + 8];
+
+    for (uint32_t i = 0; i < p->n; i++) {
+        const world_profile_archetype *a = &p->archetypes[i];
+
+        if (profile_name_taken(p, i, i, a->name)) {
+            snprintf(err, err_size, "%s:%u: [archetype %s]: the name is taken by a built-in "
+                     "class or another archetype's class", path, a->line, a->name);
+            return false;
+        }
+        snprintf(part, sizeof part, "%sPart", a->name);
+        if (a->components > 0 && profile_name_taken(p, p->n, i, part)) {
+            snprintf(err, err_size, "%s:%u: [archetype %s] components: its parts' class '%s' is "
+                     "taken by a built-in class or another archetype", path, a->line, a->name,
+                     part);
+            return false;
+        }
+    }
+    return true;
+}
