@@ -650,8 +650,10 @@ static void churn_close(churn *c)
         uv_loop_close(&c->loop);
     }
     free(c->port_rest_until);
-    for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++)
+    for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++) {
         client_mirror_free(&c->bots[i].mirror);
+        free(c->bots[i].awaited);
+    }
     churn_admin_destroy(c->admin);
     churn_scrape_free(&c->first_scrape);
     churn_scrape_free(&c->last_scrape);

@@ -346,8 +346,11 @@ typedef struct churn_bot {
     double ping_at;
     uint64_t ping_nonce;  /* 0: none outstanding */
     uint32_t player_id;
-    uint32_t acked;       /* props acknowledged this visit */
-    uint32_t replicated;  /* own props replicated back this visit */
+    uint32_t acked;       /* props (or the mix's actors) acknowledged this visit */
+    uint32_t replicated;  /* acknowledged ones that replicate, replicated back this visit */
+    uint32_t expected;    /* acknowledged ones that replicate (SpawnAck.net_ids) */
+    uint64_t *awaited;    /* those of them not replicated back yet */
+    uint32_t n_awaited, awaited_cap;
     uint32_t input_seq;
     double heading, speed;
     client_mirror mirror; /* what the server replicated to this bot, by net id */
