@@ -153,6 +153,7 @@ int world_archetype_find(const world_env *env, const char *name)
 typedef struct archetype_build {
     world *w;
     player_controller *owner;
+    uint32_t top;                  /* the spawned archetype: its lifetime is the spawn's */
     uint32_t n;                    /* objects in env->spawn_scratch */
     gc_result r;
 } archetype_build;
@@ -240,7 +241,10 @@ static bool archetype_build_tree(archetype_build *b, uint32_t idx, archetype_act
     aa->top_level = parent == NULL;
     aa->heading = (float)(a->net_id % 628) / 100.0f;
     if (b->owner != NULL) {
-        WORLD_STORE_REF(heap, a->owner, &b->owner->base);
+        /* A persistent actor names its player (replication) but does not hold the player's
+         * controller: it must not keep the player alive once the player has gone. */
+        if (env->archetypes[b->top].def.lifetime != WORLD_PROFILE_LIFETIME_PERSISTENT)
+            WORLD_STORE_REF(heap, a->owner, &b->owner->base);
         a->owner_player_id = b->owner->player_id;
     }
     if (parent == NULL) {
@@ -381,7 +385,7 @@ gc_result actor_spawn_archetype(world *w, uint32_t index, player_controller *own
                                 actor **out_actor)
 {
     world_env *env = w->env;
-    archetype_build b = { w, owner, 0, GC_OK };
+    archetype_build b = { w, owner, index, 0, GC_OK };
     const world_archetype *arch;
     archetype_actor *top = NULL;
 

@@ -302,11 +302,15 @@ static void test_a_persistent_archetype_outlives_its_player(void **state)
     assert_true(world_object_is_persistent(&fx->env, fx->heap, house->owns.data[1]));
     assert_false(world_object_is_persistent(&fx->env, fx->heap, fx->pc));
 
+    /* It names its player but does not hold the controller, so the player can go. */
+    assert_null(house->base.owner);
+    assert_int_equal(house->base.owner_player_id, 1);
+    gc_weak pc = gc_weak_make(fx->heap, fx->pc);
     actor_destroy(fx->w, &fx->pc->base);
     collect(fx);
     assert_true(gc_object_is_valid(house));
     assert_true(gc_object_is_valid(house->owns.data[1]));
-    assert_null(house->base.owner); /* the controller went; the reference was nulled */
+    assert_null(gc_weak_get(fx->heap, pc));
 }
 
 static void test_an_archetype_named_like_a_built_in_class_is_an_error_naming_its_line(
