@@ -308,6 +308,11 @@ int world_archetype_find(const world_env *env, const char *name);
 gc_result actor_spawn_archetype(world *w, uint32_t index, player_controller *owner,
                                 actor **out_actor);
 
+/* Live objects of each archetype's classes, in one pass over the heap: out[2 * i] counts
+ * archetype i's class, out[2 * i + 1] its parts' class (NAMEPart; 0 when it has none). out
+ * holds 2 * env->n_archetypes entries. Cost: one visit per live object. */
+void world_archetype_census(const world_env *env, gc_heap *heap, uint32_t *out);
+
 /* True when obj belongs to an actor of a `lifetime = persistent` archetype (the actor, its
  * parts or its children): it outlives its player by design. */
 bool world_object_is_persistent(const world_env *env, gc_heap *heap, const void *obj);

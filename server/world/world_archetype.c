@@ -447,3 +447,50 @@ bool world_object_is_persistent(const world_env *env, gc_heap *heap, const void 
     }
     return false;
 }
+
+typedef struct archetype_census {
+    const world_env *env;
+    gc_heap *heap;
+    uint32_t *out;
+} archetype_census;
+
+static void archetype_census_cb(void *obj, void *userdata)
+{
+    archetype_census *c = userdata;
+    const gc_class *cls = gc_object_class(c->heap, obj);
+    const world_env *env = c->env;
+    uint32_t i;
+
+    /* Only archetype objects say which archetype they are of; their class tells which kind. */
+    if (gc_class_super(cls) == env->classes.actor) {
+        const actor *a = obj;
+
+        if (a->kind == ACTOR_KIND_ARCHETYPE && a->archetype >= 1 &&
+            a->archetype <= env->n_archetypes && env->archetypes[a->archetype - 1].cls == cls)
+            c->out[2 * (a->archetype - 1)]++;
+        return;
+    }
+    if (gc_class_super(cls) != NULL)
+        return;
+    /* Parts have no super; nor do the server's own components, levels and worlds, whose
+     * layout differs: match the class before reading anything of the object. */
+    for (i = 0; i < env->n_archetypes; i++) {
+        if (env->archetypes[i].part_cls == cls) {
+            c->out[2 * i + 1]++;
+            return;
+        }
+        if (env->archetypes[i].cls == cls) {
+            c->out[2 * i]++;
+            return;
+        }
+    }
+}
+
+void world_archetype_census(const world_env *env, gc_heap *heap, uint32_t *out)
+{
+    archetype_census c = { env, heap, out };
+
+    memset(out, 0, 2 * (size_t)env->n_archetypes * sizeof *out);
+    if (env->n_archetypes > 0)
+        gc_object_foreach(heap, archetype_census_cb, &c);
+}

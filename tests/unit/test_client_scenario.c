@@ -216,7 +216,8 @@ static void test_the_shipped_scenarios_load(void **state)
     static const char *const files[] = {
         "deploy/scenarios/smoke.ini", "deploy/scenarios/churn.ini",
         "deploy/scenarios/mass-leave.ini", "deploy/scenarios/spike.ini",
-        "deploy/scenarios/bad-network.ini",
+        "deploy/scenarios/bad-network.ini", "deploy/scenarios/shooter.ini",
+        "deploy/scenarios/mmo.ini", "deploy/scenarios/deep.ini",
     };
     client_options o;
     char err[512];

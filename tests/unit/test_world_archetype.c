@@ -313,6 +313,28 @@ static void test_a_persistent_archetype_outlives_its_player(void **state)
     assert_null(gc_weak_get(fx->heap, pc));
 }
 
+static void test_the_census_counts_each_archetype_class_and_its_parts(void **state)
+{
+    fixture *fx = *state;
+    uint32_t counts[2 * 3];
+    uint32_t weapon = 0, ammo = 0, attachment = 0;
+
+    fixture_open(fx, shooter);
+    spawn(fx, "Weapon");
+    spawn(fx, "Weapon");
+    weapon = index_of(fx, "Weapon");
+    ammo = index_of(fx, "Ammo");
+    attachment = index_of(fx, "Attachment");
+
+    world_archetype_census(&fx->env, fx->heap, counts);
+    assert_int_equal(counts[2 * weapon], 2);
+    assert_int_equal(counts[2 * weapon + 1], 2);     /* WeaponPart */
+    assert_int_equal(counts[2 * ammo], 4);
+    assert_int_equal(counts[2 * ammo + 1], 4);       /* AmmoPart */
+    assert_int_equal(counts[2 * attachment], 8);
+    assert_int_equal(counts[2 * attachment + 1], 0); /* a component has no parts' class */
+}
+
 static void test_an_archetype_named_like_a_built_in_class_is_an_error_naming_its_line(
     void **state)
 {
@@ -379,6 +401,7 @@ int main(void)
         T(test_a_cluster_archetype_roots_one_cluster_per_spawn),
         T(test_a_timed_archetype_is_destroyed_when_its_lifetime_runs_out),
         T(test_a_persistent_archetype_outlives_its_player),
+        T(test_the_census_counts_each_archetype_class_and_its_parts),
         T(test_an_archetype_named_like_a_built_in_class_is_an_error_naming_its_line),
         T(test_the_shipped_profiles_compile_and_spawn_every_archetype),
     };
