@@ -607,6 +607,35 @@ static void churn_bot_on_error(churn *c, churn_bot *b, const Reap__Error *e, dou
         churn_bot_abort(c, b, now);
 }
 
+/* An actor of b's spawns replicated as something other than what b asked for. */
+static void churn_bot_wrong_kind(churn *c, churn_bot *b, uint64_t net_id, uint32_t cls,
+                                 uint32_t archetype, const churn_awaited *want)
+{
+    churn_count_error(c, CHURN_ERR_MISMATCH, "%s: actor %llu replicated as the wrong kind",
+                      b->name, (unsigned long long)net_id);
+    if (c->first_mismatch[0] == '\0')
+        snprintf(c->first_mismatch, sizeof c->first_mismatch, "%s (player %u): actor %llu was "
+                 "spawned as class %u archetype %u but replicated as class %u archetype %u",
+                 b->name, b->player_id, (unsigned long long)net_id, want->actor_class,
+                 want->archetype, cls, archetype);
+}
+
+churn_awaited churn_mix_expected(const client_spawn_mix *m, const uint32_t *mix_class,
+                                 const uint32_t *mix_number, uint32_t k)
+{
+    churn_awaited w = { 0, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP, 0 };
+
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (k < m->count[i]) {
+            w.actor_class = mix_class[i];
+            w.archetype = mix_number[i];
+            break;
+        }
+        k -= m->count[i];
+    }
+    return w;
+}
+
 static void churn_bot_on_spawns(churn *c, churn_bot *b, const Reap__ActorSpawn *s, double now)
 {
     wire_reader r;
@@ -615,12 +644,18 @@ static void churn_bot_on_spawns(churn *c, churn_bot *b, const Reap__ActorSpawn *
     wire_reader_init(&r, s->records.data, s->records.len, s->count);
     while (wire_next_spawn(&r, &a)) {
         client_mirror_put(&b->mirror, a.net_id, a.actor_class, a.owner_player_id);
+        if (a.archetype != 0)
+            client_mirror_set_archetype(&b->mirror, a.net_id, a.archetype);
         if (a.owner_player_id != b->player_id || b->player_id == 0)
             continue;
         for (uint32_t i = 0; i < b->n_awaited; i++) {
-            if (b->awaited[i] == a.net_id) {
+            if (b->awaited[i].net_id == a.net_id) {
+                churn_awaited want = b->awaited[i];
+
                 b->awaited[i] = b->awaited[--b->n_awaited];
                 b->replicated++;
+                if (a.actor_class != want.actor_class || a.archetype != want.archetype)
+                    churn_bot_wrong_kind(c, b, a.net_id, a.actor_class, a.archetype, &want);
                 break;
             }
         }
@@ -639,17 +674,27 @@ static void churn_bot_on_destroys(churn *c, churn_bot *b, const Reap__ActorDestr
 
 /* Whether the server has every archetype the visit's spawn mix names; if not the run ends,
  * naming the first unknown one and what the server has. */
-static bool churn_mix_known(churn *c, const churn_bot *b, const Reap__Welcome *w)
+static bool churn_mix_known(churn *c, churn_bot *b, const Reap__Welcome *w)
 {
     const client_spawn_mix *m = &churn_bot_stage(c, b)->mix;
 
     for (uint32_t i = 0; i < m->n; i++) {
-        bool found = strcmp(m->name[i], "Prop") == 0 || strcmp(m->name[i], "Projectile") == 0;
+        bool found = true;
         char have[400];
         size_t n = 0;
 
-        for (size_t k = 0; !found && k < w->n_archetypes; k++)
+        b->mix_number[i] = 0;
+        if (strcmp(m->name[i], "Prop") == 0)
+            b->mix_class[i] = REAP__ACTOR_CLASS__ACTOR_CLASS_PROP;
+        else if (strcmp(m->name[i], "Projectile") == 0)
+            b->mix_class[i] = REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE;
+        else
+            found = false;
+        for (size_t k = 0; !found && k < w->n_archetypes; k++) {
             found = strcmp(w->archetypes[k], m->name[i]) == 0;
+            b->mix_class[i] = WIRE_CLASS_ARCHETYPE;
+            b->mix_number[i] = (uint32_t)k + 1;
+        }
         if (found)
             continue;
         have[0] = '\0';
@@ -694,15 +739,25 @@ static void churn_on_message(churn *c, churn_bot *b, const Reap__Envelope *env, 
         if (props == 0)
             break;
         /* The ones that replicate: already in the mirror (channel 1 may overtake channel 0),
-         * or awaited. */
+         * or awaited. One request is of one kind: that of the visit's actor number acked. */
+        churn_awaited want_kind = churn_mix_expected(&churn_bot_stage(c, b)->mix, b->mix_class,
+                                                     b->mix_number, b->acked);
         for (size_t i = 0; i < ack->n_net_ids; i++) {
+            const client_mirror_entry *e = client_mirror_get(&b->mirror, ack->net_ids[i]);
+
             b->expected++;
-            if (client_mirror_get(&b->mirror, ack->net_ids[i]) != NULL)
+            want_kind.net_id = ack->net_ids[i];
+            if (e != NULL) {
                 b->replicated++;
-            else if (CLIENT_VEC_RESERVE(b->awaited, b->awaited_cap, b->n_awaited + 1, 16))
-                b->awaited[b->n_awaited++] = ack->net_ids[i];
-            else
+                if (e->actor_class != want_kind.actor_class ||
+                    e->archetype != want_kind.archetype)
+                    churn_bot_wrong_kind(c, b, e->net_id, e->actor_class, e->archetype,
+                                         &want_kind);
+            } else if (CLIENT_VEC_RESERVE(b->awaited, b->awaited_cap, b->n_awaited + 1, 16)) {
+                b->awaited[b->n_awaited++] = want_kind;
+            } else {
                 b->replicated++; /* out of memory: stop waiting for it rather than hang */
+            }
         }
         c->totals->spawned += props;
         b->acked += props;

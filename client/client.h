@@ -210,6 +210,7 @@ typedef struct client_mirror_entry {
     uint64_t net_id;          /* 0 = empty */
     uint32_t actor_class;
     uint32_t owner_player_id;
+    uint32_t archetype;       /* class ARCHETYPE: 1 + its index in Welcome.archetypes; else 0 */
 } client_mirror_entry;
 
 typedef struct client_mirror {
@@ -227,6 +228,8 @@ bool client_mirror_put(client_mirror *m, uint64_t net_id, uint32_t actor_class,
                        uint32_t owner_player_id);
 /* False (and nothing changes) when net_id is not there: a destroy for an unknown actor. */
 bool client_mirror_remove(client_mirror *m, uint64_t net_id);
+/* Records which archetype an entry already there is of; false when net_id is not there. */
+bool client_mirror_set_archetype(client_mirror *m, uint64_t net_id, uint32_t archetype);
 const client_mirror_entry *client_mirror_get(const client_mirror *m, uint64_t net_id);
 /* Empties the mirror, keeping its memory. */
 void client_mirror_clear(client_mirror *m);

@@ -10,14 +10,15 @@
  * for those parts, with the same terms.
  *
  * Besides the terms, every object has the edges any actor or component has: an actor its
- * level and its player's controller (owner) and an array of what it owns (its parts and child
- * actors), a part the actor it belongs to (owner_actor). A spawn builds the whole tree first,
+ * level, its player's controller (owner; not for a persistent archetype, which must not keep
+ * its player alive) and an array of what it owns (its parts and child actors), a part the
+ * actor it belongs to (owner_actor). A spawn builds the whole tree first,
  * then fills every object's slots (a ring of siblings needs its last member), then makes the
  * clusters the profile asks for, so the barrier and the clusters see finished objects.
  *
  * What a term refers to, for an object of the spawn:
- *   owner     an actor's parent actor (a spawned actor's: its player's controller), a part's
- *             actor;
+ *   owner     an actor's parent actor (a spawned actor's: its player's controller, none when
+ *             persistent), a part's actor;
  *   siblings  the next object its owner owns (the last the first; none when it is alone or a
  *             spawned actor);
  *   level     the level;
@@ -25,7 +26,6 @@
  */
 #include "world.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
