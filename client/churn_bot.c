@@ -680,7 +680,7 @@ static bool churn_mix_known(churn *c, churn_bot *b, const Reap__Welcome *w)
 
     for (uint32_t i = 0; i < m->n; i++) {
         bool found = true;
-        char have[400];
+        char have[240];
         size_t n = 0;
 
         b->mix_number[i] = 0;
@@ -700,8 +700,8 @@ static bool churn_mix_known(churn *c, churn_bot *b, const Reap__Welcome *w)
         have[0] = '\0';
         for (size_t k = 0; k < w->n_archetypes && n + 40 < sizeof have; k++)
             n += (size_t)snprintf(have + n, sizeof have - n, "%s, ", w->archetypes[k]);
-        snprintf(c->first_error, sizeof c->first_error, "the spawn mix names '%s', which the "
-                 "server's world profile does not have (it has: %sProp, Projectile)",
+        snprintf(c->first_error, sizeof c->first_error, "the spawn mix names '%.31s', which the "
+                 "server's world profile does not have (it has: %.239sProp, Projectile)",
                  m->name[i], have);
         c->fatal = true;
         return false;
