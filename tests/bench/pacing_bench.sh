@@ -109,6 +109,9 @@ run_mode() {
     log="$out/pacing-$mode.log"
     echo "pacing_bench: $mode: $props props, $bots bots for $duration s, interval $interval s${profile_file:+, profile $profile_file, spawn mix $mix}"
     [ -n "$profile_file" ] && set -- "$@" --world-profile "$profile_file"
+    # More bots than the default 64 players need the room (abrupt leavers hold a slot until
+    # they time out); at the default the server runs as it always did here.
+    [ "$bots" -gt 64 ] && set -- "$@" --max-players $((bots * 2))
     "$build/reap-server" --port 0 --bind 127.0.0.1 --admin-port 0 \
         --cvar "world.PersistentProps=$props" \
         --cvar "gc.TimeBetweenPurgingPendingKillObjects=$interval" \
