@@ -5,6 +5,7 @@
 #   make test       install missing packages, build, run every unit and integration test
 #   make bench      build and run the benchmarks (figures printed and written to build/bench/)
 #   make pacing-bench  UE's collector modes against frame-slack pacing on a 1M-object world
+#                   (PACING_PROFILE=mmo: on a world profile's graph; PACING_ARGS="--props 0")
 #   make asan|tsan  the test suites under AddressSanitizer+UBSan / ThreadSanitizer
 #   make fuzz       mutation fuzzers of the wire decoder under ASan+UBSan (FUZZ_ROUNDS=...)
 #   make install    PREFIX=/usr/local DESTDIR=  (binaries, config, systemd unit, man pages;
@@ -129,7 +130,7 @@ fuzz:
 
 # The big-world benchmark of UE's collector modes against frame-slack pacing (a few minutes).
 pacing-bench: build-all
-	tests/bench/pacing_bench.sh
+	tests/bench/pacing_bench.sh $(PACING_ARGS)
 
 bench-run: $(BENCH_BINS)
 	@mkdir -p build/bench
@@ -158,7 +159,9 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # The standard churn scenario benchmark (README, "The standard churn benchmark"): LOADBENCH_BOTS, _DURATION,
-# _LAYOUTS shorten it. Prints a table; writes build/bench/loadbench.json and loadbench.svg.
+# _LAYOUTS shorten it; LOADBENCH_PROFILE=shooter|mmo|deep|FILE churns a world profile's
+# archetypes (LOADBENCH_SPAWN_MIX) instead of props. Prints a table; writes
+# build/bench/loadbench.json and loadbench.svg (loadbench-PROFILE.* with a profile).
 .PHONY: loadbench
 loadbench: all
 	flock /tmp/reap-bench.lock tests/bench/loadbench.sh $(BUILD) $(BUILD)/bench

@@ -256,7 +256,19 @@ static void churn_on_scrape(churn *c, churn_scrape *fresh)
     churn_server *s = &c->server;
     double objects = churn_scrape_sum(fresh, "reap_gc_objects");
     double rss = churn_scrape_sum(fresh, "process_resident_memory_bytes");
+    const char *class_keys[128];
+    double class_values[128];
+    uint32_t n_classes = 0;
 
+    /* A world profile's classes (reap_world_objects_by_class): the report's chart by class. */
+    for (uint32_t i = 0; i < fresh->n && n_classes < 128; i++) {
+        if (strncmp(fresh->metrics[i].key, "reap_world_objects_by_class{", 28) != 0)
+            continue;
+        class_keys[n_classes] = fresh->metrics[i].key;
+        class_values[n_classes++] = fresh->metrics[i].value;
+    }
+    if (n_classes > 0)
+        churn_timeline_add_classes(&c->tl, fresh->t, class_keys, class_values, n_classes);
     s->scrapes++;
     c->players_sum += churn_nan_to(churn_scrape_sum(fresh, "reap_players_connected"), 0);
     if (!isnan(objects)) {
@@ -650,8 +662,10 @@ static void churn_close(churn *c)
         uv_loop_close(&c->loop);
     }
     free(c->port_rest_until);
-    for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++)
+    for (uint32_t i = 0; c->bots != NULL && i < c->n_bots; i++) {
         client_mirror_free(&c->bots[i].mirror);
+        free(c->bots[i].awaited);
+    }
     churn_admin_destroy(c->admin);
     churn_scrape_free(&c->first_scrape);
     churn_scrape_free(&c->last_scrape);
@@ -669,12 +683,16 @@ static void churn_summary(churn *c, double elapsed)
     char errs[512] = "";
     size_t len = 0;
     uint64_t errors = churn_totals_errors(t);
+    bool mix = false;
 
+    for (uint32_t i = 0; i < o->n_stages; i++)
+        mix |= o->stages[i].mix.n > 0;
     churn_say(c, "churn %s in %.1f s: %u bots, %llu joins, %llu leaves (%llu abrupt), %llu "
-              "props spawned, %llu moves, %llu replication checks, %llu errors, %llu refused "
+              "%s spawned, %llu moves, %llu replication checks, %llu errors, %llu refused "
               "(seed %llu)", churn_interrupted ? "stopped by Ctrl-C" : "done", elapsed,
               c->n_bots, (unsigned long long)t->joins, (unsigned long long)t->leaves,
               (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
+              mix ? "actors" : "props",
               (unsigned long long)t->moves, (unsigned long long)t->checks,
               (unsigned long long)errors, (unsigned long long)t->refused,
               (unsigned long long)o->seed);

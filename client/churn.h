@@ -58,6 +58,14 @@ typedef struct churn_sample {
     uint32_t objects;
 } churn_sample;
 
+/* Live objects of the world profile's classes at one /metrics scrape
+ * (reap_world_objects_by_class), for the report's objects-by-class chart. */
+enum { CHURN_CLASSES_MAX = 8, CHURN_CLASS_NAME_MAX = 40 };
+typedef struct churn_class_sample {
+    double t;
+    double count[CHURN_CLASSES_MAX];   /* by churn_timeline.classes; -1: not in that scrape */
+} churn_class_sample;
+
 typedef struct churn_timeline {
     char server[300];           /* HOST:PORT */
     char world[64];             /* "" = the server's first world */
@@ -73,7 +81,17 @@ typedef struct churn_timeline {
     uint32_t n_gc, cap_gc;
     churn_sample *samples;      /* owned: every stats reply, for a finer objects line */
     uint32_t n_samples, cap_samples;
+    char classes[CHURN_CLASSES_MAX][CHURN_CLASS_NAME_MAX]; /* in the order first seen */
+    uint32_t n_classes;
+    churn_class_sample *class_samples; /* owned: one per scrape that had any */
+    uint32_t n_class_samples, cap_class_samples;
 } churn_timeline;
+
+/* Records the reap_world_objects_by_class{class="..."} samples of one scrape at time t (the
+ * first CHURN_CLASSES_MAX classes seen). keys and values are n parallel entries. False on
+ * allocation failure (the sample is dropped). */
+bool churn_timeline_add_classes(churn_timeline *tl, double t, const char *const *keys,
+                                const double *values, uint32_t n);
 
 /* Metadata is left zeroed for the caller to fill. */
 void churn_timeline_init(churn_timeline *tl);

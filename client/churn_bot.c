@@ -16,6 +16,7 @@
  * once, and is not counted as a bot's error.
  */
 #include "churn_internal.h"
+#include "client_vec.h"
 #include "reap_wire.h"
 
 #include <math.h>
@@ -241,7 +242,7 @@ static void churn_bot_connect(churn *c, churn_bot *b, double now)
     b->deadline = now + c->opts->timeout;
     b->connect_at = now;
     b->player_id = 0;
-    b->acked = b->replicated = 0;
+    b->acked = b->replicated = b->expected = b->n_awaited = 0;
     b->snapshot_done = b->snapshot_late = false;
     b->ping_nonce = 0;
     client_mirror_clear(&b->mirror);
@@ -276,36 +277,62 @@ static void churn_bot_hold(churn *c, churn_bot *b, double now)
     b->next_projectile_at = st->projectile_hz > 0 ? now + 1.0 / st->projectile_hz : 0;
 }
 
-static bool churn_bot_request_spawn(churn *c, churn_bot *b, Reap__ActorClass cls, uint32_t n)
+static bool churn_bot_request_spawn(churn *c, churn_bot *b, Reap__ActorClass cls,
+                                    const char *archetype, uint32_t n)
 {
     Reap__Envelope env = REAP__ENVELOPE__INIT;
     Reap__SpawnRequest req = REAP__SPAWN_REQUEST__INIT;
 
     req.actor_class = cls;
     req.count = n;
+    if (archetype != NULL)
+        req.archetype = (char *)archetype;
     env.body_case = REAP__ENVELOPE__BODY_SPAWN_REQUEST;
     env.spawn_request = &req;
     return churn_send(c, b, MSG_CHANNEL_CONTROL, CHURN_SEQ_OTHER, &env);
 }
 
+/* Actors a visit of b's stage spawns: the mix's, or its props. */
+static uint32_t churn_bot_want(churn *c, const churn_bot *b)
+{
+    const client_stage *st = churn_bot_stage(c, b);
+
+    return st->mix.n > 0 ? client_spawn_mix_total(&st->mix) : st->spawn;
+}
+
+/* Sends want (of one archetype, or props when name is NULL) in requests of at most
+ * CHURN_SPAWN_BATCH. */
+static bool churn_bot_request_batches(churn *c, churn_bot *b, const char *name, uint32_t want)
+{
+    for (uint32_t requested = 0; requested < want;) {
+        uint32_t n = want - requested < CHURN_SPAWN_BATCH ? want - requested : CHURN_SPAWN_BATCH;
+
+        if (!churn_bot_request_spawn(c, b, name != NULL ? 0 : REAP__ACTOR_CLASS__ACTOR_CLASS_PROP,
+                                     name, n))
+            return false;
+        requested += n;
+    }
+    return true;
+}
+
 static void churn_bot_spawn(churn *c, churn_bot *b, double now)
 {
-    uint32_t want = churn_bot_stage(c, b)->spawn;
+    const client_stage *st = churn_bot_stage(c, b);
+    bool sent = true;
 
     b->state = CHURN_BOT_SPAWNING;
     b->deadline = now + c->opts->timeout;
     b->spawn_at = now;
-    for (uint32_t requested = 0; requested < want;) {
-        uint32_t n = want - requested < CHURN_SPAWN_BATCH ? want - requested : CHURN_SPAWN_BATCH;
-
-        if (!churn_bot_request_spawn(c, b, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP, n)) {
-            churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: cannot send a spawn request", b->name);
-            churn_bot_abort(c, b, now);
-            return;
-        }
-        requested += n;
+    if (st->mix.n == 0)
+        sent = churn_bot_request_batches(c, b, NULL, st->spawn);
+    for (uint32_t i = 0; sent && i < st->mix.n; i++)
+        sent = churn_bot_request_batches(c, b, st->mix.name[i], st->mix.count[i]);
+    if (!sent) {
+        churn_count_error(c, CHURN_ERR_TIMEOUT, "%s: cannot send a spawn request", b->name);
+        churn_bot_abort(c, b, now);
+        return;
     }
-    if (want == 0)
+    if (churn_bot_want(c, b) == 0)
         churn_bot_hold(c, b, now);
 }
 
@@ -394,9 +421,9 @@ static void churn_bot_on_check(churn *c, churn_bot *b, const Reap__ReplicationCh
 
 static void churn_bot_check_spawned(churn *c, churn_bot *b, double now)
 {
-    uint32_t want = churn_bot_stage(c, b)->spawn;
+    uint32_t want = churn_bot_want(c, b);
 
-    if (b->state == CHURN_BOT_SPAWNING && b->acked >= want && b->replicated >= want) {
+    if (b->state == CHURN_BOT_SPAWNING && b->acked >= want && b->replicated >= b->expected) {
         churn_record(c, CHURN_LAT_SPAWN_REPL, now - b->spawn_at);
         churn_bot_hold(c, b, now);
     }
@@ -453,7 +480,7 @@ static void churn_bot_projectile(churn *c, churn_bot *b, double now)
 
     if (hz <= 0 || b->state != CHURN_BOT_HOLDING || now < b->next_projectile_at)
         return;
-    churn_bot_request_spawn(c, b, REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE, 1);
+    churn_bot_request_spawn(c, b, REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE, NULL, 1);
     b->next_projectile_at += 1.0 / hz;
     if (b->next_projectile_at < now)
         b->next_projectile_at = now + 1.0 / hz;
@@ -580,6 +607,35 @@ static void churn_bot_on_error(churn *c, churn_bot *b, const Reap__Error *e, dou
         churn_bot_abort(c, b, now);
 }
 
+/* An actor of b's spawns replicated as something other than what b asked for. */
+static void churn_bot_wrong_kind(churn *c, churn_bot *b, uint64_t net_id, uint32_t cls,
+                                 uint32_t archetype, const churn_awaited *want)
+{
+    churn_count_error(c, CHURN_ERR_MISMATCH, "%s: actor %llu replicated as the wrong kind",
+                      b->name, (unsigned long long)net_id);
+    if (c->first_mismatch[0] == '\0')
+        snprintf(c->first_mismatch, sizeof c->first_mismatch, "%s (player %u): actor %llu was "
+                 "spawned as class %u archetype %u but replicated as class %u archetype %u",
+                 b->name, b->player_id, (unsigned long long)net_id, want->actor_class,
+                 want->archetype, cls, archetype);
+}
+
+churn_awaited churn_mix_expected(const client_spawn_mix *m, const uint32_t *mix_class,
+                                 const uint32_t *mix_number, uint32_t k)
+{
+    churn_awaited w = { 0, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP, 0 };
+
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (k < m->count[i]) {
+            w.actor_class = mix_class[i];
+            w.archetype = mix_number[i];
+            break;
+        }
+        k -= m->count[i];
+    }
+    return w;
+}
+
 static void churn_bot_on_spawns(churn *c, churn_bot *b, const Reap__ActorSpawn *s, double now)
 {
     wire_reader r;
@@ -588,9 +644,21 @@ static void churn_bot_on_spawns(churn *c, churn_bot *b, const Reap__ActorSpawn *
     wire_reader_init(&r, s->records.data, s->records.len, s->count);
     while (wire_next_spawn(&r, &a)) {
         client_mirror_put(&b->mirror, a.net_id, a.actor_class, a.owner_player_id);
-        if (a.actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROP &&
-            a.owner_player_id == b->player_id && b->player_id != 0)
-            b->replicated++;
+        if (a.archetype != 0)
+            client_mirror_set_archetype(&b->mirror, a.net_id, a.archetype);
+        if (a.owner_player_id != b->player_id || b->player_id == 0)
+            continue;
+        for (uint32_t i = 0; i < b->n_awaited; i++) {
+            if (b->awaited[i].net_id == a.net_id) {
+                churn_awaited want = b->awaited[i];
+
+                b->awaited[i] = b->awaited[--b->n_awaited];
+                b->replicated++;
+                if (a.actor_class != want.actor_class || a.archetype != want.archetype)
+                    churn_bot_wrong_kind(c, b, a.net_id, a.actor_class, a.archetype, &want);
+                break;
+            }
+        }
     }
     if (!wire_reader_ok(&r))
         c->undecodable++; /* the records read before the fault are kept */
@@ -604,11 +672,50 @@ static void churn_bot_on_destroys(churn *c, churn_bot *b, const Reap__ActorDestr
             c->totals->unknown_destroys++;
 }
 
+/* Whether the server has every archetype the visit's spawn mix names; if not the run ends,
+ * naming the first unknown one and what the server has. */
+static bool churn_mix_known(churn *c, churn_bot *b, const Reap__Welcome *w)
+{
+    const client_spawn_mix *m = &churn_bot_stage(c, b)->mix;
+
+    for (uint32_t i = 0; i < m->n; i++) {
+        bool found = true;
+        char have[240];
+        size_t n = 0;
+
+        b->mix_number[i] = 0;
+        if (strcmp(m->name[i], "Prop") == 0)
+            b->mix_class[i] = REAP__ACTOR_CLASS__ACTOR_CLASS_PROP;
+        else if (strcmp(m->name[i], "Projectile") == 0)
+            b->mix_class[i] = REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE;
+        else
+            found = false;
+        for (size_t k = 0; !found && k < w->n_archetypes; k++) {
+            found = strcmp(w->archetypes[k], m->name[i]) == 0;
+            b->mix_class[i] = WIRE_CLASS_ARCHETYPE;
+            b->mix_number[i] = (uint32_t)k + 1;
+        }
+        if (found)
+            continue;
+        have[0] = '\0';
+        for (size_t k = 0; k < w->n_archetypes && n + 40 < sizeof have; k++)
+            n += (size_t)snprintf(have + n, sizeof have - n, "%s, ", w->archetypes[k]);
+        snprintf(c->first_error, sizeof c->first_error, "the spawn mix names '%.31s', which the "
+                 "server's world profile does not have (it has: %.239sProp, Projectile)",
+                 m->name[i], have);
+        c->fatal = true;
+        return false;
+    }
+    return true;
+}
+
 static void churn_on_message(churn *c, churn_bot *b, const Reap__Envelope *env, double now)
 {
     switch (env->body_case) {
     case REAP__ENVELOPE__BODY_WELCOME:
         if (b->state != CHURN_BOT_HELLO)
+            break;
+        if (!churn_mix_known(c, b, env->welcome))
             break;
         churn_record(c, CHURN_LAT_WELCOME, now - b->hello_at);
         b->joined = true;
@@ -623,13 +730,35 @@ static void churn_on_message(churn *c, churn_bot *b, const Reap__Envelope *env, 
         break;
     case REAP__ENVELOPE__BODY_SPAWN_ACK: {
         /* Acks come in request order: the visit's props first, then projectiles. */
-        uint32_t want = churn_bot_stage(c, b)->spawn, n = env->spawn_ack->count;
+        const Reap__SpawnAck *ack = env->spawn_ack;
+        uint32_t want = churn_bot_want(c, b), n = ack->count;
         uint32_t props = b->acked >= want ? 0 : want - b->acked < n ? want - b->acked : n;
 
         c->second.spawned += n;
         c->totals->projectiles += n - props;
         if (props == 0)
             break;
+        /* The ones that replicate: already in the mirror (channel 1 may overtake channel 0),
+         * or awaited. One request is of one kind: that of the visit's actor number acked. */
+        churn_awaited want_kind = churn_mix_expected(&churn_bot_stage(c, b)->mix, b->mix_class,
+                                                     b->mix_number, b->acked);
+        for (size_t i = 0; i < ack->n_net_ids; i++) {
+            const client_mirror_entry *e = client_mirror_get(&b->mirror, ack->net_ids[i]);
+
+            b->expected++;
+            want_kind.net_id = ack->net_ids[i];
+            if (e != NULL) {
+                b->replicated++;
+                if (e->actor_class != want_kind.actor_class ||
+                    e->archetype != want_kind.archetype)
+                    churn_bot_wrong_kind(c, b, e->net_id, e->actor_class, e->archetype,
+                                         &want_kind);
+            } else if (CLIENT_VEC_RESERVE(b->awaited, b->awaited_cap, b->n_awaited + 1, 16)) {
+                b->awaited[b->n_awaited++] = want_kind;
+            } else {
+                b->replicated++; /* out of memory: stop waiting for it rather than hang */
+            }
+        }
         c->totals->spawned += props;
         b->acked += props;
         if (b->acked >= want)

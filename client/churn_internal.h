@@ -322,6 +322,18 @@ typedef enum churn_seq_kind {
     CHURN_SEQ_OTHER = 0, CHURN_SEQ_MOVE, CHURN_SEQ_CHECK, CHURN_SEQ_PING,
 } churn_seq_kind;
 
+/* An acknowledged actor a bot waits to see replicated, and what it must arrive as. */
+typedef struct churn_awaited {
+    uint64_t net_id;
+    uint32_t actor_class, archetype;
+} churn_awaited;
+
+/* What a visit's actor number k (0-based, in request order) must replicate as, for a mix
+ * whose entries replicate as mix_class[i] / mix_number[i] (what the Welcome made of them);
+ * a visit without a mix spawns props. net_id is left 0. */
+churn_awaited churn_mix_expected(const client_spawn_mix *m, const uint32_t *mix_class,
+                                 const uint32_t *mix_number, uint32_t k);
+
 typedef struct churn_bot {
     uint32_t index;
     churn_bot_state state;
@@ -346,8 +358,14 @@ typedef struct churn_bot {
     double ping_at;
     uint64_t ping_nonce;  /* 0: none outstanding */
     uint32_t player_id;
-    uint32_t acked;       /* props acknowledged this visit */
-    uint32_t replicated;  /* own props replicated back this visit */
+    uint32_t acked;       /* props (or the mix's actors) acknowledged this visit */
+    uint32_t replicated;  /* acknowledged ones that replicate, replicated back this visit */
+    uint32_t expected;    /* acknowledged ones that replicate (SpawnAck.net_ids) */
+    churn_awaited *awaited; /* those of them not replicated back yet */
+    uint32_t n_awaited, awaited_cap;
+    /* What a spawn of each mix entry must replicate as (Welcome.archetypes numbers them):
+     * class PROP or ARCHETYPE, and for ARCHETYPE the archetype's number. */
+    uint32_t mix_class[CLIENT_MIX_MAX], mix_number[CLIENT_MIX_MAX];
     uint32_t input_seq;
     double heading, speed;
     client_mirror mirror; /* what the server replicated to this bot, by net id */

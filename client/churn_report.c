@@ -358,6 +358,9 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
                     client_disconnect_name(st->leave));
             client_impair_format(&st->impair, impair, sizeof impair);
             churn_json_string(f, impair);
+            fputs(", \"spawn_mix\": ", f);
+            client_spawn_mix_format(&st->mix, impair, sizeof impair);
+            churn_json_string(f, impair);
             fputs("}", f);
         }
         fputs("\n  ],\n", f);
@@ -502,7 +505,23 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     fputs("],\n  \"object_samples\": [", f);
     for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_samples; i++)
         fprintf(f, "%s[%.6f, %u]", i ? ", " : "", r->tl->samples[i].t, r->tl->samples[i].objects);
-    fputs("]\n}\n", f);
+    /* Live objects of the world profile's classes, one row per /metrics scrape: [t, count of
+     * classes[0], ...], -1 where a scrape lacked a class. */
+    fputs("],\n  \"objects_by_class\": {\"classes\": [", f);
+    for (uint32_t k = 0; r->tl != NULL && k < r->tl->n_classes; k++) {
+        fputs(k ? ", " : "", f);
+        churn_json_string(f, r->tl->classes[k]);
+    }
+    fputs("], \"samples\": [", f);
+    for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_class_samples; i++) {
+        const churn_class_sample *cs = &r->tl->class_samples[i];
+
+        fprintf(f, "%s[%.3f", i ? ", " : "", cs->t);
+        for (uint32_t k = 0; k < r->tl->n_classes; k++)
+            fprintf(f, ", %.0f", cs->count[k]);
+        fputs("]", f);
+    }
+    fputs("]}\n}\n", f);
     fflush(f);
     return !ferror(f);
 }

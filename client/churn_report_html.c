@@ -85,6 +85,32 @@ static void chart_gc(FILE *f, chart *ch, const churn_timeline *tl)
     chart_free(ch);
 }
 
+/* The world profile's classes over time (only when the server has a profile). */
+static void html_classes_chart(FILE *f, const churn_timeline *tl)
+{
+    static const char *const colors[CHURN_CLASSES_MAX] = {
+        "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+    };
+    chart ch = { "Live objects by class (world profile; /metrics once a second)",
+                 "seconds since the start", "objects", { { 0 } }, 0, tl->gc_times, tl->n_gc,
+                 false, "no class counts sampled" };
+
+    if (tl->n_classes == 0)
+        return;
+    for (uint32_t k = 0; k < tl->n_classes && k < CHART_SERIES_MAX; k++) {
+        ch.s[k].name = tl->classes[k];
+        ch.s[k].color = colors[k];
+        ch.ns++;
+    }
+    if (chart_series_alloc(&ch, tl->n_class_samples))
+        for (uint32_t i = 0; i < tl->n_class_samples; i++)
+            for (int k = 0; k < ch.ns; k++)
+                chart_add(&ch.s[k], tl->n_class_samples, tl->class_samples[i].t,
+                          tl->class_samples[i].count[k]);
+    chart_draw(f, &ch);
+    chart_free(&ch);
+}
+
 static void html_objects_chart(FILE *f, const churn_timeline *tl)
 {
     chart ch = { "Server objects (StatsReply samples, collections as dashed purple lines)",
@@ -312,6 +338,7 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
         chart_rows(f, &bots, tl, row_bots);
         chart_rows(f, &rates, tl, row_rates);
         html_objects_chart(f, tl);
+        html_classes_chart(f, tl);
         chart_rows(f, &tick, tl, row_tick);
         chart_gc(f, &gc, tl);
         chart_rows(f, &gen, tl, row_generator);

@@ -287,6 +287,41 @@ bool churn_report_load(churn_report *r, churn_timeline *tl, client_threshold *th
                                                (uint32_t)json_integer_value(
                                                    json_array_get(item, 1))))
             load_fail(&c, "out of memory");
+    v = json_object_get(json_object_get(root, "objects_by_class"), "classes");
+    {
+        const char *keys[CHURN_CLASSES_MAX];
+        char names[CHURN_CLASSES_MAX][CHURN_CLASS_NAME_MAX + 40];
+        double values[CHURN_CLASSES_MAX];
+        uint32_t nk = 0;
+        json_t *samples = json_object_get(json_object_get(root, "objects_by_class"),
+                                          "samples");
+
+        json_array_foreach(v, i, item) {
+            const char *name = json_string_value(item);
+            if (name == NULL || nk >= CHURN_CLASSES_MAX)
+                break;
+            snprintf(names[nk], sizeof names[nk], "reap_world_objects_by_class{class=\"%s\"}",
+                     name);
+            keys[nk] = names[nk];
+            nk++;
+        }
+        json_array_foreach(samples, i, item) {
+            uint32_t m = 0;
+
+            for (uint32_t k = 0; k < nk; k++) {
+                json_t *x = json_array_get(item, k + 1);
+                if (x != NULL && json_number_value(x) >= 0) {
+                    keys[m] = names[k];
+                    values[m++] = json_number_value(x);
+                }
+            }
+            if (c.ok && !churn_timeline_add_classes(tl, json_number_value(json_array_get(item, 0)),
+                                                    keys, values, m))
+                load_fail(&c, "out of memory");
+            for (uint32_t k = 0; k < nk; k++)
+                keys[k] = names[k];
+        }
+    }
     /* The run's own thresholds: merge judges the merged figures by them too. */
     v = json_object_get(root, "thresholds");
     json_array_foreach(v, i, item) {

@@ -23,6 +23,9 @@ void churn_timeline_free(churn_timeline *tl)
     free(tl->rows);
     free(tl->gc_times);
     free(tl->samples);
+    free(tl->class_samples);
+    tl->class_samples = NULL;
+    tl->n_classes = tl->n_class_samples = tl->cap_class_samples = 0;
     tl->rows = NULL;
     tl->gc_times = NULL;
     tl->samples = NULL;
@@ -511,4 +514,48 @@ bool churn_timeline_save(const churn_timeline *tl, const char *dir, char *err, s
            churn_write_file(dir, "timeline.csv", churn_csv_writer, tl, err, err_size) &&
            churn_write_file(dir, "churn.json", churn_json_writer, tl, err, err_size) &&
            churn_write_file(dir, "churn.svg", churn_svg_writer, tl, err, err_size);
+}
+
+bool churn_timeline_add_classes(churn_timeline *tl, double t, const char *const *keys,
+                                const double *values, uint32_t n)
+{
+    static const char prefix[] = "reap_world_objects_by_class{class=\"";
+    churn_class_sample cs;
+    bool any = false;
+
+    cs.t = t;
+    for (uint32_t k = 0; k < CHURN_CLASSES_MAX; k++)
+        cs.count[k] = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = keys[i], *end;
+        size_t len;
+        uint32_t k;
+
+        if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+            continue;
+        name += sizeof prefix - 1;
+        end = strchr(name, '"');
+        len = end != NULL ? (size_t)(end - name) : 0;
+        if (len == 0 || len >= CHURN_CLASS_NAME_MAX)
+            continue;
+        for (k = 0; k < tl->n_classes; k++)
+            if (strlen(tl->classes[k]) == len && memcmp(tl->classes[k], name, len) == 0)
+                break;
+        if (k == tl->n_classes) {
+            if (k >= CHURN_CLASSES_MAX)
+                continue;
+            memcpy(tl->classes[k], name, len);
+            tl->classes[k][len] = '\0';
+            tl->n_classes++;
+        }
+        cs.count[k] = values[i];
+        any = true;
+    }
+    if (!any)
+        return true;
+    if (!CLIENT_VEC_RESERVE(tl->class_samples, tl->cap_class_samples, tl->n_class_samples + 1,
+                            64))
+        return false;
+    tl->class_samples[tl->n_class_samples++] = cs;
+    return true;
 }

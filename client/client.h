@@ -65,6 +65,23 @@ bool client_impair_parse(const char *text, client_impair *out, char *err, size_t
 void client_impair_format(const client_impair *im, char *buf, size_t size);
 bool client_impair_active(const client_impair *im);
 
+/* What a visit spawns when it is not `spawn` props: archetypes of the server's world profile
+ * by name, with a count each ("Weapon:2,Inventory:1"). */
+enum { CLIENT_MIX_MAX = 8, CLIENT_MIX_NAME_MAX = 32, CLIENT_MIX_COUNT_MAX = 1000 };
+typedef struct client_spawn_mix {
+    char name[CLIENT_MIX_MAX][CLIENT_MIX_NAME_MAX];
+    uint32_t count[CLIENT_MIX_MAX];
+    uint32_t n;                     /* 0: none (spawn props) */
+} client_spawn_mix;
+
+/* Parses "NAME:N,NAME:N..." (names of letters, digits and _, N in [1, 1000], at most 8
+ * entries, no name twice) or "none"; false with err naming the bad part. */
+bool client_spawn_mix_parse(const char *text, client_spawn_mix *out, char *err,
+                            size_t err_size);
+uint32_t client_spawn_mix_total(const client_spawn_mix *m);
+/* "Weapon:2,Inventory:1" ("none" when empty). */
+void client_spawn_mix_format(const client_spawn_mix *m, char *buf, size_t size);
+
 /* One stage of a churn run: for `duration` seconds the number of bots taking part goes
  * linearly from bots_from to bots_to (equal: a plateau; bots_to 0: everyone leaves at once),
  * and each visit behaves as the rest says. */
@@ -73,6 +90,7 @@ typedef struct client_stage {
     double duration;
     uint32_t bots_from, bots_to;
     uint32_t spawn;                 /* props per visit */
+    client_spawn_mix mix;           /* n > 0: a visit spawns these instead of `spawn` props */
     double move_hz;                 /* MoveInputs per second per bot (0: none) */
     double projectile_hz;           /* projectiles spawned per second per bot (0: none) */
     double hold;                    /* a visit holds U(0.5, 1.5) x hold seconds */
@@ -115,6 +133,7 @@ typedef struct client_options {
     bool seed_set;            /* false: the seed comes from the clock */
     bool leak_check;          /* after the run: collect and list what outlived it (--admin) */
     bool spawn_set, hold_set; /* churn has its own defaults for these */
+    client_spawn_mix spawn_mix; /* --spawn-mix */
     bool move_hz_set;
     char scenario_name[64];   /* "" = from the command line */
     char scenario_path[512];
@@ -191,6 +210,7 @@ typedef struct client_mirror_entry {
     uint64_t net_id;          /* 0 = empty */
     uint32_t actor_class;
     uint32_t owner_player_id;
+    uint32_t archetype;       /* class ARCHETYPE: 1 + its index in Welcome.archetypes; else 0 */
 } client_mirror_entry;
 
 typedef struct client_mirror {
@@ -208,6 +228,8 @@ bool client_mirror_put(client_mirror *m, uint64_t net_id, uint32_t actor_class,
                        uint32_t owner_player_id);
 /* False (and nothing changes) when net_id is not there: a destroy for an unknown actor. */
 bool client_mirror_remove(client_mirror *m, uint64_t net_id);
+/* Records which archetype an entry already there is of; false when net_id is not there. */
+bool client_mirror_set_archetype(client_mirror *m, uint64_t net_id, uint32_t archetype);
 const client_mirror_entry *client_mirror_get(const client_mirror *m, uint64_t net_id);
 /* Empties the mirror, keeping its memory. */
 void client_mirror_clear(client_mirror *m);

@@ -94,6 +94,20 @@ bool client_mirror_put(client_mirror *m, uint64_t net_id, uint32_t actor_class,
     e->net_id = net_id;
     e->actor_class = actor_class;
     e->owner_player_id = owner_player_id;
+    e->archetype = 0;
+    return true;
+}
+
+bool client_mirror_set_archetype(client_mirror *m, uint64_t net_id, uint32_t archetype)
+{
+    client_mirror_entry *e;
+
+    if (net_id == 0 || m->capacity == 0)
+        return false;
+    e = client_mirror_find_slot(m, net_id);
+    if (e->net_id != net_id)
+        return false;
+    e->archetype = archetype;
     return true;
 }
 

@@ -31,6 +31,10 @@ static const char client_usage[] =
     "  --world NAME                 world to join (default: the server's first world)\n"
     "  --name NAME                  player name (default: reap-client; bots are bot-1..bot-N)\n"
     "  --spawn N                    props to spawn (default 0; with --bots 10 per visit)\n"
+    "  --spawn-mix NAME:N,...       with --bots or --scenario: each visit spawns these\n"
+    "                               archetypes of the server's world profile instead of\n"
+    "                               props (e.g. Weapon:2,Inventory:1; Prop and Projectile\n"
+    "                               are always there)\n"
     "  --hold SECONDS               stay connected this long after spawning (default 0; with\n"
     "                               --bots 10, each visit drawing from [0.5, 1.5] times it)\n"
     "  --disconnect MODE            how to leave: graceful (a goodbye) or abrupt (drop\n"
@@ -261,7 +265,7 @@ enum {
     OPT_SERVER = 256, OPT_WORLD, OPT_NAME, OPT_SPAWN, OPT_HOLD, OPT_DISCONNECT, OPT_TIMEOUT,
     OPT_QUIET, OPT_BOTS, OPT_DURATION, OPT_MOVE_RATE, OPT_PROJECTILE_RATE, OPT_SCENARIO,
     OPT_THRESHOLD, OPT_ADMIN, OPT_ADMIN_TOKEN, OPT_LEAK_CHECK, OPT_SHARD, OPT_IMPAIR, OPT_PROCS,
-    OPT_OUT, OPT_JUNIT, OPT_SEED, OPT_PROGRESS, OPT_NO_PROGRESS,
+    OPT_OUT, OPT_JUNIT, OPT_SEED, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPAWN_MIX,
 };
 
 static const struct option client_long_options[] = {
@@ -270,6 +274,7 @@ static const struct option client_long_options[] = {
     { "name", required_argument, NULL, OPT_NAME },
     { "spawn", required_argument, NULL, OPT_SPAWN },
     { "hold", required_argument, NULL, OPT_HOLD },
+    { "spawn-mix", required_argument, NULL, OPT_SPAWN_MIX },
     { "disconnect", required_argument, NULL, OPT_DISCONNECT },
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
     { "quiet", no_argument, NULL, OPT_QUIET },
@@ -410,6 +415,14 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
             }
             opts->spawn = (uint32_t)n;
             opts->spawn_set = true;
+        } else if (val == OPT_SPAWN_MIX) {
+            char why[200];
+
+            if (!client_spawn_mix_parse(value, &opts->spawn_mix, why, sizeof why)) {
+                snprintf(err, err_size, "bad value '%s' for --spawn-mix: %s", value, why);
+                return CLIENT_OPTIONS_ERROR;
+            }
+            churn_flag = "--spawn-mix";
         } else if (val == OPT_HOLD || val == OPT_TIMEOUT) {
             double *dst = flag[2] == 'h' ? &opts->hold : &opts->timeout;
             if (!client_parse_seconds(value, 86400, dst) ||
@@ -548,6 +561,11 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         snprintf(err, err_size, "--procs conflicts with --shard: --procs runs the shards itself");
         return CLIENT_OPTIONS_ERROR;
     }
+    if (opts->spawn_mix.n > 0 && opts->spawn_set) {
+        snprintf(err, err_size, "--spawn conflicts with --spawn-mix: a visit spawns the mix "
+                 "(name Prop in it for props)");
+        return CLIENT_OPTIONS_ERROR;
+    }
     if (opts->scenario_path[0] != '\0')
         return client_options_scenario(opts, have_server, err, err_size);
     if (!have_server) {
@@ -582,6 +600,7 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         st->hold = opts->hold;
         st->leave = opts->disconnect;
         st->impair = opts->impair;
+        st->mix = opts->spawn_mix;
         opts->n_stages = 1;
     }
     return client_options_check_leaks(opts, err, err_size);

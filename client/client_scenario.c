@@ -117,6 +117,7 @@ static int scenario_section(scenario_ctx *ctx, const char *section)
         st->hold = CLIENT_CHURN_HOLD_DEFAULT;
         st->leave = CLIENT_DISCONNECT_MIXED;
         st->impair = o->impair; /* --impair, unless a stage says otherwise */
+        st->mix = o->spawn_mix; /* --spawn-mix, unless a stage says otherwise */
     }
     st->duration = 0;
     snprintf(st->name, sizeof st->name, "%s",
@@ -150,6 +151,15 @@ static int scenario_stage_key(scenario_ctx *ctx, client_stage *st, const char *k
         if (!scenario_number(value, 0, 100000, &v) || v != floor(v))
             return scenario_fail(ctx, key, value, "an integer in [0, 100000]");
         st->spawn = (uint32_t)v;
+    } else if (strcmp(key, "spawn_mix") == 0) {
+        char why[200];
+        if (!client_spawn_mix_parse(value, &st->mix, why, sizeof why)) {
+            if (!ctx->failed)
+                snprintf(ctx->err, ctx->err_size, "bad value '%s' for spawn_mix: %s", value,
+                         why);
+            ctx->failed = true;
+            return 0;
+        }
     } else if (strcmp(key, "moves") == 0) {
         if (!scenario_number(value, 0, CLIENT_MOVE_HZ_MAX, &st->move_hz))
             return scenario_fail(ctx, key, value, "a rate per second in [0, 60]");
@@ -170,7 +180,8 @@ static int scenario_stage_key(scenario_ctx *ctx, client_stage *st, const char *k
     } else {
         if (!ctx->failed)
             snprintf(ctx->err, ctx->err_size, "unknown key '%s' in a stage (known: "
-                     "duration, bots, ramp, spawn, moves, projectiles, hold, leave, impair)",
+                     "duration, bots, ramp, spawn, spawn_mix, moves, projectiles, hold, leave, "
+                     "impair)",
                      key);
         ctx->failed = true;
         return 0;
@@ -489,4 +500,108 @@ bool client_threshold_check(const client_threshold *t, double value)
     case CLIENT_CMP_NE: return value != t->value;
     }
     return false;
+}
+
+static bool mix_name_ok(const char *s, size_t len)
+{
+    if (len == 0 || len >= CLIENT_MIX_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return false;
+    return true;
+}
+
+bool client_spawn_mix_parse(const char *text, client_spawn_mix *out, char *err,
+                            size_t err_size)
+{
+    client_spawn_mix m;
+    const char *p = text;
+
+    memset(&m, 0, sizeof m);
+    while (*p == ' ')
+        p++;
+    if (strcmp(p, "none") == 0 || *p == '\0') {
+        *out = m;
+        return true;
+    }
+    while (*p != '\0') {
+        const char *end = strchr(p, ','), *colon;
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        char term[80], *num_end;
+        unsigned long n;
+
+        while (len > 0 && *p == ' ')
+            p++, len--;
+        while (len > 0 && p[len - 1] == ' ')
+            len--;
+        snprintf(term, sizeof term, "%.*s", (int)(len < 60 ? len : 60), p);
+        colon = memchr(p, ':', len);
+        if (colon == NULL || !mix_name_ok(p, (size_t)(colon - p))) {
+            snprintf(err, err_size, "bad spawn mix entry '%s': expected NAME:N (an archetype's "
+                     "name, 1-%d letters, digits or _, and a count)", term,
+                     CLIENT_MIX_NAME_MAX - 1);
+            return false;
+        }
+        errno = 0;
+        n = colon + 1 < p + len && colon[1] >= '0' && colon[1] <= '9'
+                ? strtoul(colon + 1, &num_end, 10) : 0;
+        if (n < 1 || n > CLIENT_MIX_COUNT_MAX || errno != 0 || num_end != p + len) {
+            snprintf(err, err_size, "bad spawn mix entry '%s': the count must be an integer in "
+                     "[1, %d]", term, CLIENT_MIX_COUNT_MAX);
+            return false;
+        }
+        for (uint32_t i = 0; i < m.n; i++)
+            if (strlen(m.name[i]) == (size_t)(colon - p) &&
+                memcmp(m.name[i], p, (size_t)(colon - p)) == 0) {
+                snprintf(err, err_size, "bad spawn mix: '%.*s' is named twice", (int)(colon - p),
+                         p);
+                return false;
+            }
+        if (m.n >= CLIENT_MIX_MAX) {
+            snprintf(err, err_size, "bad spawn mix: more than %d archetypes", CLIENT_MIX_MAX);
+            return false;
+        }
+        snprintf(m.name[m.n], sizeof m.name[m.n], "%.*s", (int)(colon - p), p);
+        m.count[m.n++] = (uint32_t)n;
+        if (end == NULL)
+            break;
+        p = end + 1;
+        if (*p == '\0') {
+            snprintf(err, err_size, "bad spawn mix: it ends with a comma");
+            return false;
+        }
+    }
+    *out = m;
+    return true;
+}
+
+uint32_t client_spawn_mix_total(const client_spawn_mix *m)
+{
+    uint32_t t = 0;
+
+    for (uint32_t i = 0; i < m->n; i++)
+        t += m->count[i];
+    return t;
+}
+
+void client_spawn_mix_format(const client_spawn_mix *m, char *buf, size_t size)
+{
+    size_t n = 0;
+
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    if (m->n == 0) {
+        snprintf(buf, size, "none");
+        return;
+    }
+    for (uint32_t i = 0; i < m->n && n < size; i++) {
+        int k = snprintf(buf + n, size - n, "%s%s:%u", i > 0 ? "," : "", m->name[i],
+                         m->count[i]);
+        if (k < 0)
+            break;
+        n += (size_t)k;
+    }
 }

@@ -71,12 +71,14 @@ static void wire_pos24(uint8_t *out, int32_t q)
     out[2] = (uint8_t)(u >> 16);
 }
 
-size_t wire_spawn_tail(uint8_t *out, uint32_t actor_class, uint32_t owner_player_id,
-                       uint32_t mover_slot, const int32_t q[3])
+size_t wire_spawn_tail(uint8_t *out, uint32_t actor_class, uint32_t archetype,
+                       uint32_t owner_player_id, uint32_t mover_slot, const int32_t q[3])
 {
     size_t n = 1;
 
     out[0] = (uint8_t)(actor_class & 0x0f);
+    if (actor_class == WIRE_CLASS_ARCHETYPE)
+        n += wire_varint(out + n, archetype);
     if (owner_player_id != 0) {
         out[0] |= WIRE_HEAD_OWNER;
         n += wire_varint(out + n, owner_player_id);
@@ -249,7 +251,7 @@ static bool wire_fail(wire_reader *r)
 
 bool wire_next_spawn(wire_reader *r, wire_actor *out)
 {
-    uint64_t dnet, dindex, owner = 0, slot = 0;
+    uint64_t dnet, dindex, owner = 0, slot = 0, archetype = 0;
     int64_t index;
     uint8_t head;
 
@@ -258,7 +260,10 @@ bool wire_next_spawn(wire_reader *r, wire_actor *out)
     if (!wire_read_varint(r, &dnet) || !wire_read_varint(r, &dindex) || r->p >= r->end)
         return wire_fail(r);
     head = *r->p++;
-    if ((head & 0x80) != 0 || (head & 0x0f) == 0)
+    if ((head & 0x80) != 0 || (head & 0x0f) == 0 || (head & 0x0f) > WIRE_CLASS_ARCHETYPE)
+        return wire_fail(r);
+    if ((head & 0x0f) == WIRE_CLASS_ARCHETYPE &&
+        (!wire_read_varint(r, &archetype) || archetype == 0 || archetype > UINT32_MAX))
         return wire_fail(r);
     if ((head & WIRE_HEAD_OWNER) && (!wire_read_varint(r, &owner) || owner > UINT32_MAX))
         return wire_fail(r);
@@ -275,6 +280,7 @@ bool wire_next_spawn(wire_reader *r, wire_actor *out)
     out->net_id = r->prev_net_id + (uint64_t)wire_unzigzag(dnet);
     out->index = (uint32_t)index;
     out->actor_class = head & 0x0f;
+    out->archetype = (uint32_t)archetype;
     out->owner_player_id = (uint32_t)owner;
     out->mover_slot = (uint32_t)slot;
     r->prev_net_id = out->net_id;

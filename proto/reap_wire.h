@@ -17,12 +17,14 @@
 
 enum {
     WIRE_POS_MAX = 8388607,       /* largest |q| of a pos24 coordinate */
-    WIRE_SPAWN_TAIL_MAX = 1 + 5 + 5 + 9, /* head, owner and slot varints (32-bit), 3 pos24 */
+    WIRE_SPAWN_TAIL_MAX = 1 + 5 + 5 + 5 + 9, /* head, archetype, owner and slot varints
+                                                  (32-bit), 3 pos24 */
     WIRE_UPDATE_TAIL_MAX = 9,     /* three pos24 */
     WIRE_SPAWN_MAX = 10 + 5 + WIRE_SPAWN_TAIL_MAX, /* one spawn record, ids included */
     WIRE_HEAD_OWNER = 0x10,
     WIRE_HEAD_Z = 0x20,
     WIRE_HEAD_SLOT = 0x40,
+    WIRE_CLASS_ARCHETYPE = 7,     /* ActorClass ARCHETYPE: an archetype number follows the head */
 };
 
 /* The default step: UE rounds replicated positions to a tenth of a unit. */
@@ -45,14 +47,17 @@ typedef struct wire_actor {
     uint32_t index;               /* spawn records only */
     uint32_t mover_slot;          /* update records; spawn records of moving actors (else 0) */
     uint32_t actor_class;         /* spawn records only */
+    uint32_t archetype;           /* spawn records of class WIRE_CLASS_ARCHETYPE: 1 + its index
+                                     in Welcome.archetypes; else 0 */
     uint32_t owner_player_id;     /* spawn records only */
     int32_t q[3];                 /* quantized x, y, z */
 } wire_actor;
 
-/* Encodes the shared part of a spawn record (head, owner, mover slot, position) into out
- * (WIRE_SPAWN_TAIL_MAX bytes); returns its length. mover_slot 0: the actor does not move. */
-size_t wire_spawn_tail(uint8_t *out, uint32_t actor_class, uint32_t owner_player_id,
-                       uint32_t mover_slot, const int32_t q[3]);
+/* Encodes the shared part of a spawn record (head, archetype, owner, mover slot, position) into
+ * out (WIRE_SPAWN_TAIL_MAX bytes); returns its length. mover_slot 0: the actor does not move.
+ * archetype (>= 1) is written only for actor_class WIRE_CLASS_ARCHETYPE. */
+size_t wire_spawn_tail(uint8_t *out, uint32_t actor_class, uint32_t archetype,
+                       uint32_t owner_player_id, uint32_t mover_slot, const int32_t q[3]);
 /* Encodes the shared part of an update record (the position) into out (WIRE_UPDATE_TAIL_MAX
  * bytes); returns its length. *out_has_z tells the writer to set z_flag. */
 size_t wire_update_tail(uint8_t *out, const int32_t q[3], bool *out_has_z);

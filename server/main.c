@@ -52,6 +52,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (engine_options_load_admin_token(&opts, err, sizeof err) != 0 ||
+        engine_options_load_world_profile(&opts, err, sizeof err) != 0 ||
         engine_options_check(&opts, err, sizeof err) != 0) {
         fprintf(stderr, "reap-server: %s\n", err);
         return 2;
@@ -66,10 +67,12 @@ int main(int argc, char **argv)
     if (engine_init(&e, uv_default_loop(), &opts, &cvars, err, sizeof err) != 0) {
         log_error("%s", err);
         uv_loop_close(uv_default_loop());
+        engine_options_free(&opts);
         return 1;
     }
     status = engine_run(&e);
     engine_close(&e);
+    engine_options_free(&opts);
     uv_loop_close(uv_default_loop());
     net_alloc_trim();
     return status;

@@ -141,6 +141,24 @@ void admin_metrics_render(engine *e, strbuf *out)
         strbuf_printf(out, "reap_world_actor_slots{world=\"%s\"} %u\n", e->worlds[i]->name,
                       world_actor_slots(e->worlds[i]));
 
+    if (e->env.n_archetypes > 0) {
+        uint32_t counts[2 * WORLD_PROFILE_ARCHETYPES_MAX];
+
+        /* One pass over the objects, only with a world profile (the default profile's classes
+         * are in reap_world_actors and `obj list`). */
+        world_archetype_census(&e->env, e->heap, counts);
+        metric_header(out, "reap_world_objects_by_class", "gauge",
+                      "Live objects of each world profile class (archetypes and their parts).");
+        for (uint32_t i = 0; i < e->env.n_archetypes; i++) {
+            const world_archetype *a = &e->env.archetypes[i];
+
+            strbuf_printf(out, "reap_world_objects_by_class{class=\"%s\"} %u\n",
+                          gc_class_name(a->cls), counts[2 * i]);
+            if (a->part_cls != NULL)
+                strbuf_printf(out, "reap_world_objects_by_class{class=\"%s\"} %u\n",
+                              gc_class_name(a->part_cls), counts[2 * i + 1]);
+        }
+    }
     stats_histogram_write(&e->tick_seconds, "reap_tick_seconds", "Work time of one frame.", out);
     metric_u64(out, "reap_frame", "gauge",
                "Deprecated (removed in the next release): use reap_frames_total.", e->frame);

@@ -44,6 +44,8 @@ typedef struct leak_class {
 
 typedef struct leak_scan {
     gc_heap *heap;
+    const world_env *env;            /* NULL: no world profile to consult */
+    uint32_t persistent;             /* of lifetime = persistent archetypes: not leaks */
     leak_mark *mark;                 /* marking: filled; since: compared against */
     bool failed;                     /* out of memory while marking */
     uint32_t found, other;
@@ -79,6 +81,10 @@ static void leak_since_cb(void *obj, void *userdata)
 
     if (w.index < s->mark->cap && s->mark->serials[w.index] == w.serial)
         return; /* alive at the mark */
+    if (s->env != NULL && world_object_is_persistent(s->env, s->heap, obj)) {
+        s->persistent++; /* it outlives its player by design */
+        return;
+    }
     s->found++;
     for (uint32_t i = 0; i < s->n_classes; i++)
         if (s->classes[i].cls == cls)
@@ -124,7 +130,8 @@ static console_status leak_mark_new(gc_heap *heap, strbuf *out)
     return CONSOLE_OK;
 }
 
-static console_status leak_report(gc_heap *heap, uint32_t id, strbuf *out)
+static console_status leak_report(gc_heap *heap, const world_env *env, uint32_t id,
+                                  strbuf *out)
 {
     leak_mark *m = &leak_marks[id % CONSOLE_LEAKS_MARKS];
     leak_scan *s;
@@ -140,10 +147,14 @@ static console_status leak_report(gc_heap *heap, uint32_t id, strbuf *out)
         return CONSOLE_E_FAILED;
     }
     s->heap = heap;
+    s->env = env;
     s->mark = m;
     gc_object_foreach(heap, leak_since_cb, s);
     strbuf_printf(out, "leaks since mark %u: %u objects created since the mark are still "
                   "alive\n", id, s->found);
+    if (s->persistent > 0)
+        strbuf_printf(out, "  (not counted: %u objects of lifetime = persistent archetypes, "
+                      "which outlive their players by design)\n", s->persistent);
     for (uint32_t i = 0; i < s->n_classes; i++) {
         const leak_class *lc = &s->classes[i];
         strbuf_printf(out, "  %-24s %u\n", gc_class_name(lc->cls), lc->count);
@@ -165,7 +176,8 @@ static console_status leak_report(gc_heap *heap, uint32_t id, strbuf *out)
     return CONSOLE_OK;
 }
 
-console_status console_leaks_run(gc_heap *heap, int argc, char **argv, strbuf *out)
+static console_status leak_run(gc_heap *heap, const world_env *env, int argc, char **argv,
+                               strbuf *out)
 {
     char *end;
     unsigned long id;
@@ -176,13 +188,18 @@ console_status console_leaks_run(gc_heap *heap, int argc, char **argv, strbuf *o
         id = strtoul(argv[0] + 6, &end, 10);
         if (argv[0][6] >= '0' && argv[0][6] <= '9' && *end == '\0' && id > 0 &&
             id < UINT32_MAX)
-            return leak_report(heap, (uint32_t)id, out);
+            return leak_report(heap, env, (uint32_t)id, out);
     }
     strbuf_puts(out, "usage: gc leaks mark | gc leaks since=MARK\n");
     return CONSOLE_E_USAGE;
 }
 
+console_status console_leaks_run(gc_heap *heap, int argc, char **argv, strbuf *out)
+{
+    return leak_run(heap, NULL, argc, argv, out);
+}
+
 console_status console_gc_leaks(engine *e, int argc, char **argv, strbuf *out)
 {
-    return console_leaks_run(e->heap, argc, argv, out);
+    return leak_run(e->heap, &e->env, argc, argv, out);
 }

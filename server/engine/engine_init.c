@@ -239,11 +239,27 @@ static int engine_create_heap(engine *e, char *err, size_t err_size)
     r = gc_disregard_open(e->heap);
     if (r == GC_OK)
         r = world_classes_register(e->heap, &e->env.classes);
+    if (r == GC_OK && e->opts.profile != NULL &&
+        !world_archetypes_compile(&e->env, e->opts.profile, e->opts.world_profile_path, err,
+                                  err_size))
+        return -1;
     if (r == GC_OK)
         r = gc_disregard_close(e->heap);
     if (r != GC_OK) {
         snprintf(err, err_size, "cannot register classes: %s", gc_result_str(r));
         return -1;
+    }
+    if (e->env.n_archetypes > 0) {
+        char names[2048];
+        size_t n = 0;
+
+        names[0] = '\0';
+        for (uint32_t i = 0; i < e->env.n_archetypes && n + 1 < sizeof names; i++)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s (%u objects)",
+                                  i > 0 ? ", " : "", e->env.archetypes[i].def.name,
+                                  e->env.archetypes[i].def.objects);
+        log_info("world profile %s: %u archetypes: %s", e->opts.world_profile_path,
+                 e->env.n_archetypes, names);
     }
     return 0;
 }
@@ -426,6 +442,7 @@ void engine_close(engine *e)
     if (e->heap != NULL)
         gc_heap_destroy(e->heap);
     e->heap = NULL;
+    world_archetypes_free(&e->env);
     free(e->worlds);
     e->worlds = NULL;
     e->world_count = 0;

@@ -39,6 +39,8 @@ static const char engine_usage[] =
     "                        'Authorization: Bearer TOKEN' (or $REAP_ADMIN_TOKEN_FILE,\n"
     "                        $REAP_ADMIN_TOKEN); at least 16 characters\n"
     "  --cvar NAME=VALUE     set a console variable (repeatable; overrides the config file)\n"
+    "  --world-profile FILE  the archetypes clients may spawn: [archetype NAME] sections\n"
+    "                        (deploy/profiles/; default: Prop and Projectile only)\n"
     "  --log-level LEVEL     debug, info, warn or error (default info)\n"
     "  --log-format FORMAT   text or json (one object per line) (default text)\n"
     "  --agones              report to the Agones SDK sidecar (on by itself when\n"
@@ -115,6 +117,7 @@ static const engine_option_def engine_option_defs[] = {
     { "admin-token", "AdminTokenFile", ENGINE_OPT_ADMIN_TOKEN, 0, 0 },
     { "agones-shutdown-idle", "AgonesShutdownIdle", ENGINE_OPT_AGONES_SHUTDOWN_IDLE, 0,
       604800 },
+    { "world-profile", "WorldProfile", ENGINE_OPT_WORLD_PROFILE, 0, 0 },
 };
 
 #define ENGINE_OPTION_COUNT (sizeof engine_option_defs / sizeof engine_option_defs[0])
@@ -154,6 +157,13 @@ static bool engine_option_store(engine_options *opts, const engine_option_def *d
             return false;
         }
         snprintf(opts->admin_token_path, sizeof opts->admin_token_path, "%s", value);
+        return true;
+    case ENGINE_OPT_WORLD_PROFILE:
+        if (value[0] == '\0' || strlen(value) >= sizeof opts->world_profile_path) {
+            snprintf(err, err_size, "bad value '%s' for %s: expected a file name", value, what);
+            return false;
+        }
+        snprintf(opts->world_profile_path, sizeof opts->world_profile_path, "%s", value);
         return true;
     default: break;
     }
@@ -904,4 +914,31 @@ int engine_options_apply_cvars(const engine_options *opts, cvar_registry *reg, c
         }
     }
     return 0;
+}
+
+int engine_options_load_world_profile(engine_options *opts, char *err, size_t err_size)
+{
+    world_profile *p;
+
+    if (opts->world_profile_path[0] == '\0')
+        return 0;
+    p = malloc(sizeof *p);
+    if (p == NULL) {
+        snprintf(err, err_size, "out of memory reading the world profile");
+        return -1;
+    }
+    if (!world_profile_load(p, opts->world_profile_path, err, err_size) ||
+        !world_profile_check_names(p, opts->world_profile_path, err, err_size)) {
+        free(p);
+        return -1;
+    }
+    free(opts->profile);
+    opts->profile = p;
+    return 0;
+}
+
+void engine_options_free(engine_options *opts)
+{
+    free(opts->profile);
+    opts->profile = NULL;
 }

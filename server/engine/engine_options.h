@@ -14,6 +14,7 @@
 
 #include "cvar.h"
 #include "log.h"
+#include "world_profile.h"
 
 enum {
     ENGINE_OPTIONS_MAX_CVARS = 128,
@@ -34,6 +35,7 @@ enum {
     ENGINE_OPT_ADMIN_TOKEN = 1u << 8,
     ENGINE_OPT_LOG_FORMAT = 1u << 9,
     ENGINE_OPT_AGONES_SHUTDOWN_IDLE = 1u << 10,
+    ENGINE_OPT_WORLD_PROFILE = 1u << 11,
 };
 
 enum {
@@ -58,6 +60,10 @@ typedef struct engine_options {
     bool agones_alpha_players; /* --agones-player-tracking: the alpha player endpoints */
     uint32_t agones_shutdown_idle_s; /* --agones-shutdown-idle: Allocated and empty this long,
                                         Shutdown (0 = never) */
+    char world_profile_path[256]; /* --world-profile FILE ([Server] WorldProfile); "" = the
+                                     default profile */
+    world_profile *profile;    /* read by engine_options_load_world_profile; NULL = default.
+                                  Owned: engine_options_free */
     uint32_t config_warnings;  /* warnings the config file raised (UE keys reap ignores) */
     const char *cvars[ENGINE_OPTIONS_MAX_CVARS]; /* "NAME=VALUE", borrowed from argv */
     uint32_t cvar_count;
@@ -95,6 +101,12 @@ int engine_options_reload_cvars(cvar_registry *reg, const char *path, char *err,
 /* Reads the admin token: from admin_token_path, else $REAP_ADMIN_TOKEN_FILE, else
  * $REAP_ADMIN_TOKEN. Surrounding white space is dropped. No source: no token (returns 0). */
 int engine_options_load_admin_token(engine_options *opts, char *err, size_t err_size);
+
+/* Reads and checks the world profile file, if one was given, into opts->profile. On failure
+ * err names the file, the line and the field. */
+int engine_options_load_world_profile(engine_options *opts, char *err, size_t err_size);
+/* Frees what the options own (the profile). */
+void engine_options_free(engine_options *opts);
 
 /* Checks the options together: an admin endpoint bound off loopback needs a token. */
 int engine_options_check(const engine_options *opts, char *err, size_t err_size);

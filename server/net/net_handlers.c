@@ -16,6 +16,9 @@
 #include "net_internal.h"
 #include "net_send.h"
 
+/* Collected objects one spawn request may create, parts and children included. */
+enum { NET_SPAWN_OBJECTS_MAX = 10000 };
+
 /* Over the rate: answered with ERROR_CODE_RATE, which counts as a bad message. */
 static bool net_request_allowed(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
 {
@@ -88,6 +91,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     const Reap__Hello *h = env->hello;
     Reap__Envelope out = REAP__ENVELOPE__INIT;
     Reap__Welcome welcome = REAP__WELCOME__INIT;
+    char *archetypes[WORLD_PROFILE_ARCHETYPES_MAX];
     player_controller *pc;
     world *w;
     gc_result r;
@@ -148,6 +152,10 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     welcome.controller_net_id = pc->base.net_id;
     welcome.pawn_net_id = pc->pawn != NULL ? pc->pawn->base.net_id : 0;
     welcome.server_version = (char *)REAP_VERSION;
+    for (uint32_t i = 0; i < w->env->n_archetypes && i < WORLD_PROFILE_ARCHETYPES_MAX; i++)
+        archetypes[i] = w->env->archetypes[i].def.name;
+    welcome.n_archetypes = w->env->n_archetypes;
+    welcome.archetypes = archetypes;
     out.seq = env->seq;
     out.body_case = REAP__ENVELOPE__BODY_WELCOME;
     out.welcome = &welcome;
@@ -166,10 +174,33 @@ static void net_handle_spawn(net_driver *nd, net_connection *conn, const Reap__E
     Reap__Envelope out = REAP__ENVELOPE__INIT;
     Reap__SpawnAck ack = REAP__SPAWN_ACK__INIT;
     uint32_t owned = actor_owned_count(conn->controller);
-    uint32_t spawned = 0;
+    uint32_t spawned = 0, replicated = 0, objects = WORLD_PROP_PARTS + 1;
+    const world_env *wenv = conn->world->env;
+    const char *name = req->archetype != NULL ? req->archetype : "";
     actor_kind kind;
+    int arch = -1;
 
-    if (req->actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROP)
+    if (name[0] != '\0') {
+        if (strcmp(name, "Prop") == 0) {
+            kind = ACTOR_KIND_PROP;
+        } else if (strcmp(name, "Projectile") == 0) {
+            kind = ACTOR_KIND_PROJECTILE;
+        } else if ((arch = world_archetype_find(wenv, name)) >= 0 &&
+                   wenv->archetypes[arch].def.base == WORLD_PROFILE_BASE_ACTOR) {
+            kind = ACTOR_KIND_ARCHETYPE;
+            objects = wenv->archetypes[arch].def.objects;
+        } else {
+            char shown[48];
+
+            net_sanitize(name, shown, sizeof shown);
+            net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
+                       arch >= 0 ? "cannot spawn archetype '%s': it is a component (spawn an "
+                                   "actor archetype that has it as a child)"
+                                 : "no archetype named '%s' (Welcome.archetypes lists this "
+                                   "server's; Prop and Projectile are always there)", shown);
+            return;
+        }
+    } else if (req->actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROP)
         kind = ACTOR_KIND_PROP;
     else if (req->actor_class == REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE)
         kind = ACTOR_KIND_PROJECTILE;
@@ -178,6 +209,14 @@ static void net_handle_spawn(net_driver *nd, net_connection *conn, const Reap__E
                    "cannot spawn actor class %d: clients may spawn PROP (%d) or PROJECTILE (%d)",
                    (int)req->actor_class, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP,
                    REAP__ACTOR_CLASS__ACTOR_CLASS_PROJECTILE);
+        return;
+    }
+    if (kind == ACTOR_KIND_ARCHETYPE && req->count > 0 &&
+        (uint64_t)req->count * objects > NET_SPAWN_OBJECTS_MAX) {
+        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
+                   "%u %s would create %llu objects; one request may create at most %d",
+                   req->count, name, (unsigned long long)req->count * objects,
+                   NET_SPAWN_OBJECTS_MAX);
         return;
     }
     switch (net_policy_check_spawn(&conn->policy, &lim, net_now(nd), owned,
@@ -207,16 +246,21 @@ static void net_handle_spawn(net_driver *nd, net_connection *conn, const Reap__E
     }
     while (spawned < req->count) {
         actor *a;
-        gc_result r = actor_spawn(conn->world, kind, conn->controller, &a);
+        gc_result r = kind == ACTOR_KIND_ARCHETYPE
+                          ? actor_spawn_archetype(conn->world, (uint32_t)arch, conn->controller,
+                                                  &a)
+                          : actor_spawn(conn->world, kind, conn->controller, &a);
         if (r != GC_OK) {
             log_error("net: spawn for player %u failed after %u of %u: %s", conn->player_id,
                       spawned, req->count, gc_result_str(r));
             break;
         }
-        nd->ids[spawned++] = a->net_id;
+        spawned++;
+        if (a->replicates)
+            nd->ids[replicated++] = a->net_id;
     }
     ack.count = spawned;
-    ack.n_net_ids = spawned;
+    ack.n_net_ids = replicated;
     ack.net_ids = nd->ids;
     out.seq = env->seq;
     out.body_case = REAP__ENVELOPE__BODY_SPAWN_ACK;
@@ -226,7 +270,8 @@ static void net_handle_spawn(net_driver *nd, net_connection *conn, const Reap__E
     if (net_send(nd, conn, MSG_CHANNEL_CONTROL, &out) == 0)
         net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_UNSPECIFIED,
                        "spawned, but the acknowledgement could not be sent", env->seq);
-    log_debug("player %u spawned %u %s", conn->player_id, spawned, actor_kind_name(kind));
+    log_debug("player %u spawned %u %s", conn->player_id, spawned,
+              kind == ACTOR_KIND_ARCHETYPE ? name : actor_kind_name(kind));
 }
 
 static void net_handle_destroy(net_driver *nd, net_connection *conn, const Reap__Envelope *env)

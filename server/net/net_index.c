@@ -51,7 +51,8 @@ void net_index_encode(net_index *ix, uint32_t idx, const actor *a, uint32_t fram
 
     for (int i = 0; i < 3; i++)
         q[i] = wire_quantize(a->pos[i], ix->step);
-    h->spawn_len = (uint8_t)wire_spawn_tail(e->spawn, (uint32_t)a->kind, a->owner_player_id,
+    h->spawn_len = (uint8_t)wire_spawn_tail(e->spawn, (uint32_t)a->kind, a->archetype,
+                                            a->owner_player_id,
                                             e->mover_slot, q);
     if (e->mover_slot != 0) {
         net_mover_hot *m = &ix->mhot[e->mover_slot];

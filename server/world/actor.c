@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "vec.h"
+#include "world_internal.h"
 
 const char *actor_kind_name(actor_kind kind)
 {
@@ -24,13 +25,14 @@ const char *actor_kind_name(actor_kind kind)
     case ACTOR_KIND_PROJECTILE: return "Projectile";
     case ACTOR_KIND_PROP: return "Prop";
     case ACTOR_KIND_PROP_PART: return "PropPart";
+    case ACTOR_KIND_ARCHETYPE: return "Archetype";
     }
     return "Actor";
 }
 
 /* The outboxes grow by doubling (vec.h). A failed growth drops the replication of this
  * actor's spawn or destroy (clients resync when they rejoin), never the actor itself. */
-static void actor_queue_spawn(world *w, actor *a)
+void actor_queue_spawn(world *w, actor *a)
 {
     if (!a->replicates || !VEC_RESERVE(w->spawned, w->spawned_cap, w->spawned_count + 1))
         return;
@@ -50,14 +52,14 @@ static void actor_queue_destroy(world *w, const actor *a)
 
 /* Replicated actors with a place in the world are found through the grid; controllers and
  * the level fixtures are relevant by ownership or always. */
-static void actor_enter_grid(world *w, actor *a)
+void actor_enter_grid(world *w, actor *a)
 {
     if (a->replicates && !a->always_relevant && a->kind != ACTOR_KIND_PLAYER_CONTROLLER)
         world_grid_insert(&w->grid, a);
 }
 
-static gc_result actor_create(world *w, level *lvl, gc_class *cls, actor_kind kind, void *outer,
-                              const char *name, bool place, actor **out_actor)
+gc_result actor_create(world *w, level *lvl, gc_class *cls, actor_kind kind, void *outer,
+                       const char *name, bool place, actor **out_actor)
 {
     gc_heap *heap = w->env->heap;
     uint64_t net_id = w->env->next_net_id++;
@@ -131,8 +133,7 @@ static gc_result actor_create_component(world *w, pawn *p, gc_class *cls, const 
     return GC_OK;
 }
 
-/* Marks a partly built actor garbage and frees its slot; used when a spawn fails halfway. */
-static void actor_abandon(world *w, actor *a)
+void actor_abandon(world *w, actor *a)
 {
     gc_object_mark_garbage(w->env->heap, a);
     world_grid_remove(&w->grid, a);
@@ -236,7 +237,7 @@ static gc_result actor_build_prop(world *w, prop *pr, player_controller *owner)
     return GC_OK;
 }
 
-static void actor_place_near_owner(actor *a, const player_controller *owner)
+void actor_place_near_owner(actor *a, const player_controller *owner)
 {
     const pawn *p = owner != NULL ? owner->pawn : NULL;
     uint32_t n = owner != NULL ? owner->owned.count : 0;
@@ -339,8 +340,19 @@ void actor_destroy(world *w, actor *a)
         if (pc->pawn != NULL)
             actor_destroy(w, &pc->pawn->base);
     } else if (a->owner != NULL && a->owner->kind == ACTOR_KIND_PLAYER_CONTROLLER &&
-               (a->kind == ACTOR_KIND_PROP || a->kind == ACTOR_KIND_PROJECTILE)) {
+               (a->kind == ACTOR_KIND_PROP || a->kind == ACTOR_KIND_PROJECTILE ||
+                (a->kind == ACTOR_KIND_ARCHETYPE && ((archetype_actor *)a)->top_level))) {
         actor_forget_owned((player_controller *)a->owner, a);
+    }
+    if (a->kind == ACTOR_KIND_ARCHETYPE) {
+        /* Its child actors may hold level slots: they go with it. Its parts need nothing. */
+        archetype_actor *aa = (archetype_actor *)a;
+
+        for (uint32_t i = 0; i < aa->owns.count; i++) {
+            void *o = aa->owns.data[i];
+            if (o != NULL && gc_object_is_a(heap, o, w->env->classes.actor))
+                actor_destroy(w, o);
+        }
     }
     gc_object_mark_garbage(heap, a);
     world_grid_remove(&w->grid, a);

@@ -263,6 +263,23 @@ static void world_tick_actor_cb(actor *a, void *userdata)
             a->vel[1] = speed * sinf(p->heading);
         }
     }
+    if (a->kind == ACTOR_KIND_ARCHETYPE) {
+        archetype_actor *aa = (archetype_actor *)a;
+
+        if (aa->life_left > 0) {
+            aa->life_left -= dt;
+            if (aa->life_left <= 0) {
+                actor_destroy(w, a);
+                return;
+            }
+        }
+        if (a->moves) {
+            /* A slow circle around where it was spawned. */
+            aa->heading += (float)(dt * 0.5);
+            a->vel[0] = 20.0f * cosf(aa->heading);
+            a->vel[1] = 20.0f * sinf(aa->heading);
+        }
+    }
     if (!a->moves || (a->vel[0] == 0.0f && a->vel[1] == 0.0f && a->vel[2] == 0.0f))
         return;
     for (int i = 0; i < 3; i++)

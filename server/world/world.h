@@ -25,6 +25,7 @@
 
 #include "reap_gc.h"
 #include "world_grid.h"
+#include "world_profile.h"
 
 enum {
     WORLD_FIRST_DYNAMIC_SLOT = 2,
@@ -44,7 +45,9 @@ typedef enum actor_kind {
     ACTOR_KIND_PAWN = 4,
     ACTOR_KIND_PROJECTILE = 5,
     ACTOR_KIND_PROP = 6,
-    ACTOR_KIND_PROP_PART = 7,    /* a prop's child actor: owned by the prop, not replicated */
+    ACTOR_KIND_ARCHETYPE = 7,    /* an actor of the world profile's archetypes (actor.archetype
+                                    says which); on the wire with its archetype's number */
+    ACTOR_KIND_PROP_PART = 8,    /* a prop's child actor: owned by the prop, not replicated */
 } actor_kind;
 
 #define WORLD_STORE_REF(heap, lvalue, value)          \
@@ -69,10 +72,26 @@ typedef struct world_classes {
     gc_class *prop_part;
 } world_classes;
 
+/* One archetype of the world profile compiled into collected classes (world_archetype.c).
+ * An instance's reference slots, weak handles and payload follow its struct (archetype_actor or
+ * archetype_part) at the offsets below, and the class schema names every slot. */
+typedef struct world_archetype {
+    world_profile_archetype def; /* as the profile gave it */
+    gc_class *cls;               /* its actors (or, base = component, its parts) */
+    gc_class *part_cls;          /* the parts `components = N` creates; NULL when none */
+    uint32_t strong, weak;       /* reference slots and weak handles per object */
+    size_t refs_offset, weak_offset, payload_offset; /* in a cls instance */
+    size_t part_refs_offset, part_weak_offset, part_payload_offset; /* in a part_cls one */
+} world_archetype;
+
 /* Process-wide state the worlds share; owned by the engine (not a collected object). */
 typedef struct world_env {
     gc_heap *heap;
     world_classes classes;
+    world_archetype *archetypes; /* the world profile's; NULL and 0 for the default profile */
+    uint32_t n_archetypes;
+    void **spawn_scratch;        /* objects of the spawn being built, in creation order */
+    uint32_t spawn_scratch_cap;
     uint64_t next_net_id;        /* starts at 1; never reused */
     double projectile_lifetime;  /* seconds */
     uint64_t clusters_created;
@@ -102,6 +121,7 @@ typedef struct actor {
     uint32_t grid_cell;          /* world_grid bookkeeping; WORLD_GRID_NONE when not in it */
     uint32_t grid_index;         /* its place in the cell's list; top bit: the static list */
     uint32_t net_index;          /* replication index (the net driver's), 0: none yet */
+    uint32_t archetype;          /* ACTOR_KIND_ARCHETYPE: 1 + its index in env->archetypes */
 } actor;
 
 typedef struct actor_component {
@@ -143,6 +163,23 @@ typedef struct prop {
     gc_ref_array parts;          /* refs: child actors, outer = the prop */
     gc_struct_array attachments; /* prop_attachment elements, refs inside */
 } prop;
+
+/* An actor of a profile archetype. Its class lays out after it: `strong` reference slots,
+ * `weak` gc_weak handles, `payload` bytes. */
+typedef struct archetype_actor {
+    actor base;
+    gc_ref_array owns;           /* refs: its parts and child actors, in creation order */
+    double life_left;            /* lifetime = SECONDS, top-level actors only; else 0 */
+    float heading;               /* moves = yes: it circles */
+    bool top_level;              /* spawned by a request (not a child): in its player's owned */
+} archetype_actor;
+
+/* A part: one of an archetype's `components`, or a child of a base = component archetype. */
+typedef struct archetype_part {
+    actor_component base;        /* owner_actor: the actor that owns it */
+    uint32_t archetype;          /* index in env->archetypes of the archetype it belongs to */
+    uint32_t is_child;           /* a base = component child (its archetype's own slots) */
+} archetype_part;
 
 struct level {
     world *world;                /* ref */
@@ -250,6 +287,35 @@ uint32_t actor_owned_count(const player_controller *pc);
 /* Spawns count persistent props in w (world.PersistentProps), once, before play begins. A
  * failure leaves those spawned so far in place. */
 gc_result world_spawn_persistent_props(world *w, uint32_t count);
+
+/* ---- world profiles (world_archetype.c) ------------------------------------------------- */
+
+/* Compiles every archetype of p into collected classes with their reference schemas and
+ * stores them in env (env->archetypes, owned by env: free with world_archetypes_free). Call
+ * once at start-up, after world_classes_register and best while the disregard pool is open.
+ * path names the file in messages. False with err "PATH:LINE: [archetype NAME] FIELD: ..."
+ * when a name is taken by a built-in class or a class made for another archetype; env is
+ * then unchanged (classes registered so far stay, unused). */
+bool world_archetypes_compile(world_env *env, const world_profile *p, const char *path,
+                              char *err, size_t err_size);
+void world_archetypes_free(world_env *env);
+/* The archetype called name, as its index in env->archetypes; -1 if none. */
+int world_archetype_find(const world_env *env, const char *name);
+
+/* Spawns one instance of archetype `index` for owner's player: the actor, its parts and its
+ * children, every reference slot filled, a cluster where the profile asks. A failure leaves
+ * nothing placed (what was built is garbage). */
+gc_result actor_spawn_archetype(world *w, uint32_t index, player_controller *owner,
+                                actor **out_actor);
+
+/* Live objects of each archetype's classes, in one pass over the heap: out[2 * i] counts
+ * archetype i's class, out[2 * i + 1] its parts' class (NAMEPart; 0 when it has none). out
+ * holds 2 * env->n_archetypes entries. Cost: one visit per live object. */
+void world_archetype_census(const world_env *env, gc_heap *heap, uint32_t *out);
+
+/* True when obj belongs to an actor of a `lifetime = persistent` archetype (the actor, its
+ * parts or its children): it outlives its player by design. */
+bool world_object_is_persistent(const world_env *env, gc_heap *heap, const void *obj);
 
 /* For world_create: places the two permanent actors in slots 0-1 of a fresh level. */
 gc_result actor_spawn_level_fixtures(world *w, level *lvl);

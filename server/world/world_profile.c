@@ -337,12 +337,32 @@ static bool profile_finish(profile_ctx *c, const char *name, int line, char *err
     return true;
 }
 
-bool world_profile_load(world_profile *out, const char *path, char *err, size_t err_size)
+/* inih does not say where a section starts: find each archetype's header line for the
+ * messages the compiler writes later. */
+static void profile_section_lines(world_profile *p, const char *text)
 {
-    profile_ctx c = { out, "", NULL, "", false };
+    uint32_t line = 1;
 
-    out->n = 0;
-    return profile_finish(&c, path, ini_parse(path, profile_ini_cb, &c), err, err_size);
+    for (const char *s = text; *s != '\0'; line++) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol != NULL ? (size_t)(eol - s) : strlen(s);
+        const char *t = s;
+
+        while (t < s + len && (*t == ' ' || *t == '\t'))
+            t++;
+        if (t < s + len && *t == '[') {
+            for (uint32_t i = 0; i < p->n; i++) {
+                const char *name = p->archetypes[i].name;
+                const char *n = memchr(t, ']', len - (size_t)(t - s));
+                size_t nl = strlen(name);
+
+                if (p->archetypes[i].line == 0 && n != NULL && (size_t)(n - t) > nl &&
+                    memcmp(n - nl, name, nl) == 0 && (n - nl)[-1] == ' ')
+                    p->archetypes[i].line = line;
+            }
+        }
+        s = eol != NULL ? eol + 1 : s + len;
+    }
 }
 
 bool world_profile_parse(world_profile *out, const char *name, const char *text, char *err,
@@ -351,7 +371,49 @@ bool world_profile_parse(world_profile *out, const char *name, const char *text,
     profile_ctx c = { out, "", NULL, "", false };
 
     out->n = 0;
-    return profile_finish(&c, name, ini_parse_string(text, profile_ini_cb, &c), err, err_size);
+    if (!profile_finish(&c, name, ini_parse_string(text, profile_ini_cb, &c), err, err_size))
+        return false;
+    profile_section_lines(out, text);
+    return true;
+}
+
+bool world_profile_load(world_profile *out, const char *path, char *err, size_t err_size)
+{
+    enum { PROFILE_FILE_MAX = 1 << 20 };
+    FILE *f = fopen(path, "rb");
+    char *text;
+    size_t len;
+    bool ok;
+
+    out->n = 0;
+    if (f == NULL) {
+        snprintf(err, err_size, "cannot read the world profile '%s': %s", path, strerror(errno));
+        return false;
+    }
+    text = malloc(PROFILE_FILE_MAX + 1);
+    if (text == NULL) {
+        fclose(f);
+        snprintf(err, err_size, "cannot read the world profile '%s': out of memory", path);
+        return false;
+    }
+    len = fread(text, 1, PROFILE_FILE_MAX + 1, f);
+    if (ferror(f) || len > PROFILE_FILE_MAX) {
+        snprintf(err, err_size, "cannot read the world profile '%s': %s", path,
+                 ferror(f) ? strerror(errno) : "larger than 1 MiB");
+        fclose(f);
+        free(text);
+        return false;
+    }
+    fclose(f);
+    text[len] = '\0';
+    if (memchr(text, '\0', len) != NULL) {
+        snprintf(err, err_size, "%s: not a text file (it holds a NUL byte)", path);
+        free(text);
+        return false;
+    }
+    ok = world_profile_parse(out, path, text, err, err_size);
+    free(text);
+    return ok;
 }
 
 int world_profile_find(const world_profile *p, const char *name)
@@ -360,4 +422,54 @@ int world_profile_find(const world_profile *p, const char *name)
         if (strcmp(p->archetypes[i].name, name) == 0)
             return (int)i;
     return -1;
+}
+
+/* The server's own classes (world.c) and the collector's: no archetype may take these names. */
+static const char *const profile_reserved[] = {
+    "Class", "World", "Level", "Actor", "WorldSettings", "DefaultVolume", "PlayerController",
+    "Pawn", "MovementComponent", "CollisionComponent", "Projectile", "Prop", "PropPart",
+};
+
+/* Whether name is a reserved class, the name of archetype j < upto, or the parts' class of
+ * archetype j < upto other than `self`. */
+static bool profile_name_taken(const world_profile *p, uint32_t upto, uint32_t self,
+                               const char *name)
+{
+    char part[WORLD_PROFILE_NAME_MAX + 8];
+
+    for (size_t i = 0; i < sizeof profile_reserved / sizeof profile_reserved[0]; i++)
+        if (strcmp(profile_reserved[i], name) == 0)
+            return true;
+    for (uint32_t i = 0; i < upto; i++) {
+        if (strcmp(p->archetypes[i].name, name) == 0)
+            return true;
+        snprintf(part, sizeof part, "%sPart", p->archetypes[i].name);
+        if (i != self && p->archetypes[i].components > 0 && strcmp(part, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool world_profile_check_names(const world_profile *p, const char *path, char *err,
+                               size_t err_size)
+{
+    char part[WORLD_PROFILE_NAME_MAX + 8];
+
+    for (uint32_t i = 0; i < p->n; i++) {
+        const world_profile_archetype *a = &p->archetypes[i];
+
+        if (profile_name_taken(p, i, i, a->name)) {
+            snprintf(err, err_size, "%s:%u: [archetype %s]: the name is taken by a built-in "
+                     "class or another archetype's class", path, a->line, a->name);
+            return false;
+        }
+        snprintf(part, sizeof part, "%sPart", a->name);
+        if (a->components > 0 && profile_name_taken(p, p->n, i, part)) {
+            snprintf(err, err_size, "%s:%u: [archetype %s] components: its parts' class '%s' is "
+                     "taken by a built-in class or another archetype", path, a->line, a->name,
+                     part);
+            return false;
+        }
+    }
+    return true;
 }

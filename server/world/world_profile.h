@@ -100,6 +100,11 @@ bool world_profile_load(world_profile *out, const char *path, char *err, size_t 
 /* The same from text; name stands for the file in messages. */
 bool world_profile_parse(world_profile *out, const char *name, const char *text, char *err,
                          size_t err_size);
+/* Checks that no archetype, nor the NAMEPart class of an archetype's components, takes the
+ * name of one of the server's own classes or of another archetype's class. False with err
+ * "FILE:LINE: [archetype NAME]: ..." at the first clash. */
+bool world_profile_check_names(const world_profile *p, const char *path, char *err,
+                               size_t err_size);
 /* The archetype called name (case-sensitive), or -1. */
 int world_profile_find(const world_profile *p, const char *name);
 

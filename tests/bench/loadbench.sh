@@ -20,6 +20,9 @@
 # environment: LOADBENCH_BOTS="50 100 200 500 1000"  LOADBENCH_DURATION=60 (seconds per run)
 #              LOADBENCH_LAYOUTS="uniform crowded"    LOADBENCH_SPAWN=10   LOADBENCH_SEED=1
 #              LOADBENCH_BATCH=1 (the bots under SCHED_BATCH; 0: the default policy)
+#              LOADBENCH_PROFILE=shooter|mmo|deep|FILE: the server runs that world profile
+#              (deploy/profiles/NAME.ini) and each visit spawns LOADBENCH_SPAWN_MIX instead of
+#              props (default: the mix the profile's header names, "; ... Spawn mix: MIX")
 # Figures a server does not export yet are printed as "-" and written as null.
 set -u
 
@@ -31,6 +34,8 @@ LAYOUTS=${LOADBENCH_LAYOUTS:-"uniform crowded"}
 SPAWN=${LOADBENCH_SPAWN:-10}
 SEED=${LOADBENCH_SEED:-1}
 BATCH=${LOADBENCH_BATCH:-1}
+PROFILE=${LOADBENCH_PROFILE:-}
+SPAWN_MIX=${LOADBENCH_SPAWN_MIX:-}
 GC_INTERVAL=10
 SERVER=$BUILD/reap-server
 CLIENT=$BUILD/reap-client
@@ -48,6 +53,22 @@ for l in $LAYOUTS; do
 done
 case $DURATION in ''|*[!0-9]*) die "bad LOADBENCH_DURATION '$DURATION': whole seconds" ;; esac
 case $BATCH in 0|1) ;; *) die "bad LOADBENCH_BATCH '$BATCH': 0 or 1" ;; esac
+PROFILE_FILE=
+VISIT="--spawn $SPAWN"
+WHAT="$SPAWN props"
+if [ -n "$PROFILE" ]; then
+    case $PROFILE in
+        */*|*.ini) PROFILE_FILE=$PROFILE ;;
+        *) PROFILE_FILE=deploy/profiles/$PROFILE.ini ;;
+    esac
+    [ -r "$PROFILE_FILE" ] || die "no world profile '$PROFILE_FILE' (LOADBENCH_PROFILE)"
+    [ -n "$SPAWN_MIX" ] || SPAWN_MIX=$(sed -n 's/.*Spawn mix: \([A-Za-z0-9_:,]*\).*/\1/p' "$PROFILE_FILE" | head -n 1)
+    [ -n "$SPAWN_MIX" ] || die "$PROFILE_FILE names no spawn mix: set LOADBENCH_SPAWN_MIX"
+    VISIT="--spawn-mix $SPAWN_MIX"
+    WHAT="$SPAWN_MIX"
+    SPAWN=0
+    RUNS=$OUT/loadbench-$(basename "$PROFILE_FILE" .ini)
+fi
 mkdir -p "$RUNS" || die "cannot create $RUNS"
 # The bots' scheduling (see above): chrt -b 0 when asked for and available.
 BOTS_SCHED=
@@ -67,18 +88,16 @@ for layout in $LAYOUTS; do
     for bots in $BOTS; do
         dir=$RUNS/$layout-$bots
         mkdir -p "$dir"
-        if [ "$layout" = crowded ]; then
-            start_server "$dir/server.log" --cvar world.Extent=10000 \
-                --cvar gc.TimeBetweenPurgingPendingKillObjects=$GC_INTERVAL
-        else
-            start_server "$dir/server.log" \
-                --cvar gc.TimeBetweenPurgingPendingKillObjects=$GC_INTERVAL
-        fi
+        set -- --cvar gc.TimeBetweenPurgingPendingKillObjects=$GC_INTERVAL
+        [ "$layout" = crowded ] && set -- "$@" --cvar world.Extent=10000
+        [ -n "$PROFILE_FILE" ] && set -- "$@" --world-profile "$PROFILE_FILE"
+        start_server "$dir/server.log" "$@"
         cpu0=$(cpu_of "$SERVER_PID")
         scrape "$dir/metrics0.txt"
-        echo "loadbench: $layout, $bots bots x $SPAWN props, $DURATION s, gc every $GC_INTERVAL s (server on 127.0.0.1:$PORT${BOTS_SCHED:+, bots under $BOTS_SCHED})" >&2
+        echo "loadbench: ${PROFILE_FILE:+$PROFILE_FILE, }$layout, $bots bots x $WHAT, $DURATION s, gc every $GC_INTERVAL s (server on 127.0.0.1:$PORT${BOTS_SCHED:+, bots under $BOTS_SCHED})" >&2
+        # shellcheck disable=SC2086 # VISIT is two words on purpose, BOTS_SCHED none or three
         $BOTS_SCHED "$CLIENT" --server "127.0.0.1:$PORT" --admin "http://127.0.0.1:$ADMIN" \
-            --bots "$bots" --duration "$DURATION" --spawn "$SPAWN" --hold 10 --move-rate 10 \
+            --bots "$bots" --duration "$DURATION" $VISIT --hold 10 --move-rate 10 \
             --disconnect mixed --seed "$SEED" --out "$dir" --no-progress --quiet \
             >"$dir/client.log" 2>&1
         rc=$?
@@ -106,7 +125,8 @@ head -n 1 "$(ls "$RUNS"/*/summary.tsv | head -n 1)" >"$RUNS/header.tsv"
 # 20 players_mean, 21 client-side cpu (unused), 22 frames, 23 checks, 24 mismatches), 25 cpu,
 # 26 actor-connection pairs per frame, 27 bytes per update, 28 bytes per spawn, 29 records
 # encoded per frame (26-29 from the server's /metrics at the start and the end of the run).
-awk -v out="$OUT" -v duration="$DURATION" -v spawn="$SPAWN" -v gci="$GC_INTERVAL" '
+awk -v out="$OUT" -v duration="$DURATION" -v spawn="$SPAWN" -v gci="$GC_INTERVAL" \
+    -v profile="$PROFILE_FILE" -v mix="$SPAWN_MIX" -v tag="${PROFILE_FILE:+-$(basename "$PROFILE_FILE" .ini)}" '
 function v(x) { return x == "-" ? "null" : x }
 function d(x, f) { return x == "-" ? "-" : sprintf(f, x) }
 function nice(x,   m) { m = 1; while (m * 10 <= x) m *= 10; while (m > x) m /= 10;
@@ -117,6 +137,8 @@ function cost(r,   f, p, c) { f = F[r,22]; p = F[r,20]; c = F[r,25];
 BEGIN { FS = "\t" }
 { n++; for (i = 1; i <= NF; i++) F[n,i] = $i }
 END {
+    if (profile != "")
+        printf "world profile %s, spawn mix %s\n", profile, mix
     printf "gc interval %s s (gc.TimeBetweenPurgingPendingKillObjects), %s s per run\n", gci,
         duration
     fmt = "%-8s %5s %5s %6s %6s %7s %6s %6s %6s %6s %5s %6s %8s %6s %7s %7s %6s %6s %8s %8s %5s %5s %6s\n"
@@ -136,10 +158,12 @@ END {
         "ENet'"'"'s command header included; enc/fr = records encoded per frame; \"-\" = " \
         "not exported)\n"
 
-    json = out "/loadbench.json"
+    json = out "/loadbench" tag ".json"
     printf "{\n  \"benchmark\": \"loadbench\",\n  \"duration_seconds\": %s,\n" \
-        "  \"gc_interval_seconds\": %s,\n  \"props_per_visit\": %s,\n  \"runs\": [\n",
-        duration, gci, spawn > json
+        "  \"gc_interval_seconds\": %s,\n  \"props_per_visit\": %s,\n" \
+        "  \"world_profile\": %s,\n  \"spawn_mix\": %s,\n  \"runs\": [\n",
+        duration, gci, spawn, profile == "" ? "null" : "\"" profile "\"",
+        mix == "" ? "null" : "\"" mix "\"" > json
     for (r = 1; r <= n; r++) {
         printf "    {\"layout\": \"%s\", \"bots\": %s, \"joins\": %s, \"client_errors\": %s, " \
             "\"join_p50_ms\": %s, \"join_p99_ms\": %s, \"seconds\": %s, " \
@@ -160,7 +184,7 @@ END {
     printf "  ]\n}\n" > json
 
     # The picture: two panels against players (log scale), one line per layout.
-    svg = out "/loadbench.svg"
+    svg = out "/loadbench" tag ".svg"
     W = 960; H = 420; pw = 370; top = 60; bot = 340
     xmin = 1e9; xmax = 0; y1 = 0; y2 = 0
     for (r = 1; r <= n; r++) {
@@ -175,8 +199,8 @@ END {
     printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" " \
         "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"%d\" height=\"%d\" " \
         "fill=\"white\"/>\n<text x=\"480\" y=\"24\" text-anchor=\"middle\" font-size=\"15\" " \
-        "font-weight=\"bold\">reap loadbench: churn, %s props per visit, %s s per run</text>\n",
-        W, H, W, H, spawn, duration > svg
+        "font-weight=\"bold\">reap loadbench: churn, %s per visit, %s s per run</text>\n",
+        W, H, W, H, profile == "" ? spawn " props" : mix, duration > svg
     for (p = 0; p < 2; p++) {
         x0 = 70 + p * (pw + 110); ymax = p ? y2 : y1
         printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" " \

@@ -10,8 +10,14 @@
 # per-second frame-time series). A benchmark, not a test: it prints figures, asserts nothing.
 # It holds /tmp/reap-bench.lock so that no other measurement runs beside it.
 #
+# With a world profile (--profile shooter|mmo|deep|FILE, or PACING_PROFILE) the server runs it
+# and each visit spawns its mix (--spawn-mix, PACING_SPAWN_MIX; default: the mix the profile's
+# header names) instead of props; --props 0 then leaves the profile's own objects alone. With a
+# profile the churn client also samples /metrics, so OUT/pacing-churn-MODE/ are full reports
+# that `reap-client compare` can set side by side.
+#
 # usage: tests/bench/pacing_bench.sh [--props N] [--bots N] [--duration S] [--interval S]
-#                                    [--build DIR] [--out DIR]
+#                                    [--profile P] [--spawn-mix MIX] [--build DIR] [--out DIR]
 set -eu
 
 props=1000000
@@ -20,15 +26,19 @@ duration=60
 interval=10
 build=build
 out=build/bench
+profile=${PACING_PROFILE:-}
+mix=${PACING_SPAWN_MIX:-}
 while [ $# -gt 0 ]; do
     case "$1" in
         --props) props=$2; shift 2 ;;
         --bots) bots=$2; shift 2 ;;
         --duration) duration=$2; shift 2 ;;
         --interval) interval=$2; shift 2 ;;
+        --profile) profile=$2; shift 2 ;;
+        --spawn-mix) mix=$2; shift 2 ;;
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "pacing_bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -41,8 +51,20 @@ for bin in "$build/reap-server" "$build/reap-client"; do
     [ -x "$bin" ] || { echo "pacing_bench: $bin not built (run make)" >&2; exit 2; }
 done
 
+profile_file=
+if [ -n "$profile" ]; then
+    case "$profile" in
+        */*|*.ini) profile_file=$profile ;;
+        *) profile_file=deploy/profiles/$profile.ini ;;
+    esac
+    [ -r "$profile_file" ] || { echo "pacing_bench: no world profile '$profile_file'" >&2; exit 2; }
+    [ -n "$mix" ] || mix=$(sed -n 's/.*Spawn mix: \([A-Za-z0-9_:,]*\).*/\1/p' "$profile_file" | head -n 1)
+    [ -n "$mix" ] || { echo "pacing_bench: $profile_file names no spawn mix: --spawn-mix" >&2; exit 2; }
+fi
+
 if [ "${REAP_BENCH_LOCKED:-}" != 1 ]; then
-    REAP_BENCH_LOCKED=1 exec flock /tmp/reap-bench.lock "$0" --props "$props" --bots "$bots" \
+    REAP_BENCH_LOCKED=1 PACING_PROFILE="$profile" PACING_SPAWN_MIX="$mix" \
+        exec flock /tmp/reap-bench.lock "$0" --props "$props" --bots "$bots" \
         --duration "$duration" --interval "$interval" --build "$build" --out "$out"
 fi
 
@@ -85,7 +107,11 @@ run_mode() {
     mode=$1
     shift
     log="$out/pacing-$mode.log"
-    echo "pacing_bench: $mode: $props props, $bots bots for $duration s, interval $interval s"
+    echo "pacing_bench: $mode: $props props, $bots bots for $duration s, interval $interval s${profile_file:+, profile $profile_file, spawn mix $mix}"
+    [ -n "$profile_file" ] && set -- "$@" --world-profile "$profile_file"
+    # More bots than the default 64 players need the room (abrupt leavers hold a slot until
+    # they time out); at the default the server runs as it always did here.
+    [ "$bots" -gt 64 ] && set -- "$@" --max-players $((bots * 2))
     "$build/reap-server" --port 0 --bind 127.0.0.1 --admin-port 0 \
         --cvar "world.PersistentProps=$props" \
         --cvar "gc.TimeBetweenPurgingPendingKillObjects=$interval" \
@@ -93,7 +119,10 @@ run_mode() {
     server_pid=$!
     udp=$(wait_port "$log" "listening on udp 127.0.0.1:")
     admin=$(wait_port "$log" "admin on http://127.0.0.1:")
-    "$build/reap-client" --server "127.0.0.1:$udp" --bots "$bots" --duration "$duration" \
+    visit=
+    [ -n "$profile_file" ] && visit="--admin http://127.0.0.1:$admin --spawn-mix $mix"
+    # shellcheck disable=SC2086 # visit is two words or none on purpose
+    "$build/reap-client" --server "127.0.0.1:$udp" --bots "$bots" --duration "$duration" $visit \
         --quiet --seed 1 --out "$out/pacing-churn-$mode" > "$out/pacing-client-$mode.txt" 2>&1 ||
         echo "pacing_bench: $mode: the client exited with $? (see $out/pacing-client-$mode.txt)"
     http_get "http://127.0.0.1:$admin/metrics" > "$out/pacing-$mode.metrics"

@@ -124,6 +124,7 @@ static void test_every_document_the_readme_and_scenarios_name_is_there(void **st
         "README.md", "tests/bench/README.md", "deploy/scenarios/smoke.ini",
         "deploy/scenarios/churn.ini", "deploy/scenarios/mass-leave.ini",
         "deploy/scenarios/spike.ini", "deploy/scenarios/bad-network.ini",
+        "deploy/scenarios/shooter.ini", "deploy/scenarios/mmo.ini", "deploy/scenarios/deep.ini",
         "deploy/k8s/loadtest-job.yaml",
     };
 

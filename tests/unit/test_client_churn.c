@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "churn.h"
+#include "churn_internal.h"
 #include "client.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -102,6 +103,51 @@ static void test_a_churn_command_line_is_parsed(void **state)
     assert_true(o.seed_set);
     assert_true(o.seed == 42);
     assert_string_equal(o.world, "World1");
+}
+
+static void test_a_spawn_mix_on_the_command_line_becomes_the_stage_s_and_conflicts_with_spawn(
+    void **state)
+{
+    client_options o;
+    char *argv[] = { "reap-client", "--server", "127.0.0.1:7777", "--bots", "10",
+                     "--duration", "5", "--spawn-mix", "Weapon:2,Inventory:1" };
+    char *both[] = { "reap-client", "--server", "127.0.0.1:7777", "--bots", "10",
+                     "--duration", "5", "--spawn-mix", "Weapon:2", "--spawn", "3" };
+    char *alone[] = { "reap-client", "--server", "127.0.0.1:7777", "--spawn-mix", "Weapon:2" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(argv), argv, err), CLIENT_OPTIONS_OK);
+    assert_int_equal(o.stages[0].mix.n, 2);
+    assert_int_equal(o.stages[0].mix.count[0], 2);
+    assert_string_equal(o.stages[0].mix.name[1], "Inventory");
+
+    assert_int_equal(parse(&o, ARGC(both), both, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--spawn conflicts with --spawn-mix"));
+    assert_int_equal(parse(&o, ARGC(alone), alone, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--spawn-mix is for the churn load generator"));
+}
+
+static void test_each_actor_of_a_mix_must_replicate_as_its_entry_s_archetype(void **state)
+{
+    client_spawn_mix m;
+    const uint32_t cls[] = { 7, 6, 7 }, num[] = { 3, 0, 5 };
+    churn_awaited w;
+    char err[256];
+
+    (void)state;
+    assert_true(client_spawn_mix_parse("Weapon:2,Prop:1,Inventory:1", &m, err, sizeof err));
+
+    /* Requests go out in the mix's order, so acknowledged actor k is of the entry k falls in. */
+    w = churn_mix_expected(&m, cls, num, 1);
+    assert_true(w.actor_class == 7 && w.archetype == 3);
+    w = churn_mix_expected(&m, cls, num, 2);
+    assert_true(w.actor_class == 6 && w.archetype == 0);
+    w = churn_mix_expected(&m, cls, num, 3);
+    assert_true(w.actor_class == 7 && w.archetype == 5);
+    m.n = 0; /* no mix: props */
+    w = churn_mix_expected(&m, cls, num, 0);
+    assert_true(w.actor_class == 6 && w.archetype == 0);
 }
 
 static void test_churn_has_its_own_spawn_and_hold_defaults_that_flags_override(void **state)
@@ -511,6 +557,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_churn_command_line_is_parsed),
+        cmocka_unit_test(test_a_spawn_mix_on_the_command_line_becomes_the_stage_s_and_conflicts_with_spawn),
+        cmocka_unit_test(test_each_actor_of_a_mix_must_replicate_as_its_entry_s_archetype),
         cmocka_unit_test(test_churn_has_its_own_spawn_and_hold_defaults_that_flags_override),
         cmocka_unit_test(test_one_client_mode_keeps_its_defaults),
         cmocka_unit_test(test_bot_counts_out_of_range_are_refused_naming_the_flag_and_range),

@@ -339,6 +339,56 @@ static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
     remove_report(dir);
 }
 
+static void test_live_objects_by_class_are_kept_per_scrape_and_read_back(void **state)
+{
+    static churn_report r, back;
+    static const char *const keys[] = {
+        "reap_gc_objects", "reap_world_objects_by_class{class=\"Weapon\"}",
+        "reap_world_objects_by_class{class=\"WeaponPart\"}",
+    };
+    const double values[] = { 5000, 40, 80 };
+    churn_timeline tl, back_tl;
+    client_options o;
+    client_threshold th[CLIENT_THRESHOLDS_MAX];
+    char dir[] = "/tmp/reap-report-XXXXXX", err[512];
+    char html[300];
+    char *page;
+
+    (void)state;
+    report_fixture(&r, &tl, &o);
+    /* Given two scrapes, the second without WeaponPart and with a class first seen then... */
+    assert_true(churn_timeline_add_classes(&tl, 1.0, keys, values, 3));
+    const char *later[] = { keys[1], "reap_world_objects_by_class{class=\"Ammo\"}" };
+    const double later_v[] = { 41, 7 };
+    assert_true(churn_timeline_add_classes(&tl, 2.0, later, later_v, 2));
+    assert_true(churn_timeline_add_classes(&tl, 3.0, keys, values, 1)); /* none: no sample */
+
+    /* ...the classes are kept in the order first seen, a missing one is -1... */
+    assert_int_equal(tl.n_classes, 3);
+    assert_string_equal(tl.classes[2], "Ammo");
+    assert_int_equal(tl.n_class_samples, 2);
+    assert_true(tl.class_samples[1].count[0] == 41 && tl.class_samples[1].count[1] == -1);
+
+    /* ...and they survive the report's save and load, and get a chart on the page. */
+    assert_non_null(mkdtemp(dir));
+    assert_true(churn_report_save(&r, dir, err, sizeof err));
+    churn_timeline_init(&back_tl);
+    if (!churn_report_load(&back, &back_tl, th, CLIENT_THRESHOLDS_MAX, NULL, dir, err,
+                           sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(back_tl.n_classes, 3);
+    assert_int_equal(back_tl.n_class_samples, 2);
+    assert_true(back_tl.class_samples[0].count[1] == 80);
+    assert_true(back_tl.class_samples[1].count[2] == 7);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    page = read_file(html);
+    assert_non_null(strstr(page, "Live objects by class"));
+    free(page);
+    churn_timeline_free(&back_tl);
+    churn_timeline_free(&tl);
+    remove_report(dir);
+}
+
 static void test_a_report_that_is_not_json_is_refused_naming_the_file(void **state)
 {
     static churn_report back;
@@ -485,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_a_saturated_generator_is_reported_with_a_warning),
         cmocka_unit_test(test_a_failing_threshold_is_counted_and_listed),
         cmocka_unit_test(test_a_saved_report_reads_back_with_the_same_figures),
+        cmocka_unit_test(test_live_objects_by_class_are_kept_per_scrape_and_read_back),
         cmocka_unit_test(test_a_report_that_is_not_json_is_refused_naming_the_file),
         cmocka_unit_test(test_the_json_report_carries_schema_run_and_latency_buckets),
         cmocka_unit_test(test_the_report_page_draws_a_chart_for_each_timeline_with_data),

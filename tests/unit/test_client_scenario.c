@@ -134,6 +134,46 @@ static void test_a_bad_value_is_refused_naming_the_file_line_and_key(void **stat
     assert_non_null(strstr(err, ":6: bad value 'lots' for bots"));
 }
 
+static void test_a_spawn_mix_is_read_per_stage_inherited_and_cleared_by_none(void **state)
+{
+    client_options o;
+    char err[512];
+
+    (void)state;
+    assert_true(load(&o, "[scenario]\nname = m\n[stage a]\nduration = 5\nbots = 2\n"
+                         "spawn_mix = Weapon:2, Inventory:1\n[stage b]\nduration = 5\n"
+                         "bots = 2\n[stage c]\nduration = 5\nbots = 2\nspawn_mix = none\n",
+                     err));
+
+    assert_int_equal(o.stages[0].mix.n, 2);
+    assert_string_equal(o.stages[0].mix.name[1], "Inventory");
+    assert_int_equal(client_spawn_mix_total(&o.stages[0].mix), 3);
+    assert_int_equal(o.stages[1].mix.n, 2);
+    assert_int_equal(o.stages[2].mix.n, 0);
+}
+
+static void test_a_bad_spawn_mix_names_the_line_and_the_bad_entry(void **state)
+{
+    client_options o;
+    client_spawn_mix m;
+    char err[512];
+
+    (void)state;
+    assert_false(load(&o, "[scenario]\nname = x\n[stage a]\nduration = 5\nbots = 2\n"
+                          "spawn_mix = Weapon:2,Ammo:0\n", err));
+    assert_non_null(strstr(err, ":6: bad value 'Weapon:2,Ammo:0' for spawn_mix"));
+    assert_non_null(strstr(err, "'Ammo:0': the count must be an integer in [1, 1000]"));
+
+    assert_false(client_spawn_mix_parse("Gun-1:2", &m, err, sizeof err));
+    assert_non_null(strstr(err, "'Gun-1:2': expected NAME:N"));
+    assert_false(client_spawn_mix_parse("Gun:1,Gun:2", &m, err, sizeof err));
+    assert_non_null(strstr(err, "'Gun' is named twice"));
+    assert_false(client_spawn_mix_parse("Gun:1,", &m, err, sizeof err));
+    assert_false(client_spawn_mix_parse("Gun", &m, err, sizeof err));
+    assert_true(client_spawn_mix_parse("Gun:1000", &m, err, sizeof err));
+    assert_int_equal(m.count[0], 1000);
+}
+
 static void test_an_unknown_key_or_section_is_refused_naming_the_line(void **state)
 {
     client_options o;
@@ -176,7 +216,8 @@ static void test_the_shipped_scenarios_load(void **state)
     static const char *const files[] = {
         "deploy/scenarios/smoke.ini", "deploy/scenarios/churn.ini",
         "deploy/scenarios/mass-leave.ini", "deploy/scenarios/spike.ini",
-        "deploy/scenarios/bad-network.ini",
+        "deploy/scenarios/bad-network.ini", "deploy/scenarios/shooter.ini",
+        "deploy/scenarios/mmo.ini", "deploy/scenarios/deep.ini",
     };
     client_options o;
     char err[512];
@@ -377,6 +418,8 @@ int main(void)
         cmocka_unit_test(test_an_unknown_key_or_section_is_refused_naming_the_line),
         cmocka_unit_test(test_a_stage_without_a_duration_or_a_scenario_without_bots_is_refused),
         cmocka_unit_test(test_a_missing_scenario_file_is_named),
+        cmocka_unit_test(test_a_spawn_mix_is_read_per_stage_inherited_and_cleared_by_none),
+        cmocka_unit_test(test_a_bad_spawn_mix_names_the_line_and_the_bad_entry),
         cmocka_unit_test(test_the_shipped_scenarios_load),
         cmocka_unit_test(test_thresholds_parse_units_into_seconds_and_compare),
         cmocka_unit_test(test_a_bad_threshold_is_refused_with_the_reason),

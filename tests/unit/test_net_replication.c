@@ -599,11 +599,11 @@ static void test_the_players_own_movers_are_updated_every_third_frame(void **sta
 
 static void expect_spawn(FILE *f, const net_index *ix, const actor *a)
 {
-    fprintf(f, "spawn %llu %u %u %u %u %d %d %d\n", (unsigned long long)a->net_id, a->net_index,
+    fprintf(f, "spawn %llu %u %u %u %u %d %d %d %u\n", (unsigned long long)a->net_id, a->net_index,
             (unsigned)a->kind, a->owner_player_id, ix->v[a->net_index].mover_slot,
             wire_quantize(a->pos[0], WIRE_DEFAULT_STEP),
             wire_quantize(a->pos[1], WIRE_DEFAULT_STEP),
-            wire_quantize(a->pos[2], WIRE_DEFAULT_STEP));
+            wire_quantize(a->pos[2], WIRE_DEFAULT_STEP), a->archetype);
 }
 
 static void test_captured_packets_decode_with_the_independent_python_decoder(void **state)
@@ -611,7 +611,8 @@ static void test_captured_packets_decode_with_the_independent_python_decoder(voi
     fixture *fx = *state;
     char dir[] = "/tmp/reap-wire-XXXXXX", path[300], cmd[1024];
     const char *build = getenv("REAP_BUILD_DIR");
-    actor *props[40], *mover = &fx->other->pawn->base;
+    actor *props[40], *crates[3], *mover = &fx->other->pawn->base;
+    world_profile profile;
     FILE *f;
     int rc;
 
@@ -623,6 +624,15 @@ static void test_captured_packets_decode_with_the_independent_python_decoder(voi
         props[i] = spawn_prop(fx, fx->other, (float)i * 37.31f - 700.0f, -(float)i * 11.97f);
     props[7]->pos[2] = 55.55f;
     world_actor_moved(fx->w, props[7]);
+    /* ...and actors of a world profile's archetypes (class ARCHETYPE and their number)... */
+    assert_true(world_profile_parse(&profile, "p.ini", "[archetype Crate]\npayload = 8\n"
+                                    "[archetype Barrel]\ncomponents = 1\n", path, sizeof path));
+    assert_true(world_archetypes_compile(&fx->e.env, &profile, "p.ini", path, sizeof path));
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(actor_spawn_archetype(fx->w, (uint32_t)(i % 2), fx->other, &crates[i]),
+                         GC_OK);
+        place(fx, crates[i], 300.5f * (float)i, -41.0f);
+    }
     mover->moves = true;
     place(fx, mover, 120.25f, -80.75f);
     frame(fx); /* its spawn goes out from here (so it gets a mover slot) */
@@ -642,6 +652,8 @@ static void test_captured_packets_decode_with_the_independent_python_decoder(voi
     /* ...when the Python decoder reads them with what the server knows as the truth... */
     for (int i = 0; i < 40; i++)
         expect_spawn(f, net_repl_index(fx->nd, fx->w), props[i]);
+    for (int i = 0; i < 3; i++)
+        expect_spawn(f, net_repl_index(fx->nd, fx->w), crates[i]);
     fprintf(f, "last %llu %d %d %d\n", (unsigned long long)mover->net_id,
             wire_quantize(mover->pos[0], 0.1f),
             wire_quantize(mover->pos[1], 0.1f), wire_quantize(mover->pos[2], 0.1f));
@@ -661,6 +673,7 @@ static void test_captured_packets_decode_with_the_independent_python_decoder(voi
     assert_true(fx->captured > 0);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
+    world_archetypes_free(&fx->e.env);
 }
 
 /* ---- serialize once ------------------------------------------------------------------------ */

@@ -71,7 +71,7 @@ static void test_an_actor_spawn_batch_round_trips(void **state)
     wire_writer_init(&w, buf, sizeof buf);
     for (int i = 0; i < 3; i++) {
         int32_t q[3] = { i * 10, -i, 0 };
-        size_t n = wire_spawn_tail(tail, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP, 7, 0, q);
+        size_t n = wire_spawn_tail(tail, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP, 0, 7, 0, q);
         assert_true(wire_put_spawn(&w, 100u + (uint64_t)i, 5u + (uint32_t)i, tail, n));
     }
     spawn.frame = 42;

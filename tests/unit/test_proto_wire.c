@@ -82,14 +82,15 @@ static void test_spawn_records_round_trip_exactly_in_any_id_order(void **state)
         memset(a, 0, sizeof *a);
         a->net_id = i == 0 ? UINT64_MAX / 3 : rng() % 100000 + 1; /* not sorted: deltas go down */
         a->index = (uint32_t)(rng() % 70000) + 1;
-        a->actor_class = (uint32_t)(rng() % 6) + 1;
+        a->actor_class = (uint32_t)(rng() % 7) + 1;
+        a->archetype = a->actor_class == WIRE_CLASS_ARCHETYPE ? (uint32_t)(rng() % 300) + 1 : 0;
         a->owner_player_id = i % 3 == 0 ? 0 : (uint32_t)rng();
         a->mover_slot = i % 4 == 1 ? 0 : (uint32_t)(rng() % 70000) + 1;
         for (int k = 0; k < 3; k++)
             a->q[k] = (int32_t)(rng() % (2 * WIRE_POS_MAX + 1)) - WIRE_POS_MAX;
         if (i % 2)
             a->q[2] = 0;
-        size_t n = wire_spawn_tail(tail, a->actor_class, a->owner_player_id, a->mover_slot, a->q);
+        size_t n = wire_spawn_tail(tail, a->actor_class, a->archetype, a->owner_player_id, a->mover_slot, a->q);
         assert_true(wire_put_spawn(&w, a->net_id, a->index, tail, n));
     }
 
@@ -99,6 +100,7 @@ static void test_spawn_records_round_trip_exactly_in_any_id_order(void **state)
         assert_true(got.net_id == want[i].net_id);
         assert_int_equal(got.index, want[i].index);
         assert_int_equal(got.actor_class, want[i].actor_class);
+        assert_int_equal(got.archetype, want[i].archetype);
         assert_int_equal(got.owner_player_id, want[i].owner_player_id);
         assert_int_equal(got.mover_slot, want[i].mover_slot);
         assert_memory_equal(got.q, want[i].q, sizeof got.q);
@@ -182,7 +184,7 @@ static void test_every_truncation_of_a_message_is_refused(void **state)
     wire_writer_init(&w, buf, sizeof buf);
     for (int i = 0; i < 3; i++)
         assert_true(wire_put_spawn(&w, 1000u + (uint64_t)i * 300, 7u + (uint32_t)i, tail,
-                                   wire_spawn_tail(tail, 6, 99999, 0, q)));
+                                   wire_spawn_tail(tail, 6, 0, 99999, 0, q)));
     for (size_t len = 0; len < w.len; len++) {
         wire_reader r;
         wire_reader_init(&r, buf, len, w.count);
@@ -202,7 +204,7 @@ static void test_bytes_left_over_or_reserved_head_bits_are_refused(void **state)
 
     (void)state;
     wire_writer_init(&w, buf, sizeof buf);
-    assert_true(wire_put_spawn(&w, 5, 1, tail, wire_spawn_tail(tail, 4, 0, 0, q)));
+    assert_true(wire_put_spawn(&w, 5, 1, tail, wire_spawn_tail(tail, 4, 0, 0, 0, q)));
     buf[w.len] = 0;
     wire_reader_init(&r, buf, w.len + 1, 1); /* one byte too many */
     assert_true(wire_next_spawn(&r, &got));
@@ -214,11 +216,38 @@ static void test_bytes_left_over_or_reserved_head_bits_are_refused(void **state)
     assert_false(wire_reader_ok(&r));
 }
 
+static void test_an_archetype_record_names_its_archetype_and_refuses_number_zero(void **state)
+{
+    uint8_t buf[64], tail[WIRE_SPAWN_TAIL_MAX];
+    int32_t q[3] = { 5, 6, 0 };
+    wire_writer w;
+    wire_reader r;
+    wire_actor got;
+
+    (void)state;
+    wire_writer_init(&w, buf, sizeof buf);
+    assert_true(wire_put_spawn(&w, 5, 1, tail,
+                               wire_spawn_tail(tail, WIRE_CLASS_ARCHETYPE, 3, 0, 0, q)));
+    assert_int_equal(tail[1], 3); /* the archetype's varint, right after the head */
+    wire_reader_init(&r, buf, w.len, 1);
+    assert_true(wire_next_spawn(&r, &got));
+    assert_int_equal(got.actor_class, WIRE_CLASS_ARCHETYPE);
+    assert_int_equal(got.archetype, 3);
+
+    buf[3] = 0; /* ids 0, 0, head, then the archetype number */
+    wire_reader_init(&r, buf, w.len, 1);
+    assert_false(wire_next_spawn(&r, &got));
+    buf[3] = 3;
+    buf[2] = (uint8_t)((buf[2] & 0xf0) | 8); /* classes above 7 are reserved */
+    wire_reader_init(&r, buf, w.len, 1);
+    assert_false(wire_next_spawn(&r, &got));
+}
+
 static void test_a_spawn_naming_mover_slot_zero_is_refused(void **state)
 {
     uint8_t buf[64], tail[WIRE_SPAWN_TAIL_MAX];
     int32_t q[3] = { 5, 6, 0 };
-    size_t n = wire_spawn_tail(tail, 4, 0, 1, q);
+    size_t n = wire_spawn_tail(tail, 4, 0, 0, 1, q);
     wire_writer w;
     wire_reader r;
     wire_actor got;
@@ -247,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_an_update_out_of_slot_order_is_refused_for_the_next_message),
         cmocka_unit_test(test_every_truncation_of_a_message_is_refused),
         cmocka_unit_test(test_bytes_left_over_or_reserved_head_bits_are_refused),
+        cmocka_unit_test(test_an_archetype_record_names_its_archetype_and_refuses_number_zero),
         cmocka_unit_test(test_a_spawn_naming_mover_slot_zero_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,15 +79,18 @@ def decode_spawns(records, count):
         net_id += r.zigzag()
         index += r.zigzag()
         head = r.byte()
-        if head & 0x80 or not head & 0x0F:
+        if head & 0x80 or not head & 0x0F or head & 0x0F > 7:
             raise Malformed("spawn head 0x%02x" % head)
+        archetype = r.varint() if head & 0x0F == 7 else 0
+        if head & 0x0F == 7 and archetype == 0:
+            raise Malformed("spawn names archetype 0")
         owner = r.varint() if head & 0x10 else 0
         slot = r.varint() if head & 0x40 else 0
         if head & 0x40 and slot == 0:
             raise Malformed("spawn names mover slot 0")
         qx, qy = r.pos24(), r.pos24()
         qz = r.pos24() if head & 0x20 else 0
-        out.append((net_id, index, head & 0x0F, owner, slot, qx, qy, qz))
+        out.append((net_id, index, head & 0x0F, owner, slot, qx, qy, qz, archetype))
     if not r.done():
         raise Malformed("%d bytes left after %d spawn records" % (len(records) - r.pos, count))
     return out
@@ -121,7 +124,7 @@ def main(argv):
             body = env.WhichOneof("body")
             if body == "actor_spawn":
                 for rec in decode_spawns(env.actor_spawn.records, env.actor_spawn.count):
-                    print("spawn %d %d %d %d %d %d %d %d" % rec)
+                    print("spawn %d %d %d %d %d %d %d %d %d" % rec)
                     spawns[rec[0]] = rec
                     if rec[4]:
                         by_slot[rec[4]] = rec[0]
