@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "text_uint.h"
 #include "ue_ini.h"
 #include "vec.h"
 
@@ -79,21 +80,6 @@ void engine_options_default(engine_options *opts)
     snprintf(opts->admin_bind, sizeof opts->admin_bind, "127.0.0.1");
     opts->admin_port = 7780;
     opts->log_level = LOG_INFO;
-}
-
-static bool engine_parse_uint(const char *text, uint32_t min, uint32_t max, uint32_t *out)
-{
-    char *end;
-    unsigned long v;
-
-    if (text == NULL || *text < '0' || *text > '9')
-        return false;
-    errno = 0;
-    v = strtoul(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v < min || v > max)
-        return false;
-    *out = (uint32_t)v;
-    return true;
 }
 
 /* One option's name, range and where it goes; shared by the flag parser and the ini reader. */
@@ -177,7 +163,7 @@ static bool engine_option_store(engine_options *opts, const engine_option_def *d
         snprintf(dst, dst_size, "%s", value);
         return true;
     }
-    if (!engine_parse_uint(value, def->min, def->max, &n)) {
+    if (!text_uint(value, def->min, def->max, &n)) {
         snprintf(err, err_size, "bad value '%s' for %s: expected an integer in [%u, %u]", value,
                  what, def->min, def->max);
         return false;

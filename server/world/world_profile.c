@@ -14,6 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "text_uint.h"
+
 typedef struct profile_ctx {
     world_profile *p;
     char section[96];
@@ -45,22 +47,6 @@ static int profile_fail(profile_ctx *c, const char *key, const char *fmt, ...)
     va_end(ap);
     c->failed = true;
     return 0;
-}
-
-/* An integer in [min, max], the whole text. */
-static bool profile_uint(const char *text, uint32_t min, uint32_t max, uint32_t *out)
-{
-    char *end;
-    unsigned long v;
-
-    if (text[0] < '0' || text[0] > '9')
-        return false;
-    errno = 0;
-    v = strtoul(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v < min || v > max)
-        return false;
-    *out = (uint32_t)v;
-    return true;
 }
 
 static bool profile_bool(const char *text, bool *out)
@@ -118,7 +104,7 @@ static int profile_children(profile_ctx *c, world_profile_archetype *a, const ch
         colon = strchr(name, ':');
         if (colon != NULL) {
             *colon = '\0';
-            if (!profile_uint(colon + 1, 1, WORLD_PROFILE_CHILD_COUNT_MAX, &count))
+            if (!text_uint(colon + 1, 1, WORLD_PROFILE_CHILD_COUNT_MAX, &count))
                 return profile_fail(c, "children", "'%s:%s': expected NAME:N with N in "
                                     "[1, %d]", name, colon + 1, WORLD_PROFILE_CHILD_COUNT_MAX);
         }
@@ -175,7 +161,7 @@ static int profile_refs(profile_ctx *c, world_profile_archetype *a, const char *
             return profile_fail(c, "refs", "'%s': expected owner, siblings, level or "
                                 "earlier:N, each optionally after 'weak'", t);
         if (r.kind == WORLD_PROFILE_REF_EARLIER) {
-            if (colon == NULL || !profile_uint(colon + 1, 1, WORLD_PROFILE_EARLIER_MAX,
+            if (colon == NULL || !text_uint(colon + 1, 1, WORLD_PROFILE_EARLIER_MAX,
                                                &r.count))
                 return profile_fail(c, "refs", "'earlier%s%s': expected earlier:N with N in "
                                     "[1, %d]", colon != NULL ? ":" : "",
@@ -204,7 +190,7 @@ static int profile_key(profile_ctx *c, world_profile_archetype *a, const char *k
         else
             return profile_fail(c, key, "'%s': expected actor or component", value);
     } else if (strcmp(key, "components") == 0) {
-        if (!profile_uint(value, 0, WORLD_PROFILE_COMPONENTS_MAX, &a->components))
+        if (!text_uint(value, 0, WORLD_PROFILE_COMPONENTS_MAX, &a->components))
             return profile_fail(c, key, "'%s': expected an integer in [0, %d]", value,
                                 WORLD_PROFILE_COMPONENTS_MAX);
     } else if (strcmp(key, "children") == 0) {
@@ -214,7 +200,7 @@ static int profile_key(profile_ctx *c, world_profile_archetype *a, const char *k
         if (!profile_refs(c, a, value))
             return 0;
     } else if (strcmp(key, "payload") == 0) {
-        if (!profile_uint(value, 0, WORLD_PROFILE_PAYLOAD_MAX, &a->payload))
+        if (!text_uint(value, 0, WORLD_PROFILE_PAYLOAD_MAX, &a->payload))
             return profile_fail(c, key, "'%s': expected bytes, an integer in [0, %d]", value,
                                 WORLD_PROFILE_PAYLOAD_MAX);
     } else if (strcmp(key, "lifetime") == 0) {
