@@ -152,9 +152,9 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     welcome.controller_net_id = pc->base.net_id;
     welcome.pawn_net_id = pc->pawn != NULL ? pc->pawn->base.net_id : 0;
     welcome.server_version = (char *)REAP_VERSION;
+    welcome.n_archetypes = 0;
     for (uint32_t i = 0; i < w->env->n_archetypes && i < WORLD_PROFILE_ARCHETYPES_MAX; i++)
-        archetypes[i] = w->env->archetypes[i].def.name;
-    welcome.n_archetypes = w->env->n_archetypes;
+        archetypes[welcome.n_archetypes++] = w->env->archetypes[i].def.name;
     welcome.archetypes = archetypes;
     out.seq = env->seq;
     out.body_case = REAP__ENVELOPE__BODY_WELCOME;
