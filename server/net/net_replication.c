@@ -50,6 +50,7 @@ enum {
     REPL_BATCH_PERIOD = 3,     /* frames between two spawn and destroy messages, past the
                                   join snapshot (repl_batch_frame) */
     REPL_BATCH_BACKLOG = 96,   /* pending spawns or owed destroys that go at once regardless */
+    REPL_PENDING_TAIL = 32,    /* newest pending spawns looked at for the player's own */
 };
 
 typedef struct repl_frame {
@@ -484,6 +485,27 @@ static uint64_t repl_gather(repl_frame *f)
     if (n < k)
         memmove(v->pending + n, v->pending + k, (v->pending_count - k) * sizeof *v->pending);
     v->pending_count -= k - n;
+    /* And the newest few beyond the window, for the player's own: what it just asked to spawn
+     * joins the end of the list, behind a join snapshot of thousands or a batch frame away, and
+     * its client is waiting for it. */
+    uint32_t tail = v->pending_count > n + REPL_PENDING_TAIL ? v->pending_count - REPL_PENDING_TAIL
+                                                             : n;
+    for (uint32_t t = tail; t < v->pending_count; t++) {
+        net_view_item it = v->pending[t];
+        const net_index_hot *h = &hot[it.index];
+        net_candidate *cd;
+
+        if (h->owner_player_id != f->c->player_id ||
+            (v->st[it.index] & NET_VIEW_STATE) != NET_VIEW_PENDING)
+            continue;
+        cd = &nd->cands[nd->cands_count++];
+        cd->index = t;
+        cd->is_spawn = 1;
+        cd->bytes = (uint16_t)(h->spawn_len + 4);
+        cd->bucket = repl_bucket((uint64_t)repl_priority(f, h->owner_player_id, h->priority) *
+                                 boost * (f->frame - it.frame + 1));
+        bytes += cd->bytes;
+    }
     /* Open movers, a bit each, in two steps. First the due ones: their band's period has come
      * (repl_band decided it when they were touched) and they changed since last sent. Without
      * a branch per mover (in a crowd that test is a coin toss for the branch predictor): the

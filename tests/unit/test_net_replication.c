@@ -540,6 +540,27 @@ static void test_a_snapshot_of_ten_thousand_actors_arrives_complete(void **state
 
 /* ---- update rates ------------------------------------------------------------------------ */
 
+static void test_the_players_own_spawn_does_not_wait_behind_its_join_snapshot(void **state)
+{
+    fixture *fx = *state;
+    actor *mine;
+    int n = 0;
+
+    /* Given a join snapshot of 5000 actors streaming (several seconds' worth of budget)... */
+    for (int i = 0; i < 5000; i++)
+        spawn_prop(fx, fx->other, (float)(i % 100) * 100.0f, (float)(i / 100) * 100.0f);
+    frames(fx, 2);
+    assert_false(fx->m.snapshot_complete);
+    /* ...a prop the player asks for now... */
+    mine = spawn_prop(fx, fx->me, 100, 100);
+    for (; n < 3 && !mirror_has(&fx->m, mine->net_id); n++)
+        frame(fx);
+    /* ...arrives within a frame or two, long before the snapshot ends. */
+    assert_true(mirror_has(&fx->m, mine->net_id));
+    assert_false(fx->m.snapshot_complete);
+    assert_true(fx->m.count < 5000);
+}
+
 static void test_far_movers_are_updated_less_often_than_near_ones(void **state)
 {
     fixture *fx = *state;
@@ -758,6 +779,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_captured_packets_decode_with_the_independent_python_decoder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_players_own_spawn_does_not_wait_behind_its_join_snapshot,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_players_own_movers_are_updated_every_third_frame,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_far_movers_are_updated_less_often_than_near_ones,
