@@ -319,7 +319,7 @@ static void mark_cluster(gc_collector *w, gc_header *root)
 
 /* A killable reference whose target's header is in cache: nulled if the target is garbage,
  * marked otherwise. */
-static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
+static __attribute__((noinline)) void check_slot(gc_collector *w, void **slot, gc_header *h)
 {
     if ((gc_flags(h) & (GC_F_GARBAGE | GC_F_PERMANENT)) == GC_F_GARBAGE) {
         if (w->garbage_edges)
@@ -332,18 +332,90 @@ static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
     mark_header(w, h);
 }
 
+/* What the hot loop reads for every reference, copied into locals once per drain (the
+ * stores of marks are bytes, which could alias anything the compiler would otherwise have
+ * to reload from the heap after each one). */
+typedef struct mark_tables {
+    const char *region;
+    size_t region_bytes;
+    const uint32_t *inv;
+    _Atomic uint8_t *marks, *special;
+    uint32_t mark_value;
+    uint8_t unmarked_xor;       /* a mark byte xor this has an object's bit set iff unmarked */
+    bool alone, prefetch;
+} mark_tables;
+
+static void mark_tables_init(mark_tables *t, const gc_collector *w)
+{
+    const gc_heap *heap = w->heap;
+    t->region = heap->region;
+    t->region_bytes = heap->region_bytes;
+    t->inv = heap->slab_inv;
+    t->marks = heap->slab_marks;
+    t->special = heap->slab_special;
+    t->mark_value = w->mark_value;
+    t->unmarked_xor = w->mark_value ? 0xff : 0;
+    t->alone = w->alone;
+    t->prefetch = !w->no_prefetch;
+}
+
 /* Killable references, `n` consecutive slots (a run of members, a piece of an array): the
- * marker's hot loop. Most targets are plain objects in the region: their two bits are read
- * (and the mark set) beside the slab without touching the object; only a newly marked one
- * is prefetched, for its scan. Special objects and objects outside the region take the
- * header path. The heap's tables are read into locals once, since the stores of marks
- * (bytes) could alias anything the compiler would otherwise reload. */
+ * marker's hot loop. Most targets are plain objects in the region: their mark bit is read
+ * (and set) beside the slab without touching the object; only a newly marked one is
+ * prefetched, for its scan. Special objects and objects outside the region take the header
+ * path. The private stack's top is kept in a local and written back before anything that
+ * may push. */
+static inline __attribute__((always_inline)) void
+mark_refs(gc_collector *w, const mark_tables *t, void **slots, uint32_t n)
+{
+    gc_header **const stack = w->pushed;
+    uint32_t sp = w->pushed_count;
+    for (uint32_t i = 0; i < n; i++) {
+        /* One worker may null a reference to garbage that another reads: the slot is read
+         * and nulled atomically (plain moves). */
+        void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+        if (!p)
+            continue;
+        gc_header *h = gc_hdr(p);
+        uintptr_t off = (uintptr_t)((const char *)h - t->region);
+        if (off >= t->region_bytes)
+            goto header_path; /* outside the region: the header holds the mark */
+        uint32_t si = (uint32_t)(off >> GC_SLAB_SHIFT);
+        uint32_t slot = (uint32_t)(((off & (GC_SLAB_SIZE - 1)) * t->inv[si]) >> 32);
+        size_t at = ((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT);
+        uint8_t bit = (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1)));
+        uint8_t v = atomic_load_explicit(&t->marks[at], memory_order_relaxed);
+        if (!((v ^ t->unmarked_xor) & bit))
+            continue; /* marked: nothing to do, special or not */
+        if (atomic_load_explicit(&t->special[at], memory_order_relaxed) & bit)
+            goto header_path; /* the header decides */
+        if (t->alone)
+            atomic_store_explicit(&t->marks[at], (uint8_t)(v ^ bit), memory_order_relaxed);
+        else if (!gc_mark_bit_set((gc_mark_loc){ &t->marks[at], bit }, t->mark_value))
+            continue; /* another worker just won it */
+        if (t->prefetch)
+            __builtin_prefetch(h, 0, 3);
+        if (sp < GC_PUSH_BUFFER) {
+            stack[sp++] = h;
+            continue;
+        }
+        w->pushed_count = sp;
+        gc_worker_push(w, h);
+        sp = w->pushed_count;
+        continue;
+    header_path:
+        w->pushed_count = sp;
+        check_slot(w, &slots[i], h);
+        sp = w->pushed_count;
+    }
+    w->pushed_count = sp;
+}
+
+/* The same for callers outside the drain loop (schema ops, referencers, visit mode). */
 static void mark_slots(gc_collector *w, void **slots, uint32_t n)
 {
     if (w->direct) {
         for (uint32_t i = 0; i < n; i++) {
-            /* One worker may null a reference to garbage that another reads: the slot is
-             * read and nulled atomically (plain moves). */
             void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
             if (!p)
                 continue;
@@ -354,45 +426,9 @@ static void mark_slots(gc_collector *w, void **slots, uint32_t n)
         }
         return;
     }
-    const gc_heap *heap = w->heap;
-    const char *const region = heap->region;
-    const size_t region_bytes = heap->region_bytes;
-    const uint32_t *const inv = heap->slab_inv;
-    _Atomic uint8_t *const marks = heap->slab_marks, *const special = heap->slab_special;
-    const uint32_t mark_value = w->mark_value;
-    const bool alone = w->alone, prefetch = !w->no_prefetch;
-    for (uint32_t i = 0; i < n; i++) {
-        void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
-        if (!p)
-            continue;
-        gc_header *h = gc_hdr(p);
-        uintptr_t off = (uintptr_t)((const char *)h - region);
-        if (off >= region_bytes) {
-            check_slot(w, &slots[i], h); /* outside the region: the header holds the mark */
-            continue;
-        }
-        uint32_t si = (uint32_t)(off >> GC_SLAB_SHIFT);
-        uint32_t slot = (uint32_t)(((off & (GC_SLAB_SIZE - 1)) * inv[si]) >> 32);
-        size_t at = ((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT);
-        gc_mark_loc loc = { &marks[at], (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1))) };
-        uint8_t v = atomic_load_explicit(loc.byte, memory_order_relaxed);
-        if (((v & loc.bit) != 0) == mark_value)
-            continue; /* marked: nothing to do, special or not */
-        if (atomic_load_explicit(&special[at], memory_order_relaxed) & loc.bit) {
-            check_slot(w, &slots[i], h); /* the header decides */
-            continue;
-        }
-        if (alone)
-            atomic_store_explicit(loc.byte, (uint8_t)(v ^ loc.bit), memory_order_relaxed);
-        else if (!gc_mark_bit_set(loc, mark_value))
-            continue; /* another worker just won it */
-        if (prefetch)
-            __builtin_prefetch(h, 0, 3);
-        if (w->pushed_count < GC_PUSH_BUFFER)
-            w->pushed[w->pushed_count++] = h;
-        else
-            gc_worker_push(w, h);
-    }
+    mark_tables t;
+    mark_tables_init(&t, w);
+    mark_refs(w, &t, slots, n);
 }
 
 void gc_collector_add_ref(gc_collector *c, void **slot)
@@ -477,7 +513,7 @@ void gc_scan_object(gc_collector *w, gc_header *h)
 }
 
 /* Scans one piece of a long array; re-queues the rest. */
-static void scan_range_piece(gc_collector *w, gc_array_range r)
+static void scan_range_piece(gc_collector *w, const mark_tables *t, gc_array_range r)
 {
     gc_ref_array *a = (gc_ref_array *)((char *)gc_payload(r.obj) + r.offset);
     uint32_t end = r.start + GC_ARRAY_PIECE;
@@ -485,30 +521,66 @@ static void scan_range_piece(gc_collector *w, gc_array_range r)
         gc_worker_push_range(w, r.obj, r.offset, end);
     else
         end = a->count;
-    if (r.start < end)
+    if (r.start >= end)
+        return;
+    if (w->direct)
         scan_ref_range(w, a, r.start, end);
+    else
+        mark_refs(w, t, (void **)a->data + r.start, end - r.start);
+}
+
+/* gc_scan_object for a marking worker (not in visit mode, no edge logs: nothing needs to
+ * know which object or member is being scanned), with a class whose schema is one run of
+ * references scanned inline. */
+static inline __attribute__((always_inline)) void
+scan_object_marking(gc_collector *w, const mark_tables *t, gc_header *h)
+{
+    gc_heap *heap = w->heap;
+    const gc_class *cls = gc_class_of(heap, h);
+    if (cls != w->last_class) { /* a class stays marked once marked */
+        mark_header(w, gc_hdr(cls));
+        w->last_class = cls;
+    }
+    if (h->outer_index != GC_INDEX_NONE)
+        mark_header(w, gc_object_at(heap, h->outer_index));
+    if (cls->run_count > 0)
+        mark_refs(w, t, (void **)((char *)gc_payload(h) + cls->run_offset), cls->run_count);
+    else
+        scan_ops(w, h, cls->mark_schema, gc_payload(h), true);
+    w->scanned++;
 }
 
 /* Drains the worker's lists. Returns true when they are empty, false when the deadline
- * passed first (the lists keep what is left). */
+ * passed first (the lists keep what is left). The work done is counted at each look at the
+ * clock (what a test's work clock reads) and at the end. */
 bool gc_worker_drain(gc_collector *w, double deadline)
 {
     gc_heap *heap = w->heap;
+    mark_tables t;
+    mark_tables_init(&t, w);
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
+    uint64_t work = 0;
     for (;;) {
         gc_array_range r;
         if (take_range(w, &r)) {
-            scan_range_piece(w, r);
-            gc_work_add(&w->work_done, GC_WORK_UNIT);
+            scan_range_piece(w, &t, r);
+            work += GC_WORK_UNIT;
             until_check = 0; /* a piece is a lot of work: check the clock after each */
         } else {
             gc_header *h = scan_next(w);
-            if (!h)
+            if (!h) {
+                gc_work_add(&w->work_done, work);
                 return true;
-            gc_scan_object(w, h);
-            gc_work_add(&w->work_done, GC_WORK_OBJECT);
+            }
+            if (w->direct)
+                gc_scan_object(w, h);
+            else
+                scan_object_marking(w, &t, h);
+            work += GC_WORK_OBJECT;
         }
         if (until_check == 0 || --until_check == 0) {
+            gc_work_add(&w->work_done, work);
+            work = 0;
             if (deadline > 0 && gc_past(heap, deadline)) {
                 gc_worker_return_ahead(w);
                 return gc_worker_is_empty(w);
