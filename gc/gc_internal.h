@@ -103,17 +103,25 @@ typedef struct gc_chunk {
 #define GC_SLAB_SLOT_SHIFT 11     /* at most GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT slots a slab */
 _Static_assert(GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT == 1u << GC_SLAB_SLOT_SHIFT, "slots a slab");
 
-/* Each slot of a slab has a mark bit beside the slab (heap->slab_marks), eight slots to a
- * byte, and at the same place in a second table (heap->slab_special) its "special" bit,
- * which sends marking to the header. Marking reads the mark table for every reference: at
- * one bit an object a million objects' marks take 128 KiB, which stays in L2 beside the
- * objects streaming through; the special table is read only for a reference to an object
+/* An object's mark bit sits in a table beside the slabs (heap->slab_marks), and at the same
+ * place in a second table (heap->slab_special) its "special" bit, which sends marking to the
+ * header. The bit is found by shifts alone: the region has two parts, and in the first
+ * (objects of GC_GRANULE bytes and more, the common case) an object owns the bit of the
+ * 64-byte granule its header starts in, since no two such objects start in one granule; in
+ * the second (the 32- and 48-byte classes) the granule is 32 bytes. So no division by the
+ * object size and no table load stand between a reference and its bit, at the price of a
+ * table a little sparser than one bit a slot (80-byte objects use 4 bits in 5: a million of
+ * them take 156 KiB, which stays in L2 beside the objects streaming through). Marking reads
+ * the mark table for every reference; the special table only for a reference to an object
  * not marked yet (about one in five), so a marked object is never special to the marker.
- * The price is that setting a mark is an atomic read-modify-write of a byte shared with
- * seven neighbours; it also makes exactly one worker win each object, so no object is
- * scanned twice. */
-#define GC_MARK_SLOT_SHIFT 3      /* 8 slots a byte */
-#define GC_SLAB_MARK_SHIFT (GC_SLAB_SLOT_SHIFT - GC_MARK_SLOT_SHIFT) /* mark bytes a slab */
+ * Setting a mark is an atomic read-modify-write of a byte shared with seven neighbours; it
+ * also makes exactly one worker win each object, so no object is scanned twice. */
+#define GC_GRANULE_SHIFT 6
+#define GC_GRANULE ((size_t)1 << GC_GRANULE_SHIFT)
+#define GC_SMALL_GRANULE_SHIFT 5  /* = log2(GC_SLAB_MIN_OBJECT) */
+_Static_assert(GC_SLAB_MIN_OBJECT == 1u << GC_SMALL_GRANULE_SHIFT, "small granule");
+#define GC_SLAB_MARK_BYTES (GC_SLAB_SIZE >> (GC_GRANULE_SHIFT + 3)) /* a slab of the first part */
+#define GC_SMALL_PART_DIVISOR 4   /* the second part is a quarter of the first's size */
 
 /* Where an object's bits are: its byte in the mark table (the special byte is at the same
  * offset in the special table), and its bit in it. */
@@ -316,8 +324,6 @@ struct gc_collector {
     atomic_flag work_lock;
     _Atomic uint32_t stealable; /* objects in block and full + ranges: thieves peek at it */
     gc_work_block *spare;       /* empty blocks for reuse; private */
-    gc_header *ahead[GC_SCAN_AHEAD]; /* popped, prefetched, not yet scanned (a FIFO) */
-    uint32_t ahead_head, ahead_count;
     bool direct;                /* take every reference through the header path (visit
                                    mode, edge logs) */
     /* Diagnostics: when set, references are reported to visit instead of being marked,
@@ -431,19 +437,25 @@ struct gc_heap {
     uint32_t permanent_count;
     _Atomic uint32_t next_serial;
     uv_mutex_t alloc_lock;         /* index and memory allocation from several threads */
-    char *region;                  /* reserved address space the slabs are cut from */
-    size_t region_bytes;
+    char *region;                  /* reserved address space the slabs are cut from: */
+    size_t region_bytes;           /* both parts */
+    size_t region_big;             /* bytes of the first part (64-byte granules) */
     uint32_t region_slabs;
+    uint32_t big_slabs;            /* slabs [0, big_slabs) are the first part */
+    size_t small_marks_at;         /* where the second part's bits start in the mark tables */
+    size_t mark_table_bytes;
     uint32_t *slab_inv;            /* per slab: ceil(2^32 / object size) */
-    _Atomic uint8_t *slab_marks;   /* per slab, a mark bit a slot */
-    _Atomic uint8_t *slab_special; /* per slab, a special bit a slot (same layout) */
+    _Atomic uint8_t *slab_marks;   /* a mark bit a granule */
+    _Atomic uint8_t *slab_special; /* a special bit a granule (same layout) */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
-    uint32_t slab_free;            /* empty slabs whose memory is still committed */
-    uint32_t slab_free_count;      /* length of slab_free */
-    uint32_t slab_released;        /* empty slabs given back to the system (MADV_DONTNEED) */
-    uint32_t slab_bump;            /* slabs [0, slab_bump) of the region were used */
+    /* per part of the region: */
+    uint32_t slab_free[2];         /* empty slabs whose memory is still committed */
+    uint32_t slab_free_count[2];   /* length of slab_free */
+    uint32_t slab_released[2];     /* empty slabs given back to the system (MADV_DONTNEED) */
+    uint32_t slab_bump[2];         /* the part's slabs below slab_bump were used */
     uint32_t slab_count;           /* slabs holding objects */
+    uint32_t slab_small_count;     /* of them, in the second part */
     uint32_t large_count;          /* objects malloc'ed outside the region */
     size_t large_bytes;
 
@@ -660,11 +672,10 @@ void gc_visitor_init(gc_collector *w, gc_heap *heap,
                      void (*visit)(gc_collector *w, gc_header *target), void *userdata);
 void gc_worker_close(gc_collector *w);
 void gc_worker_push(gc_collector *w, gc_header *h);
-/* Moves everything w holds privately (prefetched, pushed) where thieves can take it. */
+/* Moves everything w holds privately (its private stack) where thieves can take it. */
 void gc_worker_publish(gc_collector *w);
 gc_work_block *gc_block_get(gc_collector *w);            /* an empty block (spare or new) */
 void gc_block_put(gc_collector *w, gc_work_block *b);    /* onto w's spares */
-void gc_worker_return_ahead(gc_collector *w);            /* prefetched objects back on w */
 void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start);
 /* Appends a range to w's list; its lock is held (or w is alone). */
 void gc_worker_push_range_locked(gc_collector *w, gc_array_range r);
@@ -705,16 +716,33 @@ static inline uint32_t gc_slab_slot(const gc_heap *heap, uint32_t si, const gc_h
     return (uint32_t)((off * heap->slab_inv[si]) >> 32);
 }
 
+/* Where slab si's bits start in the mark tables, and (in *out_bytes) how many bytes they
+ * take. */
+static inline size_t gc_slab_marks_at(const gc_heap *heap, uint32_t si, size_t *out_bytes)
+{
+    if (si < heap->big_slabs) {
+        *out_bytes = GC_SLAB_MARK_BYTES;
+        return (size_t)si * GC_SLAB_MARK_BYTES;
+    }
+    *out_bytes = GC_SLAB_SIZE >> (GC_SMALL_GRANULE_SHIFT + 3);
+    return heap->small_marks_at + (size_t)(si - heap->big_slabs) * *out_bytes;
+}
+
 /* Finds h's mark bits; false for an object outside the region (its mark bit is
  * GC_F_LARGE_MARK in its header, and it always takes the header path). */
 static inline bool gc_mark_loc_of(const gc_heap *heap, const gc_header *h, gc_mark_loc *out)
 {
-    if (!gc_in_region(heap, h))
+    uintptr_t off = (uintptr_t)((const char *)h - heap->region);
+    if (off < heap->region_big) {
+        out->byte = &heap->slab_marks[off >> (GC_GRANULE_SHIFT + 3)];
+        out->bit = (uint8_t)(1u << ((off >> GC_GRANULE_SHIFT) & 7));
+        return true;
+    }
+    if (off >= heap->region_bytes)
         return false;
-    uint32_t si = gc_slab_index(heap, h);
-    uint32_t slot = gc_slab_slot(heap, si, h);
-    out->byte = &heap->slab_marks[((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT)];
-    out->bit = (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1)));
+    off -= heap->region_big;
+    out->byte = &heap->slab_marks[heap->small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + 3))];
+    out->bit = (uint8_t)(1u << ((off >> GC_SMALL_GRANULE_SHIFT) & 7));
     return true;
 }
 

@@ -95,8 +95,8 @@ void gc_worker_close(gc_collector *w)
  * full list); w's lock is held. */
 static void pushed_move_locked(gc_collector *w, uint32_t n)
 {
-    gc_work_block *b = w->block;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t moved = 0; moved < n;) {
+        gc_work_block *b = w->block;
         if (!b) {
             b = w->block = gc_block_get(w);
         } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
@@ -104,7 +104,11 @@ static void pushed_move_locked(gc_collector *w, uint32_t n)
             w->full = b;
             b = w->block = gc_block_get(w);
         }
-        b->objs[b->count++] = w->pushed[i];
+        uint32_t k = GC_WORK_BLOCK_CAPACITY - b->count;
+        k = k < n - moved ? k : n - moved;
+        memcpy(b->objs + b->count, w->pushed + moved, k * sizeof w->pushed[0]);
+        b->count += k;
+        moved += k;
     }
     memmove(w->pushed, w->pushed + n, (w->pushed_count - n) * sizeof w->pushed[0]);
     w->pushed_count -= n;
@@ -120,7 +124,7 @@ static void shared(gc_collector *w)
 
 bool gc_worker_is_empty(const gc_collector *w)
 {
-    return w->pushed_count == 0 && w->ahead_count == 0 &&
+    return w->pushed_count == 0 &&
            atomic_load_explicit(&((gc_collector *)w)->stealable, memory_order_acquire) == 0;
 }
 
@@ -137,19 +141,16 @@ void gc_worker_push(gc_collector *w, gc_header *h)
 
 void gc_worker_publish(gc_collector *w)
 {
-    gc_worker_return_ahead(w);
     gc_work_lock(w);
     pushed_move_locked(w, w->pushed_count);
     gc_work_unlock(w);
     shared(w);
 }
 
-/* The most recently found object: from the private stack, else (under the lock) a batch off
- * the current block or a full block; NULL when w holds nothing. */
-static gc_header *worker_pop(gc_collector *w)
+/* The most recently found object when the private stack is empty: (under the lock) a batch
+ * off the current block or a full block; NULL when w holds nothing. */
+static gc_header *worker_pop_block(gc_collector *w)
 {
-    if (w->pushed_count > 0)
-        return w->pushed[--w->pushed_count];
     gc_work_lock(w);
     gc_work_block *b = w->block;
     while (!b || b->count == 0) {
@@ -171,40 +172,6 @@ static gc_header *worker_pop(gc_collector *w)
     gc_stealable_add(w, -(int64_t)n);
     gc_work_unlock(w);
     return w->pushed[--w->pushed_count];
-}
-
-/* The prefetching iterator: objects popped for scanning wait in a short FIFO after their
- * first cache lines are prefetched, so each is scanned GC_SCAN_AHEAD pops after its memory was
- * asked for. (Popping straight off the stack scans an object right after it was pushed, before
- * its line can arrive.) */
-static gc_header *scan_next(gc_collector *w)
-{
-    if (w->no_prefetch)
-        return worker_pop(w);
-    while (w->ahead_count < GC_SCAN_AHEAD) {
-        gc_header *h = worker_pop(w);
-        if (!h)
-            break;
-        __builtin_prefetch(h, 0, 3);
-        __builtin_prefetch((char *)h + 64, 0, 3);
-        w->ahead[(w->ahead_head + w->ahead_count++) & (GC_SCAN_AHEAD - 1)] = h;
-    }
-    if (w->ahead_count == 0)
-        return NULL;
-    gc_header *h = w->ahead[w->ahead_head];
-    w->ahead_head = (w->ahead_head + 1) & (GC_SCAN_AHEAD - 1);
-    w->ahead_count--;
-    return h;
-}
-
-/* Puts prefetched objects back on the stack (before a slice ends or work is shared). */
-void gc_worker_return_ahead(gc_collector *w)
-{
-    while (w->ahead_count > 0) {
-        w->ahead_count--;
-        gc_worker_push(w, w->ahead[(w->ahead_head + w->ahead_count) & (GC_SCAN_AHEAD - 1)]);
-    }
-    w->ahead_head = 0;
 }
 
 void gc_worker_push_range_locked(gc_collector *w, gc_array_range r)
@@ -337,8 +304,7 @@ static __attribute__((noinline)) void check_slot(gc_collector *w, void **slot, g
  * to reload from the heap after each one). */
 typedef struct mark_tables {
     const char *region;
-    size_t region_bytes;
-    const uint32_t *inv;
+    size_t region_big, region_bytes, small_marks_at;
     _Atomic uint8_t *marks, *special;
     uint32_t mark_value;
     uint8_t unmarked_xor;       /* a mark byte xor this has an object's bit set iff unmarked */
@@ -349,8 +315,9 @@ static void mark_tables_init(mark_tables *t, const gc_collector *w)
 {
     const gc_heap *heap = w->heap;
     t->region = heap->region;
+    t->region_big = heap->region_big;
     t->region_bytes = heap->region_bytes;
-    t->inv = heap->slab_inv;
+    t->small_marks_at = heap->small_marks_at;
     t->marks = heap->slab_marks;
     t->special = heap->slab_special;
     t->mark_value = w->mark_value;
@@ -378,12 +345,18 @@ mark_refs(gc_collector *w, const mark_tables *t, void **slots, uint32_t n)
             continue;
         gc_header *h = gc_hdr(p);
         uintptr_t off = (uintptr_t)((const char *)h - t->region);
-        if (off >= t->region_bytes)
+        size_t at;
+        uint8_t bit;
+        if (__builtin_expect(off < t->region_big, 1)) {
+            at = off >> (GC_GRANULE_SHIFT + 3);
+            bit = (uint8_t)(1u << ((off >> GC_GRANULE_SHIFT) & 7));
+        } else if (off < t->region_bytes) {
+            off -= t->region_big;
+            at = t->small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + 3));
+            bit = (uint8_t)(1u << ((off >> GC_SMALL_GRANULE_SHIFT) & 7));
+        } else {
             goto header_path; /* outside the region: the header holds the mark */
-        uint32_t si = (uint32_t)(off >> GC_SLAB_SHIFT);
-        uint32_t slot = (uint32_t)(((off & (GC_SLAB_SIZE - 1)) * t->inv[si]) >> 32);
-        size_t at = ((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT);
-        uint8_t bit = (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1)));
+        }
         uint8_t v = atomic_load_explicit(&t->marks[at], memory_order_relaxed);
         if (!((v ^ t->unmarked_xor) & bit))
             continue; /* marked: nothing to do, special or not */
@@ -551,13 +524,20 @@ scan_object_marking(gc_collector *w, const mark_tables *t, gc_header *h)
 }
 
 /* Drains the worker's lists. Returns true when they are empty, false when the deadline
- * passed first (the lists keep what is left). The work done is counted at each look at the
- * clock (what a test's work clock reads) and at the end. */
+ * passed first (the lists keep what is left). Objects popped for scanning wait in a short
+ * FIFO after their first cache lines are prefetched, so each is scanned GC_SCAN_AHEAD pops
+ * after its memory was asked for (popping straight off the stack would scan an object right
+ * after it was pushed, before its line can arrive); the FIFO goes back on the stack when the
+ * deadline passes. The work done is counted at each look at the clock (what a test's work
+ * clock reads) and at the end. */
 bool gc_worker_drain(gc_collector *w, double deadline)
 {
     gc_heap *heap = w->heap;
     mark_tables t;
     mark_tables_init(&t, w);
+    gc_header *ahead[GC_SCAN_AHEAD];
+    uint32_t head = 0, queued = 0;
+    const uint32_t fifo = t.prefetch ? GC_SCAN_AHEAD : 1; /* 1: scanned in the stack's order */
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
     uint64_t work = 0;
     for (;;) {
@@ -567,11 +547,24 @@ bool gc_worker_drain(gc_collector *w, double deadline)
             work += GC_WORK_UNIT;
             until_check = 0; /* a piece is a lot of work: check the clock after each */
         } else {
-            gc_header *h = scan_next(w);
-            if (!h) {
+            while (queued < fifo) {
+                gc_header *next = w->pushed_count > 0 ? w->pushed[--w->pushed_count]
+                                                      : worker_pop_block(w);
+                if (!next)
+                    break;
+                if (t.prefetch) {
+                    __builtin_prefetch(next, 0, 3);
+                    __builtin_prefetch((char *)next + 64, 0, 3);
+                }
+                ahead[(head + queued++) & (GC_SCAN_AHEAD - 1)] = next;
+            }
+            if (queued == 0) {
                 gc_work_add(&w->work_done, work);
                 return true;
             }
+            gc_header *h = ahead[head];
+            head = (head + 1) & (GC_SCAN_AHEAD - 1);
+            queued--;
             if (w->direct)
                 gc_scan_object(w, h);
             else
@@ -582,7 +575,10 @@ bool gc_worker_drain(gc_collector *w, double deadline)
             gc_work_add(&w->work_done, work);
             work = 0;
             if (deadline > 0 && gc_past(heap, deadline)) {
-                gc_worker_return_ahead(w);
+                while (queued > 0) { /* the FIFO back on the stack, oldest on top */
+                    queued--;
+                    gc_worker_push(w, ahead[(head + queued) & (GC_SCAN_AHEAD - 1)]);
+                }
                 return gc_worker_is_empty(w);
             }
             until_check = GC_TIME_CHECK_INTERVAL;
