@@ -64,8 +64,9 @@ gc_result gc_region_init(gc_heap *heap, size_t big_bytes)
     heap->region_big = big_bytes;
     heap->region_slabs = (uint32_t)(region_bytes >> GC_SLAB_SHIFT);
     heap->big_slabs = (uint32_t)(big_bytes >> GC_SLAB_SHIFT);
-    heap->small_marks_at = big_bytes >> (GC_GRANULE_SHIFT + 3);
-    heap->mark_table_bytes = heap->small_marks_at + (small_bytes >> (GC_SMALL_GRANULE_SHIFT + 3));
+    heap->small_marks_at = big_bytes >> (GC_GRANULE_SHIFT + GC_BITS_SHIFT);
+    heap->mark_table_bytes = (heap->small_marks_at +
+                              (small_bytes >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT))) * 8;
     heap->slab_inv = reserve((size_t)heap->region_slabs * sizeof *heap->slab_inv);
     heap->slab_marks = reserve(heap->mark_table_bytes);
     heap->slab_special = reserve(heap->mark_table_bytes);
@@ -175,9 +176,9 @@ static uint32_t slab_new(gc_heap *heap, uint32_t cls)
     m->size_class = cls;
     m->free_head = FREE_END;
     heap->slab_inv[si] = (uint32_t)(((1ull << 32) + size - 1) / size);
-    size_t bytes, at = gc_slab_marks_at(heap, si, &bytes);
-    memset((void *)&heap->slab_marks[at], 0, bytes);
-    memset((void *)&heap->slab_special[at], 0, bytes);
+    size_t words, at = gc_slab_marks_at(heap, si, &words);
+    memset((void *)&heap->slab_marks[at], 0, words * sizeof heap->slab_marks[0]);
+    memset((void *)&heap->slab_special[at], 0, words * sizeof heap->slab_special[0]);
     heap->slab_count++;
     heap->slab_small_count += (uint32_t)part;
     partial_link(heap, cls, si);

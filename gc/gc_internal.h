@@ -114,8 +114,9 @@ _Static_assert(GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT == 1u << GC_SLAB_SLOT_SHIFT, "s
  * them take 156 KiB, which stays in L2 beside the objects streaming through). Marking reads
  * the mark table for every reference; the special table only for a reference to an object
  * not marked yet (about one in five), so a marked object is never special to the marker.
- * Setting a mark is an atomic read-modify-write of a byte shared with seven neighbours; it
- * also makes exactly one worker win each object, so no object is scanned twice. */
+ * The tables are arrays of 64-bit words, so one load and one bit test decide a reference.
+ * Setting a mark is an atomic read-modify-write of a word shared with neighbours; it also
+ * makes exactly one worker win each object, so no object is scanned twice. */
 #define GC_GRANULE_SHIFT 6
 #define GC_GRANULE ((size_t)1 << GC_GRANULE_SHIFT)
 #define GC_SMALL_GRANULE_SHIFT 5  /* = log2(GC_SLAB_MIN_OBJECT) */
@@ -123,11 +124,13 @@ _Static_assert(GC_SLAB_MIN_OBJECT == 1u << GC_SMALL_GRANULE_SHIFT, "small granul
 #define GC_SLAB_MARK_BYTES (GC_SLAB_SIZE >> (GC_GRANULE_SHIFT + 3)) /* a slab of the first part */
 #define GC_SMALL_PART_DIVISOR 4   /* the second part is a quarter of the first's size */
 
-/* Where an object's bits are: its byte in the mark table (the special byte is at the same
+#define GC_BITS_SHIFT 6           /* 64 bits a word */
+
+/* Where an object's bits are: its word in the mark table (the special word is at the same
  * offset in the special table), and its bit in it. */
 typedef struct gc_mark_loc {
-    _Atomic uint8_t *byte;
-    uint8_t bit;
+    _Atomic uint64_t *word;
+    uint64_t bit;
 } gc_mark_loc;
 
 /* Allocation bookkeeping of one slab (a side table: marking never reads it). */
@@ -442,11 +445,11 @@ struct gc_heap {
     size_t region_big;             /* bytes of the first part (64-byte granules) */
     uint32_t region_slabs;
     uint32_t big_slabs;            /* slabs [0, big_slabs) are the first part */
-    size_t small_marks_at;         /* where the second part's bits start in the mark tables */
+    size_t small_marks_at;         /* the word where the second part's bits start */
     size_t mark_table_bytes;
     uint32_t *slab_inv;            /* per slab: ceil(2^32 / object size) */
-    _Atomic uint8_t *slab_marks;   /* a mark bit a granule */
-    _Atomic uint8_t *slab_special; /* a special bit a granule (same layout) */
+    _Atomic uint64_t *slab_marks;  /* a mark bit a granule */
+    _Atomic uint64_t *slab_special; /* a special bit a granule (same layout) */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
     /* per part of the region: */
@@ -716,16 +719,16 @@ static inline uint32_t gc_slab_slot(const gc_heap *heap, uint32_t si, const gc_h
     return (uint32_t)((off * heap->slab_inv[si]) >> 32);
 }
 
-/* Where slab si's bits start in the mark tables, and (in *out_bytes) how many bytes they
- * take. */
-static inline size_t gc_slab_marks_at(const gc_heap *heap, uint32_t si, size_t *out_bytes)
+/* The word where slab si's bits start in the mark tables, and (in *out_words) how many
+ * words they take. */
+static inline size_t gc_slab_marks_at(const gc_heap *heap, uint32_t si, size_t *out_words)
 {
     if (si < heap->big_slabs) {
-        *out_bytes = GC_SLAB_MARK_BYTES;
-        return (size_t)si * GC_SLAB_MARK_BYTES;
+        *out_words = GC_SLAB_SIZE >> (GC_GRANULE_SHIFT + GC_BITS_SHIFT);
+        return (size_t)si * *out_words;
     }
-    *out_bytes = GC_SLAB_SIZE >> (GC_SMALL_GRANULE_SHIFT + 3);
-    return heap->small_marks_at + (size_t)(si - heap->big_slabs) * *out_bytes;
+    *out_words = GC_SLAB_SIZE >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT);
+    return heap->small_marks_at + (size_t)(si - heap->big_slabs) * *out_words;
 }
 
 /* Finds h's mark bits; false for an object outside the region (its mark bit is
@@ -734,15 +737,16 @@ static inline bool gc_mark_loc_of(const gc_heap *heap, const gc_header *h, gc_ma
 {
     uintptr_t off = (uintptr_t)((const char *)h - heap->region);
     if (off < heap->region_big) {
-        out->byte = &heap->slab_marks[off >> (GC_GRANULE_SHIFT + 3)];
-        out->bit = (uint8_t)(1u << ((off >> GC_GRANULE_SHIFT) & 7));
+        out->word = &heap->slab_marks[off >> (GC_GRANULE_SHIFT + GC_BITS_SHIFT)];
+        out->bit = (uint64_t)1 << ((off >> GC_GRANULE_SHIFT) & 63);
         return true;
     }
     if (off >= heap->region_bytes)
         return false;
     off -= heap->region_big;
-    out->byte = &heap->slab_marks[heap->small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + 3))];
-    out->bit = (uint8_t)(1u << ((off >> GC_SMALL_GRANULE_SHIFT) & 7));
+    out->word = &heap->slab_marks[heap->small_marks_at +
+                                  (off >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT))];
+    out->bit = (uint64_t)1 << ((off >> GC_SMALL_GRANULE_SHIFT) & 63);
     return true;
 }
 
@@ -751,8 +755,8 @@ static inline bool gc_mark_loc_of(const gc_heap *heap, const gc_header *h, gc_ma
 static inline bool gc_mark_bit_set(gc_mark_loc loc, uint32_t mark_value)
 {
     if (mark_value)
-        return !(atomic_fetch_or_explicit(loc.byte, loc.bit, memory_order_relaxed) & loc.bit);
-    return atomic_fetch_and_explicit(loc.byte, (uint8_t)~loc.bit, memory_order_relaxed) & loc.bit;
+        return !(atomic_fetch_or_explicit(loc.word, loc.bit, memory_order_relaxed) & loc.bit);
+    return atomic_fetch_and_explicit(loc.word, ~loc.bit, memory_order_relaxed) & loc.bit;
 }
 
 /* Marks h (in the marking sense of the invariant above) with one atomic read-modify-write;
@@ -776,10 +780,10 @@ static inline void gc_mark_born(const gc_heap *heap, gc_header *h)
     (void)gc_try_mark(heap, heap->mark_value, h);
 }
 
-/* The byte of the special table that holds the special bit of the object at loc. */
-static inline _Atomic uint8_t *gc_special_byte(const gc_heap *heap, gc_mark_loc loc)
+/* The word of the special table that holds the special bit of the object at loc. */
+static inline _Atomic uint64_t *gc_special_word(const gc_heap *heap, gc_mark_loc loc)
 {
-    return heap->slab_special + (loc.byte - heap->slab_marks);
+    return heap->slab_special + (loc.word - heap->slab_marks);
 }
 
 /* Keeps h's special bit equal to whether it has any GC_F_SPECIAL flag. Call after changing
@@ -792,11 +796,11 @@ static inline void gc_special_sync(const gc_heap *heap, gc_header *h)
     gc_mark_loc loc;
     if (!gc_mark_loc_of(heap, h, &loc))
         return; /* objects outside the region always take the header path */
-    _Atomic uint8_t *byte = gc_special_byte(heap, loc);
+    _Atomic uint64_t *word = gc_special_word(heap, loc);
     if (gc_flags(h) & GC_F_SPECIAL)
-        atomic_fetch_or_explicit(byte, loc.bit, memory_order_relaxed);
+        atomic_fetch_or_explicit(word, loc.bit, memory_order_relaxed);
     else
-        atomic_fetch_and_explicit(byte, (uint8_t)~loc.bit, memory_order_relaxed);
+        atomic_fetch_and_explicit(word, ~loc.bit, memory_order_relaxed);
 }
 
 /* Whether h's special bit is set (false outside the region, where there is none). */
@@ -804,14 +808,14 @@ static inline bool gc_special_bit_of(const gc_heap *heap, const gc_header *h)
 {
     gc_mark_loc loc;
     return gc_mark_loc_of(heap, h, &loc) &&
-           (atomic_load_explicit(gc_special_byte(heap, loc), memory_order_relaxed) & loc.bit);
+           (atomic_load_explicit(gc_special_word(heap, loc), memory_order_relaxed) & loc.bit);
 }
 
 static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const gc_header *h)
 {
     gc_mark_loc loc;
     uint32_t set = gc_mark_loc_of(heap, h, &loc)
-                       ? (atomic_load_explicit(loc.byte, memory_order_relaxed) & loc.bit) != 0
+                       ? (atomic_load_explicit(loc.word, memory_order_relaxed) & loc.bit) != 0
                        : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
     return set == mark_value;
 }

@@ -300,40 +300,40 @@ static __attribute__((noinline)) void check_slot(gc_collector *w, void **slot, g
 }
 
 /* What the hot loop reads for every reference, copied into locals once per drain (the
- * stores of marks are bytes, which could alias anything the compiler would otherwise have
- * to reload from the heap after each one). */
+ * stores of marks could otherwise alias what the compiler would have to reload from the
+ * heap after each one). `payloads` is the region's start plus a header, so that a
+ * reference's offset is one subtraction away from the reference itself. */
 typedef struct mark_tables {
-    const char *region;
+    uintptr_t payloads;
     size_t region_big, region_bytes, small_marks_at;
-    _Atomic uint8_t *marks, *special;
+    _Atomic uint64_t *marks, *special;
     uint32_t mark_value;
-    uint8_t unmarked_xor;       /* a mark byte xor this has an object's bit set iff unmarked */
     bool alone, prefetch;
 } mark_tables;
 
 static void mark_tables_init(mark_tables *t, const gc_collector *w)
 {
     const gc_heap *heap = w->heap;
-    t->region = heap->region;
+    t->payloads = (uintptr_t)heap->region + sizeof(gc_header);
     t->region_big = heap->region_big;
     t->region_bytes = heap->region_bytes;
     t->small_marks_at = heap->small_marks_at;
     t->marks = heap->slab_marks;
     t->special = heap->slab_special;
     t->mark_value = w->mark_value;
-    t->unmarked_xor = w->mark_value ? 0xff : 0;
     t->alone = w->alone;
     t->prefetch = !w->no_prefetch;
 }
 
 /* Killable references, `n` consecutive slots (a run of members, a piece of an array): the
- * marker's hot loop. Most targets are plain objects in the region: their mark bit is read
- * (and set) beside the slab without touching the object; only a newly marked one is
- * prefetched, for its scan. Special objects and objects outside the region take the header
- * path. The private stack's top is kept in a local and written back before anything that
- * may push. */
+ * marker's hot loop, compiled once for each mark value and for marking alone or not. Most
+ * targets are plain objects in the region: their mark bit is read (and set) in the table
+ * without touching the object; only a newly marked one is prefetched, for its scan. Special
+ * objects and objects outside the region take the header path. The private stack's top is
+ * kept in a local and written back before anything that may push. */
 static inline __attribute__((always_inline)) void
-mark_refs(gc_collector *w, const mark_tables *t, void **slots, uint32_t n)
+mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, const bool alone,
+             const uint32_t mark_value)
 {
     gc_header **const stack = w->pushed;
     uint32_t sp = w->pushed_count;
@@ -343,29 +343,31 @@ mark_refs(gc_collector *w, const mark_tables *t, void **slots, uint32_t n)
         void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
         if (!p)
             continue;
-        gc_header *h = gc_hdr(p);
-        uintptr_t off = (uintptr_t)((const char *)h - t->region);
+        uintptr_t off = (uintptr_t)p - t->payloads;
         size_t at;
-        uint8_t bit;
+        unsigned shift;
         if (__builtin_expect(off < t->region_big, 1)) {
-            at = off >> (GC_GRANULE_SHIFT + 3);
-            bit = (uint8_t)(1u << ((off >> GC_GRANULE_SHIFT) & 7));
+            at = off >> (GC_GRANULE_SHIFT + GC_BITS_SHIFT);
+            shift = (unsigned)(off >> GC_GRANULE_SHIFT) & 63;
         } else if (off < t->region_bytes) {
             off -= t->region_big;
-            at = t->small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + 3));
-            bit = (uint8_t)(1u << ((off >> GC_SMALL_GRANULE_SHIFT) & 7));
+            at = t->small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT));
+            shift = (unsigned)(off >> GC_SMALL_GRANULE_SHIFT) & 63;
         } else {
             goto header_path; /* outside the region: the header holds the mark */
         }
-        uint8_t v = atomic_load_explicit(&t->marks[at], memory_order_relaxed);
-        if (!((v ^ t->unmarked_xor) & bit))
+        uint64_t v = atomic_load_explicit(&t->marks[at], memory_order_relaxed);
+        if (((v >> shift) & 1) == mark_value)
             continue; /* marked: nothing to do, special or not */
-        if (atomic_load_explicit(&t->special[at], memory_order_relaxed) & bit)
+        if ((atomic_load_explicit(&t->special[at], memory_order_relaxed) >> shift) & 1)
             goto header_path; /* the header decides */
-        if (t->alone)
-            atomic_store_explicit(&t->marks[at], (uint8_t)(v ^ bit), memory_order_relaxed);
-        else if (!gc_mark_bit_set((gc_mark_loc){ &t->marks[at], bit }, t->mark_value))
+        if (alone)
+            atomic_store_explicit(&t->marks[at], v ^ ((uint64_t)1 << shift),
+                                  memory_order_relaxed);
+        else if (!gc_mark_bit_set((gc_mark_loc){ &t->marks[at], (uint64_t)1 << shift },
+                                  mark_value))
             continue; /* another worker just won it */
+        gc_header *h = gc_hdr(p);
         if (t->prefetch)
             __builtin_prefetch(h, 0, 3);
         if (sp < GC_PUSH_BUFFER) {
@@ -378,10 +380,26 @@ mark_refs(gc_collector *w, const mark_tables *t, void **slots, uint32_t n)
         continue;
     header_path:
         w->pushed_count = sp;
-        check_slot(w, &slots[i], h);
+        check_slot(w, &slots[i], gc_hdr(p));
         sp = w->pushed_count;
     }
     w->pushed_count = sp;
+}
+
+static inline __attribute__((always_inline)) void
+mark_refs(gc_collector *w, const mark_tables *t, void **slots, uint32_t n)
+{
+    if (t->alone) {
+        if (t->mark_value)
+            mark_refs_as(w, t, slots, n, true, 1);
+        else
+            mark_refs_as(w, t, slots, n, true, 0);
+    } else {
+        if (t->mark_value)
+            mark_refs_as(w, t, slots, n, false, 1);
+        else
+            mark_refs_as(w, t, slots, n, false, 0);
+    }
 }
 
 /* The same for callers outside the drain loop (schema ops, referencers, visit mode). */
