@@ -312,9 +312,12 @@ struct gc_collector {
     gc_heap *heap;
     uint32_t mark_value;        /* copy of heap->mark_value for the hot loop */
     bool no_prefetch;           /* settings.no_prefetch, for measuring what prefetching buys */
-    bool alone;                 /* the only worker of this mark: no other thread writes mark
-                                   bits while it drains (scope guards are locked out), so it
-                                   sets them with a plain store */
+    bool alone;                 /* no other thread writes mark bits while it drains (the only
+                                   worker of this mark, scope guards being locked out, or the
+                                   caller of a parallel slice before anyone joined), so it
+                                   sets them with a plain store and takes no lock */
+    _Atomic bool *join;         /* the caller of a parallel slice, marking alone: set when a
+                                   pool thread wants to join (gc_parallel.c) */
     gc_header *pushed[GC_PUSH_BUFFER]; /* found, marked, not yet in a block (a stack);
                                    private */
     uint32_t pushed_count;
@@ -691,6 +694,8 @@ void gc_scan_object(gc_collector *w, gc_header *h);
 bool gc_parallel_drain(gc_heap *heap, double deadline);
 void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
+/* The caller of a parallel slice, asked to let a pool thread join, marks shared from now. */
+void gc_worker_go_shared(gc_collector *w);
 /* Wakes sleeping thieves if w now holds enough to steal (after w, not alone, published). */
 void gc_worker_published(gc_collector *w);
 bool gc_worker_steal(gc_collector *thief);  /* a piece, a full block or half a block */

@@ -592,6 +592,10 @@ bool gc_worker_drain(gc_collector *w, double deadline)
         if (until_check == 0 || --until_check == 0) {
             gc_work_add(&w->work_done, work);
             work = 0;
+            if (w->join && atomic_load_explicit(w->join, memory_order_relaxed)) {
+                gc_worker_go_shared(w); /* a pool thread got a CPU: let it in */
+                mark_tables_init(&t, w);
+            }
             if (deadline > 0 && gc_past(heap, deadline)) {
                 while (queued > 0) { /* the FIFO back on the stack, oldest on top */
                     queued--;

@@ -91,6 +91,11 @@ typedef struct gc_settings {
     double finish_destroy_wait_limit;     /* full purge: seconds to wait for objects not ready
                                              for finish_destroy before giving up (60) */
     bool no_prefetch;                     /* measurement only: scan without prefetching */
+    bool marker_threads_normal_priority;  /* false: marking threads beyond the caller run at
+                                             idle priority (SCHED_IDLE on Linux) and join a
+                                             mark only once given a CPU, so that they never
+                                             slow the caller or other programs down; true:
+                                             at the caller's priority (tests) */
 } gc_settings;
 
 void gc_settings_default(gc_settings *out_settings);

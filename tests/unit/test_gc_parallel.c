@@ -31,6 +31,7 @@ static void survivors_with(uint32_t workers, uint64_t seed, uint8_t *alive, gc_s
     gc_heap_config cfg = { 0 };
     gc_settings_default(&cfg.settings);
     cfg.settings.num_workers = workers;
+    cfg.settings.marker_threads_normal_priority = true; /* they mark together, busy or not */
     assert_int_equal(gc_heap_create(&cfg, &heap), GC_OK);
     gc_class_desc d = { .name = "Node", .size = sizeof(node), .members = node_members };
     d.hooks.destructor = node_destructor;
