@@ -115,6 +115,12 @@ static void pushed_move_locked(gc_collector *w, uint32_t n)
     gc_stealable_add(w, n);
 }
 
+void gc_worker_keep_private(gc_collector *w, uint32_t keep)
+{
+    if (w->pushed_count > keep)
+        pushed_move_locked(w, w->pushed_count - keep);
+}
+
 /* After w made work stealable: thieves asleep in gc_parallel.c may take it. */
 static void shared(gc_collector *w)
 {
@@ -130,9 +136,11 @@ bool gc_worker_is_empty(const gc_collector *w)
 
 void gc_worker_push(gc_collector *w, gc_header *h)
 {
-    if (w->pushed_count == GC_PUSH_BUFFER) {
+    uint32_t limit = w->alone ? GC_PUSH_BUFFER_ALONE : GC_PUSH_BUFFER;
+    if (w->pushed_count >= limit) {
         gc_work_lock(w);
-        pushed_move_locked(w, GC_PUSH_BUFFER / 2); /* the newer half stays, for locality */
+        pushed_move_locked(w, w->pushed_count - limit / 2); /* the newer half stays, for
+                                                              locality */
         gc_work_unlock(w);
         shared(w);
     }
@@ -165,7 +173,8 @@ static gc_header *worker_pop_block(gc_collector *w)
             gc_block_put(w, b);
         b = w->block = next;
     }
-    uint32_t n = b->count < GC_PUSH_BUFFER / 2 ? b->count : GC_PUSH_BUFFER / 2;
+    uint32_t half = (w->alone ? GC_PUSH_BUFFER_ALONE : GC_PUSH_BUFFER) / 2;
+    uint32_t n = b->count < half ? b->count : half;
     b->count -= n;
     memcpy(w->pushed, b->objs + b->count, n * sizeof b->objs[0]); /* the top stays on top */
     w->pushed_count = n;
@@ -335,6 +344,12 @@ static inline __attribute__((always_inline)) void
 mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, const bool alone,
              const uint32_t mark_value)
 {
+    /* Locals, not t's fields: a store of a mark (a 64-bit word) may alias a size_t. */
+    const uintptr_t payloads = t->payloads;
+    const size_t region_big = t->region_big, region_bytes = t->region_bytes;
+    const size_t small_marks_at = t->small_marks_at;
+    _Atomic uint64_t *const marks = t->marks, *const special = t->special;
+    const bool prefetch = t->prefetch;
     gc_header **const stack = w->pushed;
     uint32_t sp = w->pushed_count;
     for (uint32_t i = 0; i < n; i++) {
@@ -343,34 +358,33 @@ mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, co
         void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
         if (!p)
             continue;
-        uintptr_t off = (uintptr_t)p - t->payloads;
+        uintptr_t off = (uintptr_t)p - payloads;
         size_t at;
         unsigned shift;
-        if (__builtin_expect(off < t->region_big, 1)) {
+        if (__builtin_expect(off < region_big, 1)) {
             at = off >> (GC_GRANULE_SHIFT + GC_BITS_SHIFT);
             shift = (unsigned)(off >> GC_GRANULE_SHIFT) & 63;
-        } else if (off < t->region_bytes) {
-            off -= t->region_big;
-            at = t->small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT));
+        } else if (off < region_bytes) {
+            off -= region_big;
+            at = small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT));
             shift = (unsigned)(off >> GC_SMALL_GRANULE_SHIFT) & 63;
         } else {
             goto header_path; /* outside the region: the header holds the mark */
         }
-        uint64_t v = atomic_load_explicit(&t->marks[at], memory_order_relaxed);
+        uint64_t v = atomic_load_explicit(&marks[at], memory_order_relaxed);
         if (((v >> shift) & 1) == mark_value)
             continue; /* marked: nothing to do, special or not */
-        if ((atomic_load_explicit(&t->special[at], memory_order_relaxed) >> shift) & 1)
+        if ((atomic_load_explicit(&special[at], memory_order_relaxed) >> shift) & 1)
             goto header_path; /* the header decides */
         if (alone)
-            atomic_store_explicit(&t->marks[at], v ^ ((uint64_t)1 << shift),
-                                  memory_order_relaxed);
-        else if (!gc_mark_bit_set((gc_mark_loc){ &t->marks[at], (uint64_t)1 << shift },
+            atomic_store_explicit(&marks[at], v ^ ((uint64_t)1 << shift), memory_order_relaxed);
+        else if (!gc_mark_bit_set((gc_mark_loc){ &marks[at], (uint64_t)1 << shift },
                                   mark_value))
             continue; /* another worker just won it */
         gc_header *h = gc_hdr(p);
-        if (t->prefetch)
+        if (prefetch)
             __builtin_prefetch(h, 0, 3);
-        if (sp < GC_PUSH_BUFFER) {
+        if (sp < (alone ? GC_PUSH_BUFFER_ALONE : GC_PUSH_BUFFER)) {
             stack[sp++] = h;
             continue;
         }

@@ -215,6 +215,7 @@ static void withdraw_unstarted(gc_pool *pool, gc_heap *heap)
 void gc_worker_go_shared(gc_collector *w)
 {
     gc_pool *pool = w->heap->pool;
+    gc_worker_keep_private(w, GC_PUSH_BUFFER / 2); /* still alone: no lock */
     w->alone = false;
     w->join = NULL;
     /* Release: what the caller marked and queued alone is seen by whoever joins. */
