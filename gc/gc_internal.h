@@ -517,6 +517,7 @@ struct gc_heap {
     uint32_t mark_workers;         /* workers taking part in the mark in flight */
     _Atomic uint32_t idle_workers; /* workers looking for work to steal */
     struct gc_pool *pool;          /* marker threads (gc_parallel.c), NULL until needed */
+    bool marker_threads_held;      /* tests: pool threads never ask to join */
     gc_ptr_vec unreachable;        /* gc_header* gathered that need begin/finish_destroy work
                                       (hooks, a name, classes) */
     gc_ptr_vec unreachable_plain;  /* gc_header* gathered that only need freeing */
