@@ -349,7 +349,6 @@ mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, co
     const size_t region_big = t->region_big, region_bytes = t->region_bytes;
     const size_t small_marks_at = t->small_marks_at;
     _Atomic uint64_t *const marks = t->marks, *const special = t->special;
-    const bool prefetch = t->prefetch;
     gc_header **const stack = w->pushed;
     uint32_t sp = w->pushed_count;
     for (uint32_t i = 0; i < n; i++) {
@@ -382,8 +381,6 @@ mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, co
                                   mark_value))
             continue; /* another worker just won it */
         gc_header *h = gc_hdr(p);
-        if (prefetch)
-            __builtin_prefetch(h, 0, 3);
         if (sp < (alone ? GC_PUSH_BUFFER_ALONE : GC_PUSH_BUFFER)) {
             stack[sp++] = h;
             continue;
