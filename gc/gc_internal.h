@@ -702,6 +702,11 @@ void gc_scan_object(gc_collector *w, gc_header *h);
 bool gc_parallel_drain(gc_heap *heap, double deadline);
 void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
+/* The caller of a parallel slice, marking alone, at a look at the clock: notes the CPU it
+ * runs on and says whether a pool thread should be let in now (one asks, and the caller
+ * holds no piece of a long array: marking through one sets bits all over the mark table,
+ * which two cores would trade line by line, where scanning objects mostly reads it). */
+bool gc_worker_join_poll(gc_collector *w);
 /* The caller of a parallel slice, asked to let a pool thread join, marks shared from now. */
 void gc_worker_go_shared(gc_collector *w);
 /* Wakes sleeping thieves if w now holds enough to steal (after w, not alone, published). */

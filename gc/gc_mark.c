@@ -603,8 +603,7 @@ bool gc_worker_drain(gc_collector *w, double deadline)
         if (until_check == 0 || --until_check == 0) {
             gc_work_add(&w->work_done, work);
             work = 0;
-            if (w->join && atomic_load_explicit(w->join, memory_order_relaxed) &&
-                atomic_load_explicit(&w->range_count, memory_order_relaxed) == 0) {
+            if (w->join && gc_worker_join_poll(w)) {
                 gc_worker_go_shared(w); /* a pool thread got a CPU: let it in */
                 mark_tables_init(&t, w);
             }

@@ -135,6 +135,7 @@ typedef struct gc_pool {
      * withdraws its share instead of waiting for it. */
     _Atomic int claim[GC_MAX_WORKERS];
     _Atomic bool join_wanted;  /* a pool thread waits to join (the caller marks alone) */
+    _Atomic int caller_cpu;    /* where the caller ran at its last look (-1: unknown) */
     _Atomic bool shared;       /* the caller marks shared: threads may join */
     double deadline;
     bool normal_priority;      /* settings.marker_threads_normal_priority of the job */
@@ -213,6 +214,23 @@ static void withdraw_unstarted(gc_pool *pool, gc_heap *heap)
     }
 }
 
+static int current_cpu(void)
+{
+#ifdef SCHED_IDLE
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+bool gc_worker_join_poll(gc_collector *w)
+{
+    gc_pool *pool = w->heap->pool;
+    atomic_store_explicit(&pool->caller_cpu, current_cpu(), memory_order_relaxed);
+    return atomic_load_explicit(w->join, memory_order_relaxed) &&
+           atomic_load_explicit(&w->range_count, memory_order_relaxed) == 0;
+}
+
 void gc_worker_go_shared(gc_collector *w)
 {
     gc_pool *pool = w->heap->pool;
@@ -225,9 +243,11 @@ void gc_worker_go_shared(gc_collector *w)
 }
 
 /* A pool thread that claimed the job waits until the caller marks shared (then it joins:
- * true) or withdraws it (false). The caller looks at the request at least every
- * GC_TIME_CHECK_INTERVAL objects it scans, so the wait is short when the caller runs; a
- * caller that has run out of work withdraws the thread instead. */
+ * true) or withdraws it (false). It asks only while it runs on another CPU than the caller
+ * last did: on the caller's own CPU it would be taking the caller's time (idle priority
+ * does not keep a thread off a busy CPU entirely), not adding a core. The caller looks at
+ * the request at least every GC_TIME_CHECK_INTERVAL objects it scans, so the wait is short
+ * when the caller runs; a caller that has run out of work withdraws the thread instead. */
 static bool join(gc_pool *pool, uint32_t index, bool held)
 {
     if (held) { /* a test's stand-in for a thread that never gets a CPU in time */
@@ -235,10 +255,12 @@ static bool join(gc_pool *pool, uint32_t index, bool held)
             sched_yield();
         return false;
     }
-    atomic_store_explicit(&pool->join_wanted, true, memory_order_relaxed);
     while (!atomic_load_explicit(&pool->shared, memory_order_acquire)) {
         if (atomic_load_explicit(&pool->claim[index], memory_order_relaxed) != CLAIM_WAITING)
             return false;
+        int cpu = current_cpu();
+        if (cpu < 0 || cpu != atomic_load_explicit(&pool->caller_cpu, memory_order_relaxed))
+            atomic_store_explicit(&pool->join_wanted, true, memory_order_relaxed);
         sched_yield();
     }
     uv_mutex_lock(&pool->mutex); /* against the caller's last withdrawal and its wait */
@@ -413,6 +435,7 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     caller->join = &pool->join_wanted;
     atomic_store(&pool->join_wanted, false);
     atomic_store(&pool->shared, false);
+    atomic_store(&pool->caller_cpu, current_cpu());
 
     uv_mutex_lock(&pool->mutex);
     pool->deadline = deadline;
