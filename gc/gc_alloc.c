@@ -2,12 +2,16 @@
  * gc_alloc.c - object memory: slabs of same-sized objects, with their mark bits kept apart.
  *
  * Objects up to GC_SLAB_MAX_OBJECT bytes live in 64 KiB slabs, one size class per 16 bytes,
- * carved from one reserved, huge-page-backed region of address space. An object's slab is its
- * offset in the region shifted right, and its slot one multiplication away; so marking reads
- * and sets two bits (mark and "special", four slots to a byte) in one compact array instead
- * of touching the object, and that array, the per-slab divisors and the objects all stay kind
- * to the TLB. A "special" object (garbage, permanent, clustered) sends marking to its header.
- * Larger objects are malloc'ed outside the region and keep their mark bit in their header.
+ * carved from one reserved, huge-page-backed region of address space in two parts: objects
+ * of 64 bytes and more in the first, the 32- and 48-byte classes in the second (a quarter of
+ * the first's size), each part with its own slab bump pointer and free lists. An object's
+ * slab is its offset in the region shifted right; its mark bit is its offset shifted right
+ * by 6 (first part) or 5 (second part), since no two objects start in one granule of their
+ * part; so marking reads and sets a bit in one compact table of 64-bit words instead of
+ * touching the object, with no division by the object size (see gc_internal.h). A "special"
+ * object (garbage, permanent, clustered) sends marking to its header. Larger objects are
+ * malloc'ed outside the region and keep their mark bit in their header. The per-slab
+ * divisors are kept for allocation and freeing only.
  *
  * Slab bookkeeping (free slots, fill) lives in a side table too, touched only by allocation,
  * which runs under heap->alloc_lock. Empty slabs go on a free list for any size class. After

@@ -9,12 +9,13 @@
  * cluster membership live in side tables that only the objects using them pay for.
  *
  * The marking invariant. During reachability analysis an object is "marked" when its bit in
- * its slab's mark bytes equals heap->mark_value. Starting a collection flips mark_value (UE's
+ * the mark table equals heap->mark_value. Starting a collection flips mark_value (UE's
  * swap of the Reachable and MaybeUnreachable flags): every object that survived the last
  * collection is unmarked at once, without a pass over the array, and objects created from then
- * on are born marked. Marking sets a bit with an atomic read-modify-write of a byte it shares
- * with three neighbours, so exactly one worker wins each object; a lone worker (no other
- * thread writes mark bits while it drains) uses a plain store. When the work
+ * on are born marked. Marking sets a bit with an atomic read-modify-write of a 64-bit word it
+ * shares with neighbours, so exactly one worker wins each object; a lone worker (no other
+ * thread writes mark bits while it drains: the only worker, or the caller of a parallel
+ * slice before any pool thread joined) uses a plain store. When the work
  * lists are empty, every object reachable from the initial roots is marked and has been
  * scanned; the rest are garbage. Permanent objects are
  * never marked, scanned or freed.

@@ -103,7 +103,8 @@ void gc_settings_default(gc_settings *out_settings);
 typedef struct gc_heap_config {
     uint32_t max_objects;   /* hard limit on live objects (0 = 1 << 22) */
     uint32_t max_classes;   /* hard limit on registered classes (0 = 4096) */
-    size_t max_bytes;       /* address space reserved for objects up to 2 KiB (0 = 4 GiB);
+    size_t max_bytes;       /* address space reserved for objects of 64 bytes up to 2 KiB
+                               (0 = 4 GiB), and a quarter as much again for smaller ones;
                                reserved, not committed: memory is used as objects need it */
     gc_clock_fn clock;      /* NULL = CLOCK_MONOTONIC */
     void *clock_userdata;
