@@ -15,10 +15,11 @@
  * to spare. So the caller starts every slice marking as a lone worker does (plain stores,
  * no locks) and goes on so until a pool thread has actually been given a CPU (another than
  * the caller's) and asks to join: at its next look at the clock, if it holds no piece of a
- * long array, the caller switches to shared marking and lets it in (the join). Pool threads run at idle priority (SCHED_IDLE on Linux, unless
- * settings.marker_threads_normal_priority): they use only CPU time that nothing else on
- * the machine wants, so they never take the caller's core or another program's; a thread
- * that has not joined when the caller runs out of work is withdrawn, never waited for.
+ * long array, the caller switches to shared marking and lets it in (the join). Pool threads
+ * run at idle priority (SCHED_IDLE on Linux, unless settings.marker_threads_normal_priority),
+ * to use only CPU time that nothing else on the machine wants (idle priority alone does not
+ * keep a thread off a busy CPU on Linux 6, hence the rule on CPUs); a thread that has not
+ * joined when the caller runs out of work is withdrawn, never waited for.
  *
  * Each worker runs the single-threaded marker's drain loop (gc_mark.c) on its own lists; a
  * lone worker takes no lock, nobody steals from it, and it never comes here.
