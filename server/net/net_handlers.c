@@ -389,7 +389,10 @@ static void net_handle_goodbye(net_driver *nd, net_connection *conn)
     conn->said_goodbye = true;
     net_leave_world(nd, conn, "goodbye");
     conn->state = NET_CONN_CLOSING;
-    enet_peer_disconnect_later(conn->peer, 0);
+    /* At once, dropping what is still queued: a client that said goodbye is owed nothing more,
+     * and waiting for its queue to be acknowledged first (disconnect_later) can take seconds
+     * on a lossy link. */
+    enet_peer_disconnect(conn->peer, 0);
 }
 
 void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacket *packet)
