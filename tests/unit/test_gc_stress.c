@@ -6,14 +6,7 @@
  */
 #include "gc_fixture.h"
 
-/* Under ThreadSanitizer the two-worker run of 100 collections took over 400 s (the release
- * build: 1 s), past the suite's 300 s per test; 20 run in well under a second there. The
- * disproportion is not understood yet (the session note of issue 17 says so). */
-#if defined(__SANITIZE_THREAD__)
-enum { MAX_NODES = 6000, ROOTS = 8, COLLECTIONS = 20 };
-#else
 enum { MAX_NODES = 6000, ROOTS = 8, COLLECTIONS = 100 };
-#endif
 
 typedef struct world {
     fixture *f;
