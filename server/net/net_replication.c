@@ -433,6 +433,20 @@ static uint64_t repl_div_period(uint64_t x, uint32_t period)
     return (x * recip[period & 7]) >> 16;
 }
 
+/* Adds the pending spawn at place `place` of the pending list as a candidate, its priority
+ * accumulated over `weight` (boost x frames waited); returns its bytes. */
+static uint32_t repl_spawn_candidate(repl_frame *f, uint32_t place, const net_index_hot *h,
+                                     uint64_t weight)
+{
+    net_candidate *cd = &f->nd->cands[f->nd->cands_count++];
+
+    cd->index = place;
+    cd->is_spawn = 1;
+    cd->bytes = (uint16_t)(h->spawn_len + 4);
+    cd->bucket = repl_bucket(repl_priority(f, h->owner_player_id, h->priority) * weight);
+    return cd->bytes;
+}
+
 /* Lists this frame's candidates: every pending spawn (by its place in the pending list, which
  * is compacted on the way: entries whose state moved on are dropped), then every open mover
  * whose update is newer than what this connection was sent and whose period has come (by its
@@ -467,20 +481,13 @@ static uint64_t repl_gather(repl_frame *f)
             __builtin_prefetch(&v->st[v->pending[k + 8].index]);
         const net_index_hot *h = &hot[it.index];
         uint32_t age = f->frame - it.frame + 1;
-        net_candidate *cd;
 
         if ((v->st[it.index] & NET_VIEW_STATE) != NET_VIEW_PENDING) {
             v->st[it.index] &= (uint8_t)~NET_VIEW_IN_PENDING;
             continue;
         }
         v->pending[n] = it;
-        cd = &nd->cands[nd->cands_count++];
-        cd->index = n++;
-        cd->is_spawn = 1;
-        cd->bytes = (uint16_t)(h->spawn_len + 4);
-        cd->bucket = repl_bucket((uint64_t)repl_priority(f, h->owner_player_id, h->priority) *
-                                 boost * age);
-        bytes += cd->bytes;
+        bytes += repl_spawn_candidate(f, n++, h, boost * age);
     }
     if (n < k)
         memmove(v->pending + n, v->pending + k, (v->pending_count - k) * sizeof *v->pending);
@@ -493,18 +500,10 @@ static uint64_t repl_gather(repl_frame *f)
     for (uint32_t t = tail; t < v->pending_count; t++) {
         net_view_item it = v->pending[t];
         const net_index_hot *h = &hot[it.index];
-        net_candidate *cd;
 
-        if (h->owner_player_id != f->c->player_id ||
-            (v->st[it.index] & NET_VIEW_STATE) != NET_VIEW_PENDING)
-            continue;
-        cd = &nd->cands[nd->cands_count++];
-        cd->index = t;
-        cd->is_spawn = 1;
-        cd->bytes = (uint16_t)(h->spawn_len + 4);
-        cd->bucket = repl_bucket((uint64_t)repl_priority(f, h->owner_player_id, h->priority) *
-                                 boost * (f->frame - it.frame + 1));
-        bytes += cd->bytes;
+        if (h->owner_player_id == f->c->player_id &&
+            (v->st[it.index] & NET_VIEW_STATE) == NET_VIEW_PENDING)
+            bytes += repl_spawn_candidate(f, t, h, boost * (f->frame - it.frame + 1));
     }
     /* Open movers, a bit each, in two steps. First the due ones: their band's period has come
      * (repl_band decided it when they were touched) and they changed since last sent. Without
