@@ -9,7 +9,9 @@ differ, every other figure (object counts, players, collections) must be the sam
 
 The smoke-run sample (a 20 s churn) is checked by shape: its figures vary from run to run, so
 every number is compared as "N"; the lines, their labels and their order must be what the
-binaries print.
+binaries print. One line is optional: "reap-client: refused: ..." appears only in a run where
+a bot found the server full (an abrupt leaver's slot is held until ENet times it out), which a
+20 s churn may or may not meet.
 
 usage: tests/docs/readme_samples.py BUILD_DIR --write|--check [README]
 """
@@ -140,6 +142,11 @@ def shape(line):
     return re.sub(r"\s+", " ", line).strip()
 
 
+def optional(name, line):
+    """A line a real run prints only sometimes (see the docstring)."""
+    return name == "smoke-run" and line.startswith("reap-client: refused:")
+
+
 def blocks(readme):
     """(name, first line index, end index) of each sample's fenced block."""
     out = []
@@ -175,8 +182,8 @@ def main():
             readme[first:end] = samples[name]
             continue
         norm = shape if name == "smoke-run" else normalise
-        have = [norm(l) for l in readme[first:end]]
-        want = [norm(l) for l in samples[name]]
+        have = [norm(l) for l in readme[first:end] if not optional(name, l)]
+        want = [norm(l) for l in samples[name] if not optional(name, l)]
         if have != want:
             failed += 1
             print(f"{path}:{first}: sample '{name}' is stale; a real run prints:", file=sys.stderr)
