@@ -155,3 +155,8 @@ void gc_testing_fail_allocation(long nth)
 {
     atomic_store(&gc_alloc_failure_countdown, nth);
 }
+
+void gc_testing_hold_marker_threads(gc_heap *heap, bool held)
+{
+    heap->marker_threads_held = held;
+}

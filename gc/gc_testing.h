@@ -56,6 +56,10 @@ const void *gc_testing_item_address(const gc_heap *heap, const void *obj);
  * Bits: "root", "garbage", "cluster_root", "in_cluster". */
 void gc_testing_force_flag(gc_heap *heap, void *obj, const char *flag, bool on);
 
+/* Pool threads that never ask to join a mark (as if the scheduler never gave them a CPU in
+ * time): the caller marks alone and withdraws them. */
+void gc_testing_hold_marker_threads(gc_heap *heap, bool held);
+
 /* Fault injection: the allocation `nth` from now (0 = the next) fails, and every later one
  * succeeds again; a negative nth turns it off. Process-wide. */
 void gc_testing_fail_allocation(long nth);

@@ -25,13 +25,16 @@ enum { GRAPH_N = 30000 };
 /* Builds the same random graph for a seed in a heap with `workers` markers, collects, and
  * writes which nodes survived. Edges use both plain references and arrays; some nodes are
  * rooted, some garbage. */
-static void survivors_with(uint32_t workers, uint64_t seed, uint8_t *alive, gc_stats *out)
+static void survivors_held(uint32_t workers, bool held, uint64_t seed, uint8_t *alive,
+                           gc_stats *out)
 {
     gc_heap *heap;
     gc_heap_config cfg = { 0 };
     gc_settings_default(&cfg.settings);
     cfg.settings.num_workers = workers;
+    cfg.settings.marker_threads_normal_priority = true; /* they mark together, busy or not */
     assert_int_equal(gc_heap_create(&cfg, &heap), GC_OK);
+    gc_testing_hold_marker_threads(heap, held);
     gc_class_desc d = { .name = "Node", .size = sizeof(node), .members = node_members };
     d.hooks.destructor = node_destructor;
     gc_class *cls;
@@ -72,6 +75,11 @@ static void survivors_with(uint32_t workers, uint64_t seed, uint8_t *alive, gc_s
     gc_heap_destroy(heap);
 }
 
+static void survivors_with(uint32_t workers, uint64_t seed, uint8_t *alive, gc_stats *out)
+{
+    survivors_held(workers, false, seed, alive, out);
+}
+
 static void test_one_two_and_many_workers_find_the_same_survivors(void **state)
 {
     (void)state;
@@ -92,6 +100,21 @@ static void test_one_two_and_many_workers_find_the_same_survivors(void **state)
     }
 }
 
+static void test_a_mark_whose_second_worker_never_joins_is_finished_by_the_first(void **state)
+{
+    (void)state;
+    static uint8_t reference[GRAPH_N], other[GRAPH_N];
+    gc_stats ref_stats, st;
+    survivors_with(1, 7, reference, &ref_stats);
+
+    survivors_held(2, true, 7, other, &st);
+
+    assert_int_equal(st.mark_workers, 2);
+    assert_int_equal(st.blocks_stolen, 0); /* nobody took part but the caller */
+    assert_int_equal(st.marked, ref_stats.marked);
+    assert_memory_equal(other, reference, GRAPH_N);
+}
+
 static void test_default_worker_count_is_the_number_of_cores(void **state)
 {
     fixture *f = *state;
@@ -107,6 +130,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_two_and_many_workers_find_the_same_survivors),
+        cmocka_unit_test(test_a_mark_whose_second_worker_never_joins_is_finished_by_the_first),
         cmocka_unit_test_setup_teardown(test_default_worker_count_is_the_number_of_cores, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_parallel", tests, NULL, NULL);
