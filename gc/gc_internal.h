@@ -689,6 +689,9 @@ void gc_worker_push(gc_collector *w, gc_header *h);
 void gc_worker_keep_private(gc_collector *w, uint32_t keep);
 /* Moves everything w holds privately (its private stack) where thieves can take it. */
 void gc_worker_publish(gc_collector *w);
+/* Moves everything `from` holds (private stack, blocks, array pieces) to `to`, which is
+ * alone; no thread may be running either (the start of a parallel slice). */
+void gc_worker_adopt(gc_collector *to, gc_collector *from);
 gc_work_block *gc_block_get(gc_collector *w);            /* an empty block (spare or new) */
 void gc_block_put(gc_collector *w, gc_work_block *b);    /* onto w's spares */
 void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start);

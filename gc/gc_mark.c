@@ -155,6 +155,39 @@ void gc_worker_publish(gc_collector *w)
     shared(w);
 }
 
+/* A slice that ran out of time leaves work in every worker's lists. Each slice starts with
+ * the caller marking alone and pool threads joining later, if at all, so what the others
+ * kept must come back to the caller: left where it was, a remnant too small to steal (under
+ * GC_STEAL_MIN) would wait for a thread that may never join, and the slice would end having
+ * done nothing (as many slices in a row as the scheduler pleased). */
+void gc_worker_adopt(gc_collector *to, gc_collector *from)
+{
+    for (uint32_t i = 0; i < from->pushed_count; i++)
+        gc_worker_push(to, from->pushed[i]); /* the oldest first: the newest end on top */
+    from->pushed_count = 0;
+    uint32_t moved = 0;
+    gc_work_block *chain[2] = { from->block, from->full };
+    from->block = from->full = NULL;
+    for (int c = 0; c < 2; c++) {
+        for (gc_work_block *b = chain[c], *next; b; b = next) {
+            next = c == 0 ? NULL : b->next;
+            if (b->count == 0) {
+                gc_block_put(from, b);
+                continue;
+            }
+            b->next = to->full; /* a list of closed blocks, not all of them full */
+            to->full = b;
+            moved += b->count;
+        }
+    }
+    gc_stealable_add(to, moved);
+    uint32_t ranges = atomic_load_explicit(&from->range_count, memory_order_relaxed);
+    for (uint32_t i = 0; i < ranges; i++)
+        gc_worker_push_range_locked(to, from->ranges[i]);
+    atomic_store_explicit(&from->range_count, 0, memory_order_relaxed);
+    atomic_store_explicit(&from->stealable, 0, memory_order_relaxed);
+}
+
 /* The most recently found object when the private stack is empty: (under the lock) a batch
  * off the current block or a full block; NULL when w holds nothing. */
 static gc_header *worker_pop_block(gc_collector *w)

@@ -3,7 +3,8 @@
  *
  * On entry to gc_parallel_drain the initial roots (and any barrier objects) sit in worker 0's
  * lists, and every other worker's lists are empty or hold what a suspended slice left; that
- * leftover is first made stealable. The calling thread runs worker 0; pool threads run
+ * leftover is first handed to worker 0 (gc_worker_adopt), so the slice can always make
+ * progress whether or not anyone joins. The calling thread runs worker 0; pool threads run
  * workers 1..n-1, each if it starts before the caller runs out of work (a thread the
  * scheduler is slow to run is withdrawn, not waited for). Each drains its own lists, which
  * are stealable but for a few dozen objects (see GC_PUSH_BUFFER); a worker that runs dry
@@ -121,6 +122,10 @@ bool gc_worker_steal(gc_collector *thief)
  * tries), then sleeps until work is published, every worker is idle or time is up. On a busy
  * machine a spinning thief would take CPU time from the very worker it waits for. */
 #define IDLE_SPINS 32
+/* The caller of a timed slice never sleeps past its deadline waiting for a helper (a helper
+ * at idle priority may be kept off its CPU for milliseconds): it sleeps this long at most,
+ * then looks at the clock. */
+#define IDLE_CALLER_WAIT_NS 100000
 
 typedef struct gc_pool {
     uv_thread_t threads[GC_MAX_WORKERS];
@@ -187,12 +192,17 @@ static bool any_stealable(const gc_heap *heap)
  * counts itself before it looks for work and a publisher counts its block before it looks
  * for sleepers (both sequentially consistent), so one of them sees the other: no wake-up is
  * lost. */
-static void idle_sleep(gc_pool *pool, gc_heap *heap)
+static void idle_sleep(gc_pool *pool, gc_heap *heap, bool timed)
 {
     uv_mutex_lock(&pool->idle_mutex);
     atomic_fetch_add(&pool->sleepers, 1);
-    while (!atomic_load(&pool->stop) && !all_idle(heap) && !any_stealable(heap))
+    while (!atomic_load(&pool->stop) && !all_idle(heap) && !any_stealable(heap)) {
+        if (timed) { /* the caller: back to look at the clock (see IDLE_CALLER_WAIT_NS) */
+            uv_cond_timedwait(&pool->idle_wake, &pool->idle_mutex, IDLE_CALLER_WAIT_NS);
+            break;
+        }
         uv_cond_wait(&pool->idle_wake, &pool->idle_mutex);
+    }
     atomic_fetch_sub(&pool->sleepers, 1);
     uv_mutex_unlock(&pool->idle_mutex);
 }
@@ -312,14 +322,15 @@ static void worker_run(gc_pool *pool, gc_collector *w)
                 wake_sleepers(pool); /* nobody holds work and nobody can make more */
                 return;
             }
-            if (deadline > 0 && (spins & 63) == 63 && gc_past(heap, deadline)) {
+            if (deadline > 0 && (spins >= IDLE_SPINS || (spins & 7) == 7) &&
+                gc_past(heap, deadline)) {
                 stop_job(pool);
                 return;
             }
             if (spins < IDLE_SPINS)
                 sched_yield();
             else
-                idle_sleep(pool, heap);
+                idle_sleep(pool, heap, caller && deadline > 0);
         }
     }
 }
@@ -428,11 +439,10 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     uint32_t n = heap->mark_workers;
     atomic_store(&heap->idle_workers, 0);
     atomic_store(&pool->stop, false);
-    for (uint32_t i = 0; i < n; i++)
-        gc_worker_publish(heap->workers[i]); /* what a slice left is stealable */
-
     gc_collector *caller = heap->workers[0];
     caller->alone = true; /* until a pool thread joins */
+    for (uint32_t i = 1; i < n; i++)
+        gc_worker_adopt(caller, heap->workers[i]); /* what the last slice left them */
     caller->join = &pool->join_wanted;
     atomic_store(&pool->join_wanted, false);
     atomic_store(&pool->shared, false);
