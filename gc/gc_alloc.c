@@ -2,12 +2,16 @@
  * gc_alloc.c - object memory: slabs of same-sized objects, with their mark bits kept apart.
  *
  * Objects up to GC_SLAB_MAX_OBJECT bytes live in 64 KiB slabs, one size class per 16 bytes,
- * carved from one reserved, huge-page-backed region of address space. An object's slab is its
- * offset in the region shifted right, and its slot one multiplication away; so marking reads
- * and sets two bits (mark and "special", four slots to a byte) in one compact array instead
- * of touching the object, and that array, the per-slab divisors and the objects all stay kind
- * to the TLB. A "special" object (garbage, permanent, clustered) sends marking to its header.
- * Larger objects are malloc'ed outside the region and keep their mark bit in their header.
+ * carved from one reserved, huge-page-backed region of address space in two parts: objects
+ * of 64 bytes and more in the first, the 32- and 48-byte classes in the second (a quarter of
+ * the first's size), each part with its own slab bump pointer and free lists. An object's
+ * slab is its offset in the region shifted right; its mark bit is its offset shifted right
+ * by 6 (first part) or 5 (second part), since no two objects start in one granule of their
+ * part; so marking reads and sets a bit in one compact table of 64-bit words instead of
+ * touching the object, with no division by the object size (see gc_internal.h). A "special"
+ * object (garbage, permanent, clustered) sends marking to its header. Larger objects are
+ * malloc'ed outside the region and keep their mark bit in their header. The per-slab
+ * divisors are kept for allocation and freeing only.
  *
  * Slab bookkeeping (free slots, fill) lives in a side table too, touched only by allocation,
  * which runs under heap->alloc_lock. Empty slabs go on a free list for any size class. After
@@ -42,9 +46,11 @@ static void *reserve(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
-gc_result gc_region_init(gc_heap *heap, size_t region_bytes)
+gc_result gc_region_init(gc_heap *heap, size_t big_bytes)
 {
-    region_bytes = round_up(region_bytes, HUGE_PAGE);
+    big_bytes = round_up(big_bytes, HUGE_PAGE);
+    size_t small_bytes = round_up(big_bytes / GC_SMALL_PART_DIVISOR, HUGE_PAGE);
+    size_t region_bytes = big_bytes + small_bytes;
     char *raw = reserve(region_bytes + HUGE_PAGE);
     if (!raw)
         return GC_E_NOMEM;
@@ -59,10 +65,15 @@ gc_result gc_region_init(gc_heap *heap, size_t region_bytes)
 #endif
     heap->region = base;
     heap->region_bytes = region_bytes;
+    heap->region_big = big_bytes;
     heap->region_slabs = (uint32_t)(region_bytes >> GC_SLAB_SHIFT);
+    heap->big_slabs = (uint32_t)(big_bytes >> GC_SLAB_SHIFT);
+    heap->small_marks_at = big_bytes >> (GC_GRANULE_SHIFT + GC_BITS_SHIFT);
+    heap->mark_table_bytes = (heap->small_marks_at +
+                              (small_bytes >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT))) * 8;
     heap->slab_inv = reserve((size_t)heap->region_slabs * sizeof *heap->slab_inv);
-    heap->slab_marks = reserve((size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
-    heap->slab_special = reserve((size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
+    heap->slab_marks = reserve(heap->mark_table_bytes);
+    heap->slab_special = reserve(heap->mark_table_bytes);
     heap->slab_meta = reserve((size_t)heap->region_slabs * sizeof *heap->slab_meta);
     heap->slab_dying = reserve((size_t)heap->region_slabs * sizeof *heap->slab_dying);
     if (!heap->slab_inv || !heap->slab_marks || !heap->slab_special || !heap->slab_meta ||
@@ -70,10 +81,12 @@ gc_result gc_region_init(gc_heap *heap, size_t region_bytes)
         gc_region_close(heap);
         return GC_E_NOMEM;
     }
-    heap->slab_bump = 0;
-    heap->slab_free = NO_SLAB;
-    heap->slab_free_count = 0;
-    heap->slab_released = NO_SLAB;
+    for (int part = 0; part < 2; part++) {
+        heap->slab_bump[part] = part ? heap->big_slabs : 0;
+        heap->slab_free[part] = NO_SLAB;
+        heap->slab_free_count[part] = 0;
+        heap->slab_released[part] = NO_SLAB;
+    }
     for (uint32_t c = 0; c < GC_SLAB_CLASSES; c++)
         heap->slab_partial[c] = NO_SLAB;
     return GC_OK;
@@ -86,9 +99,9 @@ void gc_region_close(gc_heap *heap)
     if (heap->slab_inv)
         munmap(heap->slab_inv, (size_t)heap->region_slabs * sizeof *heap->slab_inv);
     if (heap->slab_marks)
-        munmap((void *)heap->slab_marks, (size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
+        munmap((void *)heap->slab_marks, heap->mark_table_bytes);
     if (heap->slab_special)
-        munmap((void *)heap->slab_special, (size_t)heap->region_slabs << GC_SLAB_MARK_SHIFT);
+        munmap((void *)heap->slab_special, heap->mark_table_bytes);
     if (heap->slab_meta)
         munmap(heap->slab_meta, (size_t)heap->region_slabs * sizeof *heap->slab_meta);
     if (heap->slab_dying)
@@ -123,19 +136,39 @@ static void partial_unlink(gc_heap *heap, uint32_t cls, uint32_t si)
     m->next = m->prev = NO_SLAB;
 }
 
-/* A slab for size class cls: from the free list, else the next unused one of the region. */
+/* Which part of the region a slab is in: 0 for objects of GC_GRANULE bytes and more, 1 for
+ * smaller ones. */
+static int slab_part(const gc_heap *heap, uint32_t si)
+{
+    return si >= heap->big_slabs;
+}
+
+/* Puts an empty slab on its part's free list. */
+static void slab_put_free(gc_heap *heap, uint32_t si)
+{
+    int part = slab_part(heap, si);
+    heap->slab_meta[si].next = heap->slab_free[part];
+    heap->slab_free[part] = si;
+    heap->slab_free_count[part]++;
+    heap->slab_count--;
+    heap->slab_small_count -= (uint32_t)part;
+}
+
+/* A slab for size class cls: from its part's free list, else the next unused one of the
+ * part. */
 static uint32_t slab_new(gc_heap *heap, uint32_t cls)
 {
-    uint32_t si;
-    if (heap->slab_free != NO_SLAB) {
-        si = heap->slab_free;
-        heap->slab_free = heap->slab_meta[si].next;
-        heap->slab_free_count--;
-    } else if (heap->slab_released != NO_SLAB) {
-        si = heap->slab_released; /* its pages come back, zeroed, as they are touched */
-        heap->slab_released = heap->slab_meta[si].next;
-    } else if (heap->slab_bump < heap->region_slabs) {
-        si = heap->slab_bump++;
+    int part = cls * 16 < GC_GRANULE;
+    uint32_t si, end = part ? heap->region_slabs : heap->big_slabs;
+    if (heap->slab_free[part] != NO_SLAB) {
+        si = heap->slab_free[part];
+        heap->slab_free[part] = heap->slab_meta[si].next;
+        heap->slab_free_count[part]--;
+    } else if (heap->slab_released[part] != NO_SLAB) {
+        si = heap->slab_released[part]; /* its pages come back, zeroed, as they are touched */
+        heap->slab_released[part] = heap->slab_meta[si].next;
+    } else if (heap->slab_bump[part] < end) {
+        si = heap->slab_bump[part]++;
     } else {
         return NO_SLAB;
     }
@@ -147,11 +180,11 @@ static uint32_t slab_new(gc_heap *heap, uint32_t cls)
     m->size_class = cls;
     m->free_head = FREE_END;
     heap->slab_inv[si] = (uint32_t)(((1ull << 32) + size - 1) / size);
-    memset((void *)&heap->slab_marks[(size_t)si << GC_SLAB_MARK_SHIFT], 0,
-           (size_t)1 << GC_SLAB_MARK_SHIFT);
-    memset((void *)&heap->slab_special[(size_t)si << GC_SLAB_MARK_SHIFT], 0,
-           (size_t)1 << GC_SLAB_MARK_SHIFT);
+    size_t words, at = gc_slab_marks_at(heap, si, &words);
+    memset((void *)&heap->slab_marks[at], 0, words * sizeof heap->slab_marks[0]);
+    memset((void *)&heap->slab_special[at], 0, words * sizeof heap->slab_special[0]);
     heap->slab_count++;
+    heap->slab_small_count += (uint32_t)part;
     partial_link(heap, cls, si);
     return si;
 }
@@ -215,10 +248,7 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
     if (m->going) {
         if (--m->live == 0) {
             m->going = 0;
-            m->next = heap->slab_free;
-            heap->slab_free = si;
-            heap->slab_free_count++;
-            heap->slab_count--;
+            slab_put_free(heap, si);
         }
         return;
     }
@@ -229,10 +259,7 @@ void gc_slab_free(gc_heap *heap, gc_header *h, size_t payload_size)
     m->free_head = slot;
     if (--m->live == 0) { /* empty: any size class may have it next */
         partial_unlink(heap, m->size_class, si);
-        m->next = heap->slab_free;
-        heap->slab_free = si;
-        heap->slab_free_count++;
-        heap->slab_count--;
+        slab_put_free(heap, si);
     }
 }
 
@@ -253,12 +280,13 @@ bool gc_slabs_release(gc_heap *heap, double deadline)
         uv_mutex_lock(&heap->alloc_lock);
         uint32_t keep = heap->slab_count / 4 > GC_SLABS_KEPT ? heap->slab_count / 4 : GC_SLABS_KEPT;
         uint32_t n = 0;
-        while (n < BATCH && heap->slab_free_count > keep) {
-            uint32_t si = heap->slab_free;
-            heap->slab_free = heap->slab_meta[si].next;
-            heap->slab_free_count--;
-            heap->slab_meta[si].next = heap->slab_released;
-            heap->slab_released = si;
+        while (n < BATCH && heap->slab_free_count[0] + heap->slab_free_count[1] > keep) {
+            int part = heap->slab_free_count[1] > heap->slab_free_count[0];
+            uint32_t si = heap->slab_free[part];
+            heap->slab_free[part] = heap->slab_meta[si].next;
+            heap->slab_free_count[part]--;
+            heap->slab_meta[si].next = heap->slab_released[part];
+            heap->slab_released[part] = si;
             batch[n++] = si;
         }
         qsort(batch, n, sizeof batch[0], slab_order);
@@ -268,7 +296,7 @@ bool gc_slabs_release(gc_heap *heap, double deadline)
             madvise(heap->region + ((size_t)batch[i] << GC_SLAB_SHIFT),
                     (size_t)run << GC_SLAB_SHIFT, MADV_DONTNEED);
         }
-        bool done = heap->slab_free_count <= keep;
+        bool done = heap->slab_free_count[0] + heap->slab_free_count[1] <= keep;
         uv_mutex_unlock(&heap->alloc_lock);
         gc_work_add(&heap->work_done, (uint64_t)n * (GC_WORK_UNIT / BATCH));
         if (done)

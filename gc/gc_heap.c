@@ -384,9 +384,10 @@ void gc_memory_get(const gc_heap *heap, gc_memory *out)
     out->large_bytes = h->large_bytes;
     out->array_bytes = gc_array_committed_bytes(h);
     out->slab_side_bytes = (size_t)h->slab_count *
-                           (((size_t)2 << GC_SLAB_MARK_SHIFT) + sizeof(gc_slab_meta) +
-                            2 * sizeof(uint32_t));
-    out->free_slab_bytes = (size_t)h->slab_free_count * GC_SLAB_SIZE;
+                               ((size_t)2 * GC_SLAB_MARK_BYTES + sizeof(gc_slab_meta) +
+                                2 * sizeof(uint32_t)) +
+                           (size_t)h->slab_small_count * 2 * GC_SLAB_MARK_BYTES; /* twice */
+    out->free_slab_bytes = ((size_t)h->slab_free_count[0] + h->slab_free_count[1]) * GC_SLAB_SIZE;
     uv_mutex_unlock(&h->alloc_lock);
     out->total_bytes = out->slab_bytes + out->large_bytes + out->array_bytes + out->slab_side_bytes;
 }

@@ -9,12 +9,13 @@
  * cluster membership live in side tables that only the objects using them pay for.
  *
  * The marking invariant. During reachability analysis an object is "marked" when its bit in
- * its slab's mark bytes equals heap->mark_value. Starting a collection flips mark_value (UE's
+ * the mark table equals heap->mark_value. Starting a collection flips mark_value (UE's
  * swap of the Reachable and MaybeUnreachable flags): every object that survived the last
  * collection is unmarked at once, without a pass over the array, and objects created from then
- * on are born marked. Marking sets a bit with an atomic read-modify-write of a byte it shares
- * with three neighbours, so exactly one worker wins each object; a lone worker (no other
- * thread writes mark bits while it drains) uses a plain store. When the work
+ * on are born marked. Marking sets a bit with an atomic read-modify-write of a 64-bit word it
+ * shares with neighbours, so exactly one worker wins each object; a lone worker (no other
+ * thread writes mark bits while it drains: the only worker, or the caller of a parallel
+ * slice before any pool thread joined) uses a plain store. When the work
  * lists are empty, every object reachable from the initial roots is marked and has been
  * scanned; the rest are garbage. Permanent objects are
  * never marked, scanned or freed.
@@ -103,23 +104,34 @@ typedef struct gc_chunk {
 #define GC_SLAB_SLOT_SHIFT 11     /* at most GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT slots a slab */
 _Static_assert(GC_SLAB_SIZE / GC_SLAB_MIN_OBJECT == 1u << GC_SLAB_SLOT_SHIFT, "slots a slab");
 
-/* Each slot of a slab has a mark bit beside the slab (heap->slab_marks), eight slots to a
- * byte, and at the same place in a second table (heap->slab_special) its "special" bit,
- * which sends marking to the header. Marking reads the mark table for every reference: at
- * one bit an object a million objects' marks take 128 KiB, which stays in L2 beside the
- * objects streaming through; the special table is read only for a reference to an object
+/* An object's mark bit sits in a table beside the slabs (heap->slab_marks), and at the same
+ * place in a second table (heap->slab_special) its "special" bit, which sends marking to the
+ * header. The bit is found by shifts alone: the region has two parts, and in the first
+ * (objects of GC_GRANULE bytes and more, the common case) an object owns the bit of the
+ * 64-byte granule its header starts in, since no two such objects start in one granule; in
+ * the second (the 32- and 48-byte classes) the granule is 32 bytes. So no division by the
+ * object size and no table load stand between a reference and its bit, at the price of a
+ * table a little sparser than one bit a slot (80-byte objects use 4 bits in 5: a million of
+ * them take 156 KiB, which stays in L2 beside the objects streaming through). Marking reads
+ * the mark table for every reference; the special table only for a reference to an object
  * not marked yet (about one in five), so a marked object is never special to the marker.
- * The price is that setting a mark is an atomic read-modify-write of a byte shared with
- * seven neighbours; it also makes exactly one worker win each object, so no object is
- * scanned twice. */
-#define GC_MARK_SLOT_SHIFT 3      /* 8 slots a byte */
-#define GC_SLAB_MARK_SHIFT (GC_SLAB_SLOT_SHIFT - GC_MARK_SLOT_SHIFT) /* mark bytes a slab */
+ * The tables are arrays of 64-bit words, so one load and one bit test decide a reference.
+ * Setting a mark is an atomic read-modify-write of a word shared with neighbours; it also
+ * makes exactly one worker win each object, so no object is scanned twice. */
+#define GC_GRANULE_SHIFT 6
+#define GC_GRANULE ((size_t)1 << GC_GRANULE_SHIFT)
+#define GC_SMALL_GRANULE_SHIFT 5  /* = log2(GC_SLAB_MIN_OBJECT) */
+_Static_assert(GC_SLAB_MIN_OBJECT == 1u << GC_SMALL_GRANULE_SHIFT, "small granule");
+#define GC_SLAB_MARK_BYTES (GC_SLAB_SIZE >> (GC_GRANULE_SHIFT + 3)) /* a slab of the first part */
+#define GC_SMALL_PART_DIVISOR 4   /* the second part is a quarter of the first's size */
 
-/* Where an object's bits are: its byte in the mark table (the special byte is at the same
+#define GC_BITS_SHIFT 6           /* 64 bits a word */
+
+/* Where an object's bits are: its word in the mark table (the special word is at the same
  * offset in the special table), and its bit in it. */
 typedef struct gc_mark_loc {
-    _Atomic uint8_t *byte;
-    uint8_t bit;
+    _Atomic uint64_t *word;
+    uint64_t bit;
 } gc_mark_loc;
 
 /* Allocation bookkeeping of one slab (a side table: marking never reads it). */
@@ -271,9 +283,12 @@ void gc_ptr_vec_free(gc_ptr_vec *v);
  * takes a piece, a full block, or the older half of the current block. So what nobody else
  * can mark when the scheduler takes a worker's CPU away is at most the private stack and
  * the prefetch FIFO (a few dozen objects), and the lock is taken once per
- * GC_PUSH_BUFFER / 2 objects. A lone worker takes no lock. */
+ * GC_PUSH_BUFFER / 2 objects. A lone worker takes no lock, and its private stack is
+ * GC_PUSH_BUFFER_ALONE long (nobody could steal from it anyway), so that it moves objects
+ * between its stack and its blocks an eighth as often. */
 #define GC_WORK_BLOCK_CAPACITY 512
 #define GC_PUSH_BUFFER 32
+#define GC_PUSH_BUFFER_ALONE 256
 #define GC_STEAL_MIN 16   /* a thief takes half of a current block holding at least this */
 
 typedef struct gc_work_block {
@@ -301,10 +316,14 @@ struct gc_collector {
     gc_heap *heap;
     uint32_t mark_value;        /* copy of heap->mark_value for the hot loop */
     bool no_prefetch;           /* settings.no_prefetch, for measuring what prefetching buys */
-    bool alone;                 /* the only worker of this mark: no other thread writes mark
-                                   bits while it drains (scope guards are locked out), so it
-                                   sets them with a plain store */
-    gc_header *pushed[GC_PUSH_BUFFER]; /* found, marked, not yet in a block (a stack);
+    bool alone;                 /* no other thread writes mark bits while it drains (the only
+                                   worker of this mark, scope guards being locked out, or the
+                                   caller of a parallel slice before anyone joined), so it
+                                   sets them with a plain store and takes no lock */
+    _Atomic bool *join;         /* the caller of a parallel slice, marking alone: set when a
+                                   pool thread wants to join (gc_parallel.c) */
+    gc_header *pushed[GC_PUSH_BUFFER_ALONE]; /* found, marked, not yet in a block (a stack,
+                                   GC_PUSH_BUFFER long unless alone);
                                    private */
     uint32_t pushed_count;
     /* Stealable, guarded by work_lock (not taken when alone): */
@@ -316,8 +335,6 @@ struct gc_collector {
     atomic_flag work_lock;
     _Atomic uint32_t stealable; /* objects in block and full + ranges: thieves peek at it */
     gc_work_block *spare;       /* empty blocks for reuse; private */
-    gc_header *ahead[GC_SCAN_AHEAD]; /* popped, prefetched, not yet scanned (a FIFO) */
-    uint32_t ahead_head, ahead_count;
     bool direct;                /* take every reference through the header path (visit
                                    mode, edge logs) */
     /* Diagnostics: when set, references are reported to visit instead of being marked,
@@ -431,19 +448,25 @@ struct gc_heap {
     uint32_t permanent_count;
     _Atomic uint32_t next_serial;
     uv_mutex_t alloc_lock;         /* index and memory allocation from several threads */
-    char *region;                  /* reserved address space the slabs are cut from */
-    size_t region_bytes;
+    char *region;                  /* reserved address space the slabs are cut from: */
+    size_t region_bytes;           /* both parts */
+    size_t region_big;             /* bytes of the first part (64-byte granules) */
     uint32_t region_slabs;
+    uint32_t big_slabs;            /* slabs [0, big_slabs) are the first part */
+    size_t small_marks_at;         /* the word where the second part's bits start */
+    size_t mark_table_bytes;
     uint32_t *slab_inv;            /* per slab: ceil(2^32 / object size) */
-    _Atomic uint8_t *slab_marks;   /* per slab, a mark bit a slot */
-    _Atomic uint8_t *slab_special; /* per slab, a special bit a slot (same layout) */
+    _Atomic uint64_t *slab_marks;  /* a mark bit a granule */
+    _Atomic uint64_t *slab_special; /* a special bit a granule (same layout) */
     gc_slab_meta *slab_meta;
     uint32_t slab_partial[GC_SLAB_CLASSES]; /* per size class: slabs with free slots */
-    uint32_t slab_free;            /* empty slabs whose memory is still committed */
-    uint32_t slab_free_count;      /* length of slab_free */
-    uint32_t slab_released;        /* empty slabs given back to the system (MADV_DONTNEED) */
-    uint32_t slab_bump;            /* slabs [0, slab_bump) of the region were used */
+    /* per part of the region: */
+    uint32_t slab_free[2];         /* empty slabs whose memory is still committed */
+    uint32_t slab_free_count[2];   /* length of slab_free */
+    uint32_t slab_released[2];     /* empty slabs given back to the system (MADV_DONTNEED) */
+    uint32_t slab_bump[2];         /* the part's slabs below slab_bump were used */
     uint32_t slab_count;           /* slabs holding objects */
+    uint32_t slab_small_count;     /* of them, in the second part */
     uint32_t large_count;          /* objects malloc'ed outside the region */
     size_t large_bytes;
 
@@ -495,6 +518,7 @@ struct gc_heap {
     uint32_t mark_workers;         /* workers taking part in the mark in flight */
     _Atomic uint32_t idle_workers; /* workers looking for work to steal */
     struct gc_pool *pool;          /* marker threads (gc_parallel.c), NULL until needed */
+    bool marker_threads_held;      /* tests: pool threads never ask to join */
     gc_ptr_vec unreachable;        /* gc_header* gathered that need begin/finish_destroy work
                                       (hooks, a name, classes) */
     gc_ptr_vec unreachable_plain;  /* gc_header* gathered that only need freeing */
@@ -660,11 +684,16 @@ void gc_visitor_init(gc_collector *w, gc_heap *heap,
                      void (*visit)(gc_collector *w, gc_header *target), void *userdata);
 void gc_worker_close(gc_collector *w);
 void gc_worker_push(gc_collector *w, gc_header *h);
-/* Moves everything w holds privately (prefetched, pushed) where thieves can take it. */
+/* Moves all but the `keep` most recently found objects of w's private stack where thieves
+ * can take them; w's lock is held (or w is alone). */
+void gc_worker_keep_private(gc_collector *w, uint32_t keep);
+/* Moves everything w holds privately (its private stack) where thieves can take it. */
 void gc_worker_publish(gc_collector *w);
+/* Moves everything `from` holds (private stack, blocks, array pieces) to `to`, which is
+ * alone; no thread may be running either (the start of a parallel slice). */
+void gc_worker_adopt(gc_collector *to, gc_collector *from);
 gc_work_block *gc_block_get(gc_collector *w);            /* an empty block (spare or new) */
 void gc_block_put(gc_collector *w, gc_work_block *b);    /* onto w's spares */
-void gc_worker_return_ahead(gc_collector *w);            /* prefetched objects back on w */
 void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start);
 /* Appends a range to w's list; its lock is held (or w is alone). */
 void gc_worker_push_range_locked(gc_collector *w, gc_array_range r);
@@ -677,6 +706,13 @@ void gc_scan_object(gc_collector *w, gc_header *h);
 bool gc_parallel_drain(gc_heap *heap, double deadline);
 void gc_parallel_close(gc_heap *heap);
 uint32_t gc_parallel_worker_count(const gc_heap *heap);
+/* The caller of a parallel slice, marking alone, at a look at the clock: notes the CPU it
+ * runs on and says whether a pool thread should be let in now (one asks, and the caller
+ * holds no piece of a long array: marking through one sets bits all over the mark table,
+ * which two cores would trade line by line, where scanning objects mostly reads it). */
+bool gc_worker_join_poll(gc_collector *w);
+/* The caller of a parallel slice, asked to let a pool thread join, marks shared from now. */
+void gc_worker_go_shared(gc_collector *w);
 /* Wakes sleeping thieves if w now holds enough to steal (after w, not alone, published). */
 void gc_worker_published(gc_collector *w);
 bool gc_worker_steal(gc_collector *thief);  /* a piece, a full block or half a block */
@@ -705,16 +741,34 @@ static inline uint32_t gc_slab_slot(const gc_heap *heap, uint32_t si, const gc_h
     return (uint32_t)((off * heap->slab_inv[si]) >> 32);
 }
 
+/* The word where slab si's bits start in the mark tables, and (in *out_words) how many
+ * words they take. */
+static inline size_t gc_slab_marks_at(const gc_heap *heap, uint32_t si, size_t *out_words)
+{
+    if (si < heap->big_slabs) {
+        *out_words = GC_SLAB_SIZE >> (GC_GRANULE_SHIFT + GC_BITS_SHIFT);
+        return (size_t)si * *out_words;
+    }
+    *out_words = GC_SLAB_SIZE >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT);
+    return heap->small_marks_at + (size_t)(si - heap->big_slabs) * *out_words;
+}
+
 /* Finds h's mark bits; false for an object outside the region (its mark bit is
  * GC_F_LARGE_MARK in its header, and it always takes the header path). */
 static inline bool gc_mark_loc_of(const gc_heap *heap, const gc_header *h, gc_mark_loc *out)
 {
-    if (!gc_in_region(heap, h))
+    uintptr_t off = (uintptr_t)((const char *)h - heap->region);
+    if (off < heap->region_big) {
+        out->word = &heap->slab_marks[off >> (GC_GRANULE_SHIFT + GC_BITS_SHIFT)];
+        out->bit = (uint64_t)1 << ((off >> GC_GRANULE_SHIFT) & 63);
+        return true;
+    }
+    if (off >= heap->region_bytes)
         return false;
-    uint32_t si = gc_slab_index(heap, h);
-    uint32_t slot = gc_slab_slot(heap, si, h);
-    out->byte = &heap->slab_marks[((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT)];
-    out->bit = (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1)));
+    off -= heap->region_big;
+    out->word = &heap->slab_marks[heap->small_marks_at +
+                                  (off >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT))];
+    out->bit = (uint64_t)1 << ((off >> GC_SMALL_GRANULE_SHIFT) & 63);
     return true;
 }
 
@@ -723,8 +777,8 @@ static inline bool gc_mark_loc_of(const gc_heap *heap, const gc_header *h, gc_ma
 static inline bool gc_mark_bit_set(gc_mark_loc loc, uint32_t mark_value)
 {
     if (mark_value)
-        return !(atomic_fetch_or_explicit(loc.byte, loc.bit, memory_order_relaxed) & loc.bit);
-    return atomic_fetch_and_explicit(loc.byte, (uint8_t)~loc.bit, memory_order_relaxed) & loc.bit;
+        return !(atomic_fetch_or_explicit(loc.word, loc.bit, memory_order_relaxed) & loc.bit);
+    return atomic_fetch_and_explicit(loc.word, ~loc.bit, memory_order_relaxed) & loc.bit;
 }
 
 /* Marks h (in the marking sense of the invariant above) with one atomic read-modify-write;
@@ -748,10 +802,10 @@ static inline void gc_mark_born(const gc_heap *heap, gc_header *h)
     (void)gc_try_mark(heap, heap->mark_value, h);
 }
 
-/* The byte of the special table that holds the special bit of the object at loc. */
-static inline _Atomic uint8_t *gc_special_byte(const gc_heap *heap, gc_mark_loc loc)
+/* The word of the special table that holds the special bit of the object at loc. */
+static inline _Atomic uint64_t *gc_special_word(const gc_heap *heap, gc_mark_loc loc)
 {
-    return heap->slab_special + (loc.byte - heap->slab_marks);
+    return heap->slab_special + (loc.word - heap->slab_marks);
 }
 
 /* Keeps h's special bit equal to whether it has any GC_F_SPECIAL flag. Call after changing
@@ -764,11 +818,11 @@ static inline void gc_special_sync(const gc_heap *heap, gc_header *h)
     gc_mark_loc loc;
     if (!gc_mark_loc_of(heap, h, &loc))
         return; /* objects outside the region always take the header path */
-    _Atomic uint8_t *byte = gc_special_byte(heap, loc);
+    _Atomic uint64_t *word = gc_special_word(heap, loc);
     if (gc_flags(h) & GC_F_SPECIAL)
-        atomic_fetch_or_explicit(byte, loc.bit, memory_order_relaxed);
+        atomic_fetch_or_explicit(word, loc.bit, memory_order_relaxed);
     else
-        atomic_fetch_and_explicit(byte, (uint8_t)~loc.bit, memory_order_relaxed);
+        atomic_fetch_and_explicit(word, ~loc.bit, memory_order_relaxed);
 }
 
 /* Whether h's special bit is set (false outside the region, where there is none). */
@@ -776,14 +830,14 @@ static inline bool gc_special_bit_of(const gc_heap *heap, const gc_header *h)
 {
     gc_mark_loc loc;
     return gc_mark_loc_of(heap, h, &loc) &&
-           (atomic_load_explicit(gc_special_byte(heap, loc), memory_order_relaxed) & loc.bit);
+           (atomic_load_explicit(gc_special_word(heap, loc), memory_order_relaxed) & loc.bit);
 }
 
 static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const gc_header *h)
 {
     gc_mark_loc loc;
     uint32_t set = gc_mark_loc_of(heap, h, &loc)
-                       ? (atomic_load_explicit(loc.byte, memory_order_relaxed) & loc.bit) != 0
+                       ? (atomic_load_explicit(loc.word, memory_order_relaxed) & loc.bit) != 0
                        : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
     return set == mark_value;
 }

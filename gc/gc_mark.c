@@ -95,8 +95,8 @@ void gc_worker_close(gc_collector *w)
  * full list); w's lock is held. */
 static void pushed_move_locked(gc_collector *w, uint32_t n)
 {
-    gc_work_block *b = w->block;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t moved = 0; moved < n;) {
+        gc_work_block *b = w->block;
         if (!b) {
             b = w->block = gc_block_get(w);
         } else if (b->count == GC_WORK_BLOCK_CAPACITY) {
@@ -104,11 +104,21 @@ static void pushed_move_locked(gc_collector *w, uint32_t n)
             w->full = b;
             b = w->block = gc_block_get(w);
         }
-        b->objs[b->count++] = w->pushed[i];
+        uint32_t k = GC_WORK_BLOCK_CAPACITY - b->count;
+        k = k < n - moved ? k : n - moved;
+        memcpy(b->objs + b->count, w->pushed + moved, k * sizeof w->pushed[0]);
+        b->count += k;
+        moved += k;
     }
     memmove(w->pushed, w->pushed + n, (w->pushed_count - n) * sizeof w->pushed[0]);
     w->pushed_count -= n;
     gc_stealable_add(w, n);
+}
+
+void gc_worker_keep_private(gc_collector *w, uint32_t keep)
+{
+    if (w->pushed_count > keep)
+        pushed_move_locked(w, w->pushed_count - keep);
 }
 
 /* After w made work stealable: thieves asleep in gc_parallel.c may take it. */
@@ -120,15 +130,17 @@ static void shared(gc_collector *w)
 
 bool gc_worker_is_empty(const gc_collector *w)
 {
-    return w->pushed_count == 0 && w->ahead_count == 0 &&
+    return w->pushed_count == 0 &&
            atomic_load_explicit(&((gc_collector *)w)->stealable, memory_order_acquire) == 0;
 }
 
 void gc_worker_push(gc_collector *w, gc_header *h)
 {
-    if (w->pushed_count == GC_PUSH_BUFFER) {
+    uint32_t limit = w->alone ? GC_PUSH_BUFFER_ALONE : GC_PUSH_BUFFER;
+    if (w->pushed_count >= limit) {
         gc_work_lock(w);
-        pushed_move_locked(w, GC_PUSH_BUFFER / 2); /* the newer half stays, for locality */
+        pushed_move_locked(w, w->pushed_count - limit / 2); /* the newer half stays, for
+                                                              locality */
         gc_work_unlock(w);
         shared(w);
     }
@@ -137,19 +149,49 @@ void gc_worker_push(gc_collector *w, gc_header *h)
 
 void gc_worker_publish(gc_collector *w)
 {
-    gc_worker_return_ahead(w);
     gc_work_lock(w);
     pushed_move_locked(w, w->pushed_count);
     gc_work_unlock(w);
     shared(w);
 }
 
-/* The most recently found object: from the private stack, else (under the lock) a batch off
- * the current block or a full block; NULL when w holds nothing. */
-static gc_header *worker_pop(gc_collector *w)
+/* A slice that ran out of time leaves work in every worker's lists. Each slice starts with
+ * the caller marking alone and pool threads joining later, if at all, so what the others
+ * kept must come back to the caller: left where it was, a remnant too small to steal (under
+ * GC_STEAL_MIN) would wait for a thread that may never join, and the slice would end having
+ * done nothing (as many slices in a row as the scheduler pleased). */
+void gc_worker_adopt(gc_collector *to, gc_collector *from)
 {
-    if (w->pushed_count > 0)
-        return w->pushed[--w->pushed_count];
+    for (uint32_t i = 0; i < from->pushed_count; i++)
+        gc_worker_push(to, from->pushed[i]); /* the oldest first: the newest end on top */
+    from->pushed_count = 0;
+    uint32_t moved = 0;
+    gc_work_block *chain[2] = { from->block, from->full };
+    from->block = from->full = NULL;
+    for (int c = 0; c < 2; c++) {
+        for (gc_work_block *b = chain[c], *next; b; b = next) {
+            next = c == 0 ? NULL : b->next;
+            if (b->count == 0) {
+                gc_block_put(from, b);
+                continue;
+            }
+            b->next = to->full; /* a list of closed blocks, not all of them full */
+            to->full = b;
+            moved += b->count;
+        }
+    }
+    gc_stealable_add(to, moved);
+    uint32_t ranges = atomic_load_explicit(&from->range_count, memory_order_relaxed);
+    for (uint32_t i = 0; i < ranges; i++)
+        gc_worker_push_range_locked(to, from->ranges[i]);
+    atomic_store_explicit(&from->range_count, 0, memory_order_relaxed);
+    atomic_store_explicit(&from->stealable, 0, memory_order_relaxed);
+}
+
+/* The most recently found object when the private stack is empty: (under the lock) a batch
+ * off the current block or a full block; NULL when w holds nothing. */
+static gc_header *worker_pop_block(gc_collector *w)
+{
     gc_work_lock(w);
     gc_work_block *b = w->block;
     while (!b || b->count == 0) {
@@ -164,47 +206,14 @@ static gc_header *worker_pop(gc_collector *w)
             gc_block_put(w, b);
         b = w->block = next;
     }
-    uint32_t n = b->count < GC_PUSH_BUFFER / 2 ? b->count : GC_PUSH_BUFFER / 2;
+    uint32_t half = (w->alone ? GC_PUSH_BUFFER_ALONE : GC_PUSH_BUFFER) / 2;
+    uint32_t n = b->count < half ? b->count : half;
     b->count -= n;
     memcpy(w->pushed, b->objs + b->count, n * sizeof b->objs[0]); /* the top stays on top */
     w->pushed_count = n;
     gc_stealable_add(w, -(int64_t)n);
     gc_work_unlock(w);
     return w->pushed[--w->pushed_count];
-}
-
-/* The prefetching iterator: objects popped for scanning wait in a short FIFO after their
- * first cache lines are prefetched, so each is scanned GC_SCAN_AHEAD pops after its memory was
- * asked for. (Popping straight off the stack scans an object right after it was pushed, before
- * its line can arrive.) */
-static gc_header *scan_next(gc_collector *w)
-{
-    if (w->no_prefetch)
-        return worker_pop(w);
-    while (w->ahead_count < GC_SCAN_AHEAD) {
-        gc_header *h = worker_pop(w);
-        if (!h)
-            break;
-        __builtin_prefetch(h, 0, 3);
-        __builtin_prefetch((char *)h + 64, 0, 3);
-        w->ahead[(w->ahead_head + w->ahead_count++) & (GC_SCAN_AHEAD - 1)] = h;
-    }
-    if (w->ahead_count == 0)
-        return NULL;
-    gc_header *h = w->ahead[w->ahead_head];
-    w->ahead_head = (w->ahead_head + 1) & (GC_SCAN_AHEAD - 1);
-    w->ahead_count--;
-    return h;
-}
-
-/* Puts prefetched objects back on the stack (before a slice ends or work is shared). */
-void gc_worker_return_ahead(gc_collector *w)
-{
-    while (w->ahead_count > 0) {
-        w->ahead_count--;
-        gc_worker_push(w, w->ahead[(w->ahead_head + w->ahead_count) & (GC_SCAN_AHEAD - 1)]);
-    }
-    w->ahead_head = 0;
 }
 
 void gc_worker_push_range_locked(gc_collector *w, gc_array_range r)
@@ -319,7 +328,7 @@ static void mark_cluster(gc_collector *w, gc_header *root)
 
 /* A killable reference whose target's header is in cache: nulled if the target is garbage,
  * marked otherwise. */
-static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
+static __attribute__((noinline)) void check_slot(gc_collector *w, void **slot, gc_header *h)
 {
     if ((gc_flags(h) & (GC_F_GARBAGE | GC_F_PERMANENT)) == GC_F_GARBAGE) {
         if (w->garbage_edges)
@@ -332,18 +341,116 @@ static inline void check_slot(gc_collector *w, void **slot, gc_header *h)
     mark_header(w, h);
 }
 
+/* What the hot loop reads for every reference, copied into locals once per drain (the
+ * stores of marks could otherwise alias what the compiler would have to reload from the
+ * heap after each one). `payloads` is the region's start plus a header, so that a
+ * reference's offset is one subtraction away from the reference itself. */
+typedef struct mark_tables {
+    uintptr_t payloads;
+    size_t region_big, region_bytes, small_marks_at;
+    _Atomic uint64_t *marks, *special;
+    uint32_t mark_value;
+    bool alone, prefetch;
+} mark_tables;
+
+static void mark_tables_init(mark_tables *t, const gc_collector *w)
+{
+    const gc_heap *heap = w->heap;
+    t->payloads = (uintptr_t)heap->region + sizeof(gc_header);
+    t->region_big = heap->region_big;
+    t->region_bytes = heap->region_bytes;
+    t->small_marks_at = heap->small_marks_at;
+    t->marks = heap->slab_marks;
+    t->special = heap->slab_special;
+    t->mark_value = w->mark_value;
+    t->alone = w->alone;
+    t->prefetch = !w->no_prefetch;
+}
+
 /* Killable references, `n` consecutive slots (a run of members, a piece of an array): the
- * marker's hot loop. Most targets are plain objects in the region: their two bits are read
- * (and the mark set) beside the slab without touching the object; only a newly marked one
- * is prefetched, for its scan. Special objects and objects outside the region take the
- * header path. The heap's tables are read into locals once, since the stores of marks
- * (bytes) could alias anything the compiler would otherwise reload. */
+ * marker's hot loop, compiled once for each mark value and for marking alone or not. Most
+ * targets are plain objects in the region: their mark bit is read (and set) in the table
+ * without touching the object; only a newly marked one is prefetched, for its scan. Special
+ * objects and objects outside the region take the header path. The private stack's top is
+ * kept in a local and written back before anything that may push. */
+static inline __attribute__((always_inline)) void
+mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, const bool alone,
+             const uint32_t mark_value)
+{
+    /* Locals, not t's fields: a store of a mark (a 64-bit word) may alias a size_t. */
+    const uintptr_t payloads = t->payloads;
+    const size_t region_big = t->region_big, region_bytes = t->region_bytes;
+    const size_t small_marks_at = t->small_marks_at;
+    _Atomic uint64_t *const marks = t->marks, *const special = t->special;
+    gc_header **const stack = w->pushed;
+    uint32_t sp = w->pushed_count;
+    for (uint32_t i = 0; i < n; i++) {
+        /* One worker may null a reference to garbage that another reads: the slot is read
+         * and nulled atomically (plain moves). */
+        void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+        if (!p)
+            continue;
+        uintptr_t off = (uintptr_t)p - payloads;
+        size_t at;
+        unsigned shift;
+        if (__builtin_expect(off < region_big, 1)) {
+            at = off >> (GC_GRANULE_SHIFT + GC_BITS_SHIFT);
+            shift = (unsigned)(off >> GC_GRANULE_SHIFT) & 63;
+        } else if (off < region_bytes) {
+            off -= region_big;
+            at = small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT));
+            shift = (unsigned)(off >> GC_SMALL_GRANULE_SHIFT) & 63;
+        } else {
+            goto header_path; /* outside the region: the header holds the mark */
+        }
+        uint64_t v = atomic_load_explicit(&marks[at], memory_order_relaxed);
+        if (((v >> shift) & 1) == mark_value)
+            continue; /* marked: nothing to do, special or not */
+        if ((atomic_load_explicit(&special[at], memory_order_relaxed) >> shift) & 1)
+            goto header_path; /* the header decides */
+        if (alone)
+            atomic_store_explicit(&marks[at], v ^ ((uint64_t)1 << shift), memory_order_relaxed);
+        else if (!gc_mark_bit_set((gc_mark_loc){ &marks[at], (uint64_t)1 << shift },
+                                  mark_value))
+            continue; /* another worker just won it */
+        gc_header *h = gc_hdr(p);
+        if (sp < (alone ? GC_PUSH_BUFFER_ALONE : GC_PUSH_BUFFER)) {
+            stack[sp++] = h;
+            continue;
+        }
+        w->pushed_count = sp;
+        gc_worker_push(w, h);
+        sp = w->pushed_count;
+        continue;
+    header_path:
+        w->pushed_count = sp;
+        check_slot(w, &slots[i], gc_hdr(p));
+        sp = w->pushed_count;
+    }
+    w->pushed_count = sp;
+}
+
+static inline __attribute__((always_inline)) void
+mark_refs(gc_collector *w, const mark_tables *t, void **slots, uint32_t n)
+{
+    if (t->alone) {
+        if (t->mark_value)
+            mark_refs_as(w, t, slots, n, true, 1);
+        else
+            mark_refs_as(w, t, slots, n, true, 0);
+    } else {
+        if (t->mark_value)
+            mark_refs_as(w, t, slots, n, false, 1);
+        else
+            mark_refs_as(w, t, slots, n, false, 0);
+    }
+}
+
+/* The same for callers outside the drain loop (schema ops, referencers, visit mode). */
 static void mark_slots(gc_collector *w, void **slots, uint32_t n)
 {
     if (w->direct) {
         for (uint32_t i = 0; i < n; i++) {
-            /* One worker may null a reference to garbage that another reads: the slot is
-             * read and nulled atomically (plain moves). */
             void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
             if (!p)
                 continue;
@@ -354,45 +461,9 @@ static void mark_slots(gc_collector *w, void **slots, uint32_t n)
         }
         return;
     }
-    const gc_heap *heap = w->heap;
-    const char *const region = heap->region;
-    const size_t region_bytes = heap->region_bytes;
-    const uint32_t *const inv = heap->slab_inv;
-    _Atomic uint8_t *const marks = heap->slab_marks, *const special = heap->slab_special;
-    const uint32_t mark_value = w->mark_value;
-    const bool alone = w->alone, prefetch = !w->no_prefetch;
-    for (uint32_t i = 0; i < n; i++) {
-        void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
-        if (!p)
-            continue;
-        gc_header *h = gc_hdr(p);
-        uintptr_t off = (uintptr_t)((const char *)h - region);
-        if (off >= region_bytes) {
-            check_slot(w, &slots[i], h); /* outside the region: the header holds the mark */
-            continue;
-        }
-        uint32_t si = (uint32_t)(off >> GC_SLAB_SHIFT);
-        uint32_t slot = (uint32_t)(((off & (GC_SLAB_SIZE - 1)) * inv[si]) >> 32);
-        size_t at = ((size_t)si << GC_SLAB_MARK_SHIFT) + (slot >> GC_MARK_SLOT_SHIFT);
-        gc_mark_loc loc = { &marks[at], (uint8_t)(1u << (slot & ((1u << GC_MARK_SLOT_SHIFT) - 1))) };
-        uint8_t v = atomic_load_explicit(loc.byte, memory_order_relaxed);
-        if (((v & loc.bit) != 0) == mark_value)
-            continue; /* marked: nothing to do, special or not */
-        if (atomic_load_explicit(&special[at], memory_order_relaxed) & loc.bit) {
-            check_slot(w, &slots[i], h); /* the header decides */
-            continue;
-        }
-        if (alone)
-            atomic_store_explicit(loc.byte, (uint8_t)(v ^ loc.bit), memory_order_relaxed);
-        else if (!gc_mark_bit_set(loc, mark_value))
-            continue; /* another worker just won it */
-        if (prefetch)
-            __builtin_prefetch(h, 0, 3);
-        if (w->pushed_count < GC_PUSH_BUFFER)
-            w->pushed[w->pushed_count++] = h;
-        else
-            gc_worker_push(w, h);
-    }
+    mark_tables t;
+    mark_tables_init(&t, w);
+    mark_refs(w, &t, slots, n);
 }
 
 void gc_collector_add_ref(gc_collector *c, void **slot)
@@ -477,7 +548,7 @@ void gc_scan_object(gc_collector *w, gc_header *h)
 }
 
 /* Scans one piece of a long array; re-queues the rest. */
-static void scan_range_piece(gc_collector *w, gc_array_range r)
+static void scan_range_piece(gc_collector *w, const mark_tables *t, gc_array_range r)
 {
     gc_ref_array *a = (gc_ref_array *)((char *)gc_payload(r.obj) + r.offset);
     uint32_t end = r.start + GC_ARRAY_PIECE;
@@ -485,32 +556,95 @@ static void scan_range_piece(gc_collector *w, gc_array_range r)
         gc_worker_push_range(w, r.obj, r.offset, end);
     else
         end = a->count;
-    if (r.start < end)
+    if (r.start >= end)
+        return;
+    if (w->direct)
         scan_ref_range(w, a, r.start, end);
+    else
+        mark_refs(w, t, (void **)a->data + r.start, end - r.start);
+}
+
+/* gc_scan_object for a marking worker (not in visit mode, no edge logs: nothing needs to
+ * know which object or member is being scanned), with a class whose schema is one run of
+ * references scanned inline. */
+static inline __attribute__((always_inline)) void
+scan_object_marking(gc_collector *w, const mark_tables *t, gc_header *h)
+{
+    gc_heap *heap = w->heap;
+    const gc_class *cls = gc_class_of(heap, h);
+    if (cls != w->last_class) { /* a class stays marked once marked */
+        mark_header(w, gc_hdr(cls));
+        w->last_class = cls;
+    }
+    if (h->outer_index != GC_INDEX_NONE)
+        mark_header(w, gc_object_at(heap, h->outer_index));
+    if (cls->run_count > 0)
+        mark_refs(w, t, (void **)((char *)gc_payload(h) + cls->run_offset), cls->run_count);
+    else
+        scan_ops(w, h, cls->mark_schema, gc_payload(h), true);
+    w->scanned++;
 }
 
 /* Drains the worker's lists. Returns true when they are empty, false when the deadline
- * passed first (the lists keep what is left). */
+ * passed first (the lists keep what is left). Objects popped for scanning wait in a short
+ * FIFO after their first cache lines are prefetched, so each is scanned GC_SCAN_AHEAD pops
+ * after its memory was asked for (popping straight off the stack would scan an object right
+ * after it was pushed, before its line can arrive); the FIFO goes back on the stack when the
+ * deadline passes. The work done is counted at each look at the clock (what a test's work
+ * clock reads) and at the end. */
 bool gc_worker_drain(gc_collector *w, double deadline)
 {
     gc_heap *heap = w->heap;
+    mark_tables t;
+    mark_tables_init(&t, w);
+    gc_header *ahead[GC_SCAN_AHEAD];
+    uint32_t head = 0, queued = 0;
+    const uint32_t fifo = t.prefetch ? GC_SCAN_AHEAD : 1; /* 1: scanned in the stack's order */
     uint32_t until_check = GC_TIME_CHECK_INTERVAL;
+    uint64_t work = 0;
     for (;;) {
         gc_array_range r;
         if (take_range(w, &r)) {
-            scan_range_piece(w, r);
-            gc_work_add(&w->work_done, GC_WORK_UNIT);
+            scan_range_piece(w, &t, r);
+            work += GC_WORK_UNIT;
             until_check = 0; /* a piece is a lot of work: check the clock after each */
         } else {
-            gc_header *h = scan_next(w);
-            if (!h)
+            while (queued < fifo) {
+                gc_header *next = w->pushed_count > 0 ? w->pushed[--w->pushed_count]
+                                                      : worker_pop_block(w);
+                if (!next)
+                    break;
+                if (t.prefetch) {
+                    __builtin_prefetch(next, 0, 3);
+                    __builtin_prefetch((char *)next + 64, 0, 3);
+                }
+                ahead[(head + queued++) & (GC_SCAN_AHEAD - 1)] = next;
+            }
+            if (queued == 0) {
+                gc_work_add(&w->work_done, work);
                 return true;
-            gc_scan_object(w, h);
-            gc_work_add(&w->work_done, GC_WORK_OBJECT);
+            }
+            gc_header *h = ahead[head];
+            head = (head + 1) & (GC_SCAN_AHEAD - 1);
+            queued--;
+            if (w->direct)
+                gc_scan_object(w, h);
+            else
+                scan_object_marking(w, &t, h);
+            work += GC_WORK_OBJECT;
         }
         if (until_check == 0 || --until_check == 0) {
+            gc_work_add(&w->work_done, work);
+            work = 0;
+            if (w->join && gc_worker_join_poll(w)) {
+                gc_worker_go_shared(w); /* a pool thread got a CPU: let it in */
+                mark_tables_init(&t, w);
+            }
             if (deadline > 0 && gc_past(heap, deadline)) {
-                gc_worker_return_ahead(w);
+                while (queued > 0) { /* the FIFO back on the stack, oldest on top */
+                    queued--;
+                    gc_worker_push(w, ahead[(head + queued) & (GC_SCAN_AHEAD - 1)]);
+                }
                 return gc_worker_is_empty(w);
             }
             until_check = GC_TIME_CHECK_INTERVAL;

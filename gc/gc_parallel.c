@@ -3,7 +3,8 @@
  *
  * On entry to gc_parallel_drain the initial roots (and any barrier objects) sit in worker 0's
  * lists, and every other worker's lists are empty or hold what a suspended slice left; that
- * leftover is first made stealable. The calling thread runs worker 0; pool threads run
+ * leftover is first handed to worker 0 (gc_worker_adopt), so the slice can always make
+ * progress whether or not anyone joins. The calling thread runs worker 0; pool threads run
  * workers 1..n-1, each if it starts before the caller runs out of work (a thread the
  * scheduler is slow to run is withdrawn, not waited for). Each drains its own lists, which
  * are stealable but for a few dozen objects (see GC_PUSH_BUFFER); a worker that runs dry
@@ -11,11 +12,23 @@
  * others. On exit either every list is empty (marking complete: true) or the deadline passed
  * and every worker kept what it had left (false).
  *
+ * A second worker must never make marking slower than one, even on a machine with no core
+ * to spare. So the caller starts every slice marking as a lone worker does (plain stores,
+ * no locks) and goes on so until a pool thread has actually been given a CPU (another than
+ * the caller's) and asks to join: at its next look at the clock, if it holds no piece of a
+ * long array, the caller switches to shared marking and lets it in (the join). Pool threads
+ * run at idle priority (SCHED_IDLE on Linux, unless settings.marker_threads_normal_priority),
+ * to use only CPU time that nothing else on the machine wants (idle priority alone does not
+ * keep a thread off a busy CPU on Linux 6, hence the rule on CPUs); a thread that has not
+ * joined when the caller runs out of work is withdrawn, never waited for.
+ *
  * Each worker runs the single-threaded marker's drain loop (gc_mark.c) on its own lists; a
  * lone worker takes no lock, nobody steals from it, and it never comes here.
  */
+#define _GNU_SOURCE /* SCHED_IDLE */
 #include "gc_internal.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +122,10 @@ bool gc_worker_steal(gc_collector *thief)
  * tries), then sleeps until work is published, every worker is idle or time is up. On a busy
  * machine a spinning thief would take CPU time from the very worker it waits for. */
 #define IDLE_SPINS 32
+/* The caller of a timed slice never sleeps past its deadline waiting for a helper (a helper
+ * at idle priority may be kept off its CPU for milliseconds): it sleeps this long at most,
+ * then looks at the clock. */
+#define IDLE_CALLER_WAIT_NS 100000
 
 typedef struct gc_pool {
     uv_thread_t threads[GC_MAX_WORKERS];
@@ -118,12 +135,17 @@ typedef struct gc_pool {
     uv_cond_t finished;        /* a pool thread finished its part of the job */
     uint64_t generation;       /* one per job */
     uint32_t job_workers;      /* workers taking part in the job, the caller included */
-    uint32_t running;          /* pool threads that claimed the job and still work on it */
-    /* Per pool thread and job: 0 posted, 1 claimed by the thread, 2 withdrawn by the caller.
-     * A thread the scheduler has not run yet when the caller is done cannot delay the slice:
-     * the caller withdraws its share instead of waiting for it to wake up. */
+    uint32_t running;          /* pool threads that joined the job and still work on it */
+    /* Per pool thread and job, a CLAIM_* state. A thread the scheduler has not run yet, or
+     * that waits to join, when the caller is done cannot delay the slice: the caller
+     * withdraws its share instead of waiting for it. */
     _Atomic int claim[GC_MAX_WORKERS];
+    _Atomic bool join_wanted;  /* a pool thread waits to join (the caller marks alone) */
+    _Atomic int caller_cpu;    /* where the caller ran at its last look (-1: unknown) */
+    _Atomic bool shared;       /* the caller marks shared: threads may join */
     double deadline;
+    bool normal_priority;      /* settings.marker_threads_normal_priority of the job */
+    bool held;                 /* heap->marker_threads_held of the job */
     bool shutdown;
     _Atomic bool stop;         /* the deadline passed: every worker stops */
     uv_mutex_t idle_mutex;
@@ -131,6 +153,13 @@ typedef struct gc_pool {
     _Atomic uint32_t sleepers; /* workers waiting on idle_wake */
     gc_heap *heap;
 } gc_pool;
+
+enum {
+    CLAIM_POSTED,    /* the job is posted; the thread has not looked at it yet */
+    CLAIM_WAITING,   /* the thread runs and waits for the caller to let it join */
+    CLAIM_WITHDRAWN, /* the caller took the share back: the thread does nothing this job */
+    CLAIM_MARKING,   /* the thread joined: it marks, and the caller waits for it */
+};
 
 typedef struct pool_thread_arg {
     gc_pool *pool;
@@ -163,12 +192,17 @@ static bool any_stealable(const gc_heap *heap)
  * counts itself before it looks for work and a publisher counts its block before it looks
  * for sleepers (both sequentially consistent), so one of them sees the other: no wake-up is
  * lost. */
-static void idle_sleep(gc_pool *pool, gc_heap *heap)
+static void idle_sleep(gc_pool *pool, gc_heap *heap, bool timed)
 {
     uv_mutex_lock(&pool->idle_mutex);
     atomic_fetch_add(&pool->sleepers, 1);
-    while (!atomic_load(&pool->stop) && !all_idle(heap) && !any_stealable(heap))
+    while (!atomic_load(&pool->stop) && !all_idle(heap) && !any_stealable(heap)) {
+        if (timed) { /* the caller: back to look at the clock (see IDLE_CALLER_WAIT_NS) */
+            uv_cond_timedwait(&pool->idle_wake, &pool->idle_mutex, IDLE_CALLER_WAIT_NS);
+            break;
+        }
         uv_cond_wait(&pool->idle_wake, &pool->idle_mutex);
+    }
     atomic_fetch_sub(&pool->sleepers, 1);
     uv_mutex_unlock(&pool->idle_mutex);
 }
@@ -179,16 +213,86 @@ static void stop_job(gc_pool *pool)
     wake_sleepers(pool);
 }
 
-/* The caller withdraws the shares of pool threads that have not started yet: they count as
+/* The caller withdraws the shares of pool threads that have not joined yet: they count as
  * idle, and their work (all of it stealable, see gc_parallel_drain) is stolen instead. */
 static void withdraw_unstarted(gc_pool *pool, gc_heap *heap)
 {
     for (uint32_t i = 1; i < heap->mark_workers; i++) {
-        int posted = 0;
-        if (atomic_load_explicit(&pool->claim[i], memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_strong(&pool->claim[i], &posted, 2))
+        int state = atomic_load_explicit(&pool->claim[i], memory_order_relaxed);
+        if ((state == CLAIM_POSTED || state == CLAIM_WAITING) &&
+            atomic_compare_exchange_strong(&pool->claim[i], &state, CLAIM_WITHDRAWN))
             atomic_fetch_add_explicit(&heap->idle_workers, 1, memory_order_acq_rel);
     }
+}
+
+static int current_cpu(void)
+{
+#ifdef SCHED_IDLE
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+bool gc_worker_join_poll(gc_collector *w)
+{
+    gc_pool *pool = w->heap->pool;
+    atomic_store_explicit(&pool->caller_cpu, current_cpu(), memory_order_relaxed);
+    return atomic_load_explicit(w->join, memory_order_relaxed) &&
+           atomic_load_explicit(&w->range_count, memory_order_relaxed) == 0;
+}
+
+void gc_worker_go_shared(gc_collector *w)
+{
+    gc_pool *pool = w->heap->pool;
+    gc_worker_keep_private(w, GC_PUSH_BUFFER / 2); /* still alone: no lock */
+    w->alone = false;
+    w->join = NULL;
+    /* Release: what the caller marked and queued alone is seen by whoever joins. */
+    atomic_store_explicit(&pool->shared, true, memory_order_release);
+    gc_worker_published(w);
+}
+
+/* A pool thread that claimed the job waits until the caller marks shared (then it joins:
+ * true) or withdraws it (false). It asks only while it runs on another CPU than the caller
+ * last did: on the caller's own CPU it would be taking the caller's time (idle priority
+ * does not keep a thread off a busy CPU entirely), not adding a core. The caller looks at
+ * the request at least every GC_TIME_CHECK_INTERVAL objects it scans, so the wait is short
+ * when the caller runs; a caller that has run out of work withdraws the thread instead. */
+static bool join(gc_pool *pool, uint32_t index, bool held)
+{
+    if (held) { /* a test's stand-in for a thread that never gets a CPU in time */
+        while (atomic_load_explicit(&pool->claim[index], memory_order_relaxed) == CLAIM_WAITING)
+            sched_yield();
+        return false;
+    }
+    while (!atomic_load_explicit(&pool->shared, memory_order_acquire)) {
+        if (atomic_load_explicit(&pool->claim[index], memory_order_relaxed) != CLAIM_WAITING)
+            return false;
+        int cpu = current_cpu();
+        if (cpu < 0 || cpu != atomic_load_explicit(&pool->caller_cpu, memory_order_relaxed))
+            atomic_store_explicit(&pool->join_wanted, true, memory_order_relaxed);
+        sched_yield();
+    }
+    uv_mutex_lock(&pool->mutex); /* against the caller's last withdrawal and its wait */
+    int waiting = CLAIM_WAITING;
+    bool joined = atomic_compare_exchange_strong(&pool->claim[index], &waiting, CLAIM_MARKING);
+    if (joined)
+        pool->running++;
+    uv_mutex_unlock(&pool->mutex);
+    return joined;
+}
+
+/* Pool threads mark at idle priority unless the settings say otherwise (tests that must see
+ * threads mark together on a busy machine). */
+static void thread_priority_apply(bool normal)
+{
+#ifdef SCHED_IDLE
+    struct sched_param param = { 0 };
+    pthread_setschedparam(pthread_self(), normal ? SCHED_OTHER : SCHED_IDLE, &param);
+#else
+    (void)normal;
+#endif
 }
 
 /* One worker's share of a job: drain, then steal until everyone is idle or time is up. The
@@ -218,14 +322,15 @@ static void worker_run(gc_pool *pool, gc_collector *w)
                 wake_sleepers(pool); /* nobody holds work and nobody can make more */
                 return;
             }
-            if (deadline > 0 && (spins & 63) == 63 && gc_past(heap, deadline)) {
+            if (deadline > 0 && (spins >= IDLE_SPINS || (spins & 7) == 7) &&
+                gc_past(heap, deadline)) {
                 stop_job(pool);
                 return;
             }
             if (spins < IDLE_SPINS)
                 sched_yield();
             else
-                idle_sleep(pool, heap);
+                idle_sleep(pool, heap, caller && deadline > 0);
         }
     }
 }
@@ -237,6 +342,7 @@ static void pool_thread_main(void *arg)
     uint32_t index = a->worker_index;
     free(a);
     uint64_t seen = 0;
+    int priority = -1; /* 0 idle, 1 normal, -1 not set yet */
     uv_mutex_lock(&pool->mutex);
     for (;;) {
         while (pool->generation == seen && !pool->shutdown)
@@ -244,16 +350,24 @@ static void pool_thread_main(void *arg)
         if (pool->shutdown)
             break;
         seen = pool->generation;
-        int posted = 0;
+        int posted = CLAIM_POSTED;
         if (index >= pool->job_workers ||
-            !atomic_compare_exchange_strong(&pool->claim[index], &posted, 1))
+            !atomic_compare_exchange_strong(&pool->claim[index], &posted, CLAIM_WAITING))
             continue; /* not part of this job, or withdrawn before it could start */
-        pool->running++;
+        int want = pool->normal_priority;
+        bool held = pool->held;
         uv_mutex_unlock(&pool->mutex);
-        worker_run(pool, pool->heap->workers[index]);
-        uv_mutex_lock(&pool->mutex);
-        if (--pool->running == 0)
-            uv_cond_signal(&pool->finished);
+        if (want != priority)
+            thread_priority_apply(want);
+        priority = want;
+        if (join(pool, index, held)) {
+            worker_run(pool, pool->heap->workers[index]);
+            uv_mutex_lock(&pool->mutex);
+            if (--pool->running == 0)
+                uv_cond_signal(&pool->finished);
+        } else {
+            uv_mutex_lock(&pool->mutex);
+        }
     }
     uv_mutex_unlock(&pool->mutex);
 }
@@ -325,20 +439,29 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     uint32_t n = heap->mark_workers;
     atomic_store(&heap->idle_workers, 0);
     atomic_store(&pool->stop, false);
-    for (uint32_t i = 0; i < n; i++)
-        gc_worker_publish(heap->workers[i]); /* what a slice left is stealable */
+    gc_collector *caller = heap->workers[0];
+    caller->alone = true; /* until a pool thread joins */
+    for (uint32_t i = 1; i < n; i++)
+        gc_worker_adopt(caller, heap->workers[i]); /* what the last slice left them */
+    caller->join = &pool->join_wanted;
+    atomic_store(&pool->join_wanted, false);
+    atomic_store(&pool->shared, false);
+    atomic_store(&pool->caller_cpu, current_cpu());
 
     uv_mutex_lock(&pool->mutex);
     pool->deadline = deadline;
     pool->job_workers = n;
     pool->running = 0;
+    pool->normal_priority = heap->settings.marker_threads_normal_priority;
+    pool->held = heap->marker_threads_held;
     for (uint32_t i = 1; i < n; i++)
-        atomic_store(&pool->claim[i], 0);
+        atomic_store(&pool->claim[i], CLAIM_POSTED);
     pool->generation++;
     uv_cond_broadcast(&pool->wake);
     uv_mutex_unlock(&pool->mutex);
 
-    worker_run(pool, heap->workers[0]);
+    worker_run(pool, caller);
+    caller->join = NULL;
 
     uv_mutex_lock(&pool->mutex);
     withdraw_unstarted(pool, heap);

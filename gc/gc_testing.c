@@ -155,3 +155,21 @@ void gc_testing_fail_allocation(long nth)
 {
     atomic_store(&gc_alloc_failure_countdown, nth);
 }
+
+void gc_testing_hold_marker_threads(gc_heap *heap, bool held)
+{
+    heap->marker_threads_held = held;
+}
+
+uint32_t gc_testing_move_marking_work(gc_heap *heap, uint32_t from, uint32_t to, uint32_t n)
+{
+    if (from >= heap->mark_workers || to >= heap->mark_workers || from == to)
+        return 0;
+    gc_collector *src = heap->workers[from], *dst = heap->workers[to];
+    uint32_t moved = 0;
+    while (moved < n && src->pushed_count > 0) {
+        gc_worker_push(dst, src->pushed[--src->pushed_count]);
+        moved++;
+    }
+    return moved;
+}

@@ -56,6 +56,16 @@ const void *gc_testing_item_address(const gc_heap *heap, const void *obj);
  * Bits: "root", "garbage", "cluster_root", "in_cluster". */
 void gc_testing_force_flag(gc_heap *heap, void *obj, const char *flag, bool on);
 
+/* Pool threads that never ask to join a mark (as if the scheduler never gave them a CPU in
+ * time): the caller marks alone and withdraws them. */
+void gc_testing_hold_marker_threads(gc_heap *heap, bool held);
+
+/* Moves up to n of the objects marker `from` has queued (its most recently found) to marker
+ * `to`, as a slice that ran out of time can leave them: a worker other than the caller
+ * holding a remnant. Only between slices of a mark with that many workers. Returns how many
+ * moved. */
+uint32_t gc_testing_move_marking_work(gc_heap *heap, uint32_t from, uint32_t to, uint32_t n);
+
 /* Fault injection: the allocation `nth` from now (0 = the next) fails, and every later one
  * succeeds again; a negative nth turns it off. Process-wide. */
 void gc_testing_fail_allocation(long nth);

@@ -91,6 +91,11 @@ typedef struct gc_settings {
     double finish_destroy_wait_limit;     /* full purge: seconds to wait for objects not ready
                                              for finish_destroy before giving up (60) */
     bool no_prefetch;                     /* measurement only: scan without prefetching */
+    bool marker_threads_normal_priority;  /* false: marking threads beyond the caller run at
+                                             idle priority (SCHED_IDLE on Linux) and join a
+                                             mark only once given a CPU, so that they never
+                                             slow the caller or other programs down; true:
+                                             at the caller's priority (tests) */
 } gc_settings;
 
 void gc_settings_default(gc_settings *out_settings);
@@ -98,7 +103,8 @@ void gc_settings_default(gc_settings *out_settings);
 typedef struct gc_heap_config {
     uint32_t max_objects;   /* hard limit on live objects (0 = 1 << 22) */
     uint32_t max_classes;   /* hard limit on registered classes (0 = 4096) */
-    size_t max_bytes;       /* address space reserved for objects up to 2 KiB (0 = 4 GiB);
+    size_t max_bytes;       /* address space reserved for objects of 64 bytes up to 2 KiB
+                               (0 = 4 GiB), and a quarter as much again for smaller ones;
                                reserved, not committed: memory is used as objects need it */
     gc_clock_fn clock;      /* NULL = CLOCK_MONOTONIC */
     void *clock_userdata;

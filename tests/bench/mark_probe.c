@@ -1,13 +1,15 @@
 /*
  * mark_probe.c - one mark of the standard graph, small enough to run under cachegrind.
  *
- * usage: mark_probe reap|reap2|floor root_array|single_root [REPS]
+ * usage: mark_probe reap|reap2|reap2n|floor root_array|single_root [REPS]
  *
  * Builds one shape the way gc_bench (reap) or floor_bench (the floor, bitmap layout) does,
  * marks it once to warm up, then marks it again inside the function that `make
  * bench-cachegrind` tells cachegrind to count (the floor's probe_counted_mark, reap's
  * gc_mark_run), and prints how many objects and references a mark visited and how many marks
- * were counted, so that cache misses can be divided by them. reap runs with one worker (the reference marker). REPS (default 1) repeats the
+ * were counted, so that cache misses can be divided by them. reap runs with one worker (the
+ * reference marker), reap2 with two (the second at idle priority, the default), reap2n with
+ * two at the same priority. REPS (default 1) repeats the
  * counted mark, for a profiler (`perf record -e cpu-clock`).
  */
 #include "reap_gc.h"
@@ -58,12 +60,13 @@ static void reap_collect(void *heap)
     }
 }
 
-static int probe_reap(const bench_graph *g, uint32_t workers)
+static int probe_reap(const bench_graph *g, uint32_t workers, bool normal_priority)
 {
     gc_heap *heap;
     gc_heap_config cfg = { 0 };
     gc_settings_default(&cfg.settings);
     cfg.settings.num_workers = workers;
+    cfg.settings.marker_threads_normal_priority = normal_priority;
     if (gc_heap_create(&cfg, &heap) != GC_OK)
         return -1;
     gc_class *node_cls, *holder_cls;
@@ -225,9 +228,10 @@ int main(int argc, char **argv)
     if (argc == 4)
         reps = atoi(argv[3]);
     if (argc < 3 || argc > 4 || reps < 1 ||
-        (strcmp(argv[1], "reap") && strcmp(argv[1], "reap2") && strcmp(argv[1], "floor")) ||
+        (strcmp(argv[1], "reap") && strcmp(argv[1], "reap2") && strcmp(argv[1], "reap2n") &&
+         strcmp(argv[1], "floor")) ||
         (strcmp(argv[2], "root_array") && strcmp(argv[2], "single_root"))) {
-        fprintf(stderr, "usage: mark_probe reap|reap2|floor root_array|single_root [REPS]\n");
+        fprintf(stderr, "usage: mark_probe reap|reap2|reap2n|floor root_array|single_root [REPS]\n");
         return 2;
     }
     bench_graph g;
@@ -238,7 +242,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int rc = !strcmp(argv[1], "floor") ? probe_floor_run(&g)
-             : probe_reap(&g, strcmp(argv[1], "reap2") ? 1 : 2);
+             : probe_reap(&g, strcmp(argv[1], "reap") ? 2 : 1, !strcmp(argv[1], "reap2n"));
     bench_graph_free(&g);
     if (rc != 0)
         fprintf(stderr, "mark_probe: could not build the %s graph\n", argv[2]);

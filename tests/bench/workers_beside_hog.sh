@@ -3,12 +3,15 @@
 #
 # Starts `stress-ng --cpu 1` (one busy thread, as another program on the machine would be),
 # then RUNS times (default 10) marks each standard shape with mark_probe: the median of 7
-# marks with 1 worker, then with 2. Prints each run's figures and their ratio (1 worker / 2
-# workers: at least 1.0 means two workers did not lose to one). The hog is stopped by its
+# marks with 1 worker, then with 2, then with 1 again. Prints each run's figures and their
+# ratio (1 worker / 2 workers: at least 1.0 means two workers did not lose to one), and the
+# ratio of the two 1-worker figures (the same program against itself: how often that
+# "loses" is what this machine's noise alone makes of the count). The hog is stopped by its
 # PID at the end. Run it under flock /tmp/reap-bench.lock like any benchmark.
 set -eu
 probe=$1
 runs=${2:-10}
+two_mode=${HOG_TWO:-reap2} # reap2n: the second worker at the same priority as the first
 command -v stress-ng >/dev/null || { echo "workers_beside_hog: stress-ng is not installed" >&2; exit 1; }
 stress-ng --cpu 1 --timeout 600s >/dev/null 2>&1 &
 hog=$!
@@ -16,15 +19,19 @@ trap 'kill $hog 2>/dev/null; wait $hog 2>/dev/null || true' EXIT
 sleep 1
 median() { "$probe" "$1" "$2" 7 | sed -n 's/.*median-mark-ms \([0-9.]*\).*/\1/p'; }
 lost=0
+noise=0
 i=1
 while [ "$i" -le "$runs" ]; do
     for shape in root_array single_root; do
         one=$(median reap "$shape")
-        two=$(median reap2 "$shape")
+        two=$(median "$two_mode" "$shape")
+        again=$(median reap "$shape")
         ratio=$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2f", a / b }')
+        self=$(awk -v a="$one" -v b="$again" 'BEGIN { printf "%.2f", a / b }')
         awk -v r="$ratio" 'BEGIN { exit !(r < 1.0) }' && lost=$((lost + 1))
-        echo "run $i $shape: 1 worker $one ms, 2 workers $two ms, 1w/2w $ratio"
+        awk -v r="$self" 'BEGIN { exit !(r < 1.0) }' && noise=$((noise + 1))
+        echo "run $i $shape: 1 worker $one ms, 2 workers $two ms, 1 worker again $again ms, 1w/2w $ratio, 1w/1w $self"
     done
     i=$((i + 1))
 done
-echo "runs where 2 workers lost to 1: $lost of $((runs * 2)) (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "runs where 2 workers lost to 1: $lost of $((runs * 2)); where 1 worker lost to itself: $noise of $((runs * 2)) (load: $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -92,6 +92,58 @@ static void test_a_long_reference_array_is_scanned_completely(void **state)
     assert_int_equal(st.unreachable, 0);
 }
 
+/* A class of `n` references and nothing else: 8 bytes a reference, so 1 and 2 references
+ * make objects of 32 and 48 bytes (the region's small part), 6 make one of 64. */
+typedef struct refs6 {
+    void *ref[6];
+} refs6;
+
+static const gc_member refs1_members[] = { GC_REF(refs6, ref[0]), GC_MEMBERS_END };
+static const gc_member refs2_members[] = { GC_REF(refs6, ref[0]), GC_REF(refs6, ref[1]),
+                                           GC_MEMBERS_END };
+static const gc_member refs6_members[] = {
+    GC_REF(refs6, ref[0]), GC_REF(refs6, ref[1]), GC_REF(refs6, ref[2]),
+    GC_REF(refs6, ref[3]), GC_REF(refs6, ref[4]), GC_REF(refs6, ref[5]), GC_MEMBERS_END,
+};
+
+static void test_objects_of_every_small_size_side_by_side_are_marked_one_by_one(void **state)
+{
+    fixture *f = *state;
+    const gc_member *members[] = { refs1_members, refs2_members, refs6_members };
+    const size_t sizes[] = { sizeof(void *), 2 * sizeof(void *), 6 * sizeof(void *) };
+    const char *names[] = { "Refs1", "Refs2", "Refs6" };
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    enum { PER_CLASS = 3000 };
+    static gc_weak kept[3][PER_CLASS], dropped[3][PER_CLASS];
+    for (int c = 0; c < 3; c++) {
+        gc_class *cls;
+        gc_class_desc d = { .name = names[c], .size = sizes[c], .members = members[c] };
+        assert_int_equal(gc_class_register(f->heap, &d, &cls), GC_OK);
+        refs6 *prev = NULL;
+        for (int i = 0; i < PER_CLASS; i++) { /* neighbours alternate: kept, dropped, ... */
+            refs6 *k, *x;
+            assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&k), GC_OK);
+            assert_int_equal(gc_object_create(f->heap, cls, NULL, NULL, 0, (void **)&x), GC_OK);
+            if (prev)
+                prev->ref[0] = k; /* a chain of the kept ones */
+            else
+                gc_ref_array_push(&root->arr, k);
+            prev = k;
+            kept[c][i] = gc_weak_make(f->heap, k);
+            dropped[c][i] = gc_weak_make(f->heap, x);
+        }
+    }
+
+    fix_collect(f);
+    fix_collect(f); /* both mark values */
+
+    for (int c = 0; c < 3; c++)
+        for (int i = 0; i < PER_CLASS; i++) {
+            assert_true(fix_alive(f, kept[c][i]));
+            assert_false(fix_alive(f, dropped[c][i]));
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -99,6 +151,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_objects_created_between_collections_are_reachable_until_the_next, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_marking_twice_in_a_row_gives_the_same_survivors, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_long_reference_array_is_scanned_completely, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_objects_of_every_small_size_side_by_side_are_marked_one_by_one, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_mark", tests, NULL, NULL);
 }

@@ -25,13 +25,16 @@ enum { GRAPH_N = 30000 };
 /* Builds the same random graph for a seed in a heap with `workers` markers, collects, and
  * writes which nodes survived. Edges use both plain references and arrays; some nodes are
  * rooted, some garbage. */
-static void survivors_with(uint32_t workers, uint64_t seed, uint8_t *alive, gc_stats *out)
+static void survivors_held(uint32_t workers, bool held, uint64_t seed, uint8_t *alive,
+                           gc_stats *out)
 {
     gc_heap *heap;
     gc_heap_config cfg = { 0 };
     gc_settings_default(&cfg.settings);
     cfg.settings.num_workers = workers;
+    cfg.settings.marker_threads_normal_priority = true; /* they mark together, busy or not */
     assert_int_equal(gc_heap_create(&cfg, &heap), GC_OK);
+    gc_testing_hold_marker_threads(heap, held);
     gc_class_desc d = { .name = "Node", .size = sizeof(node), .members = node_members };
     d.hooks.destructor = node_destructor;
     gc_class *cls;
@@ -72,6 +75,11 @@ static void survivors_with(uint32_t workers, uint64_t seed, uint8_t *alive, gc_s
     gc_heap_destroy(heap);
 }
 
+static void survivors_with(uint32_t workers, uint64_t seed, uint8_t *alive, gc_stats *out)
+{
+    survivors_held(workers, false, seed, alive, out);
+}
+
 static void test_one_two_and_many_workers_find_the_same_survivors(void **state)
 {
     (void)state;
@@ -92,6 +100,73 @@ static void test_one_two_and_many_workers_find_the_same_survivors(void **state)
     }
 }
 
+static void test_a_mark_whose_second_worker_never_joins_is_finished_by_the_first(void **state)
+{
+    (void)state;
+    static uint8_t reference[GRAPH_N], other[GRAPH_N];
+    gc_stats ref_stats, st;
+    survivors_with(1, 7, reference, &ref_stats);
+
+    survivors_held(2, true, 7, other, &st);
+
+    assert_int_equal(st.mark_workers, 2);
+    assert_int_equal(st.blocks_stolen, 0); /* nobody took part but the caller */
+    assert_int_equal(st.marked, ref_stats.marked);
+    assert_memory_equal(other, reference, GRAPH_N);
+}
+
+/* A slice that runs out of time can leave a pool thread's worker holding a few objects, too
+ * few for a thief to take. The next slice's caller must mark them itself: pool threads may
+ * never join (held here), and a slice that leaves them where they are does nothing, slice
+ * after slice. */
+static void test_a_remnant_left_with_a_pool_worker_is_marked_by_the_next_slices(void **state)
+{
+    fixture *f = *state;
+    enum { CHAIN = 2000, TAILS = 5 };
+    static node *chain[CHAIN];
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    node *tails[TAILS]; /* each roots a chain only it reaches */
+    for (int t = 0; t < TAILS; t++) {
+        tails[t] = fix_node(f, NULL, NULL, 1 + t, 0);
+        node *prev = tails[t];
+        for (int i = 0; i < CHAIN / TAILS; i++) {
+            node *n = chain[t * (CHAIN / TAILS) + i] = fix_node(f, NULL, NULL, 100 + t * CHAIN + i, 0);
+            prev->a = n;
+            prev = n;
+        }
+    }
+    root->a = tails[0];
+    root->b = tails[1];
+    gc_ref_array_push(&root->arr, tails[2]);
+    gc_ref_array_push(&root->arr, tails[3]);
+    gc_ref_array_push(&root->arr, tails[4]);
+    gc_testing_hold_marker_threads(f->heap, true);
+
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+    /* The root was scanned: its five tails wait in the caller's stack. Four go to worker 1. */
+    assert_int_equal(gc_testing_move_marking_work(f->heap, 0, 1, 4), 4);
+
+    int slices = 0;
+    while (!gc_incremental_reachability_step(f->heap)) /* ~2 x 64 objects a slice */
+        assert_true(++slices < CHAIN); /* one object a slice would still be done by now */
+    assert_true(gc_incremental_purge(f->heap, 0));
+    for (int i = 0; i < CHAIN; i++)
+        assert_true(gc_testing_is_marked(f->heap, chain[i]));
+}
+
+static int remnant_setup(void **state)
+{
+    gc_settings s;
+    gc_settings_default(&s);
+    s.allow_incremental_reachability = true;
+    s.incremental_reachability_time_limit = 1.5;
+    s.num_workers = 2;
+    int r = fix_setup_with(state, &s);
+    ((fixture *)*state)->clock.step_per_read = 1.0; /* a slice ends at the second look */
+    return r;
+}
+
 static void test_default_worker_count_is_the_number_of_cores(void **state)
 {
     fixture *f = *state;
@@ -107,6 +182,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_two_and_many_workers_find_the_same_survivors),
+        cmocka_unit_test(test_a_mark_whose_second_worker_never_joins_is_finished_by_the_first),
+        cmocka_unit_test_setup_teardown(test_a_remnant_left_with_a_pool_worker_is_marked_by_the_next_slices, remnant_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_default_worker_count_is_the_number_of_cores, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_parallel", tests, NULL, NULL);

@@ -173,6 +173,7 @@ static int stress_setup(void **state, uint32_t workers)
     s.allow_incremental_reachability = true;
     s.incremental_reachability_time_limit = 1.5;
     s.num_workers = workers;
+    s.marker_threads_normal_priority = true; /* they mark together, busy or not */
     int r = fix_setup_with(state, &s);
     ((fixture *)*state)->clock.step_per_read = 1.0;
     return r;
