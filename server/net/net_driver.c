@@ -95,6 +95,9 @@ static void net_on_connect(net_driver *nd, ENetPeer *peer)
     peer->data = conn;
     nd->handshake_seen[peer - nd->host->peers] = 0;
     enet_peer_timeout(peer, 0, timeout_ms, timeout_ms);
+    /* ENet's own throttle off (net_internal.h says why): it never falls below full. */
+    enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL,
+                                 ENET_PEER_PACKET_THROTTLE_SCALE, 0);
     nd->conn_count++;
     nd->counters.connects++;
     log_debug("net: connection from %s", conn->address);

@@ -4,6 +4,10 @@
  */
 #include "harness.h"
 
+#include <enet/enet.h>
+
+#include "reap_msg.h"
+
 #include <sys/stat.h>
 
 static void test_the_server_says_where_it_listens_and_reports_healthy(void **state)
@@ -63,6 +67,40 @@ static void test_sigterm_says_goodbye_to_clients_purges_and_exits_zero(void **st
     assert_true(harness_proc_wait(&c, 10.0));
     assert_non_null(strstr(c.out, "server said goodbye"));
     harness_proc_free(&c);
+    harness_server_free(&s);
+}
+
+/* reap paces every connection itself; ENet's round-trip throttle would shrink a busy peer's
+ * window and drop its updates at random. The server configures each peer's throttle never to
+ * fall, and ENet tells the client the same (THROTTLE_CONFIGURE): the client's peer shows it. */
+static void test_the_server_turns_enets_packet_throttle_off_for_each_peer(void **state)
+{
+    harness_server s;
+    ENetAddress addr;
+    ENetEvent ev;
+
+    (void)state;
+    harness_server_start(&s, NULL);
+    assert_int_equal(enet_initialize(), 0);
+    ENetHost *host = enet_host_create(NULL, 1, MSG_CHANNEL_COUNT, 0, 0);
+    assert_non_null(host);
+    enet_address_set_host_ip(&addr, "127.0.0.1");
+    addr.port = (enet_uint16)s.port;
+    ENetPeer *peer = enet_host_connect(host, &addr, MSG_CHANNEL_COUNT, 0);
+    assert_non_null(peer);
+    assert_int_equal(peer->packetThrottleDeceleration, ENET_PEER_PACKET_THROTTLE_DECELERATION);
+
+    double deadline = harness_now() + 10.0;
+    while (harness_now() < deadline && peer->packetThrottleDeceleration != 0)
+        enet_host_service(host, &ev, 20);
+
+    assert_int_equal(peer->state, ENET_PEER_STATE_CONNECTED);
+    assert_int_equal(peer->packetThrottleDeceleration, 0);
+    assert_int_equal(peer->packetThrottleAcceleration, ENET_PEER_PACKET_THROTTLE_SCALE);
+    enet_peer_reset(peer);
+    enet_host_destroy(host);
+    enet_deinitialize();
+    assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
 }
 
@@ -313,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_the_server_says_where_it_listens_and_reports_healthy),
         cmocka_unit_test(test_a_client_joins_spawns_and_leaves_and_exits_zero),
         cmocka_unit_test(test_sigterm_says_goodbye_to_clients_purges_and_exits_zero),
+        cmocka_unit_test(test_the_server_turns_enets_packet_throttle_off_for_each_peer),
         cmocka_unit_test(test_a_bad_server_flag_exits_2_naming_the_flag),
         cmocka_unit_test(test_a_bad_cvar_on_the_command_line_exits_2_naming_it_and_its_range),
         cmocka_unit_test(test_help_and_version_exit_zero_on_both_binaries),

@@ -561,6 +561,47 @@ static void test_the_players_own_spawn_does_not_wait_behind_its_join_snapshot(vo
     assert_true(fx->m.count < 5000);
 }
 
+static void test_while_the_join_snapshot_streams_the_movers_already_sent_wait(void **state)
+{
+    fixture *fx = *state;
+    player_controller *near_pc;
+    actor *near;
+
+    /* Given a join snapshot of 10000 props (over a second of budget) and another player's pawn
+     * beside the player's, sent first (a pawn outranks a prop), moving every frame... */
+    for (int i = 0; i < 10000; i++)
+        spawn_prop(fx, fx->other, (float)(i % 100) * 100.0f, (float)(i / 100) * 100.0f);
+    assert_int_equal(actor_spawn_player(fx->w, 3, "near", &near_pc), GC_OK);
+    near = &near_pc->pawn->base;
+    place(fx, near, 100, 0);
+    frames(fx, 3);
+    assert_true(mirror_holds(&fx->m, near->net_id));
+    fx->m.watch[0] = near->net_id;
+
+    /* ...for 15 frames of the snapshot... */
+    for (int i = 0; i < 15; i++) {
+        near->pos[1] += 1.0f;
+        near->move_serial++;
+        world_grid_move(&fx->w->grid, near);
+        frame(fx);
+    }
+
+    /* ...it gets no update (its spawn said where it was): pending spawns outrank it 8x while
+     * the snapshot streams, and the budget goes to them... */
+    assert_false(fx->m.snapshot_complete);
+    assert_int_equal(fx->m.updates_of[0], 0);
+
+    /* ...and once the snapshot is complete its moves go again. */
+    for (int n = 0; n < 300 && !fx->m.snapshot_complete; n++)
+        frame(fx);
+    assert_true(fx->m.snapshot_complete);
+    near->pos[1] += 1.0f;
+    near->move_serial++;
+    world_grid_move(&fx->w->grid, near);
+    frames(fx, 2);
+    assert_true(fx->m.updates_of[0] >= 1);
+}
+
 static void test_far_movers_are_updated_less_often_than_near_ones(void **state)
 {
     fixture *fx = *state;
@@ -783,6 +824,7 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_players_own_movers_are_updated_every_third_frame,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_while_the_join_snapshot_streams_the_movers_already_sent_wait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_far_movers_are_updated_less_often_than_near_ones,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_records_encoded_equal_the_changes_with_one_watcher,
