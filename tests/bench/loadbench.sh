@@ -131,6 +131,8 @@ function v(x) { return x == "-" ? "null" : x }
 function d(x, f) { return x == "-" ? "-" : sprintf(f, x) }
 function nice(x,   m) { m = 1; while (m * 10 <= x) m *= 10; while (m > x) m /= 10;
     return x <= m ? m : x <= 2 * m ? 2 * m : x <= 5 * m ? 5 * m : 10 * m }
+function ylog(x) { if (x < tmin) x = tmin
+    return bot - (bot - top) * (log(x) - log(tmin)) / (log(y1) - log(tmin)) }
 function cost(r,   f, p, c) { f = F[r,22]; p = F[r,20]; c = F[r,25];
     if (f == "-" || p == "-" || c == "-" || f <= 0 || p <= 0) return "-";
     return sprintf("%.2f", c / f / p * 1e6) }
@@ -195,6 +197,12 @@ END {
     if (xmax <= xmin) xmax = xmin * 2
     if (y1 <= 0) y1 = 1; if (y2 <= 0) y2 = 1
     y1 = nice(y1 * 1.05); y2 = nice(y2 * 1.05)
+    if (y1 < 1000 / 30 * 1.2) y1 = nice(1000 / 30 * 1.2) # room for the line of the frame period
+    # The tick panel: a log scale that starts at the power of ten below its smallest p99.
+    tmin = 1e9
+    for (r = 1; r <= n; r++) if (F[r,10] != "-" && F[r,10] + 0 > 0 && F[r,10] + 0 < tmin) tmin = F[r,10] + 0
+    if (tmin == 1e9) tmin = 1
+    tmin = exp(log(10) * int(log(tmin) / log(10) - (tmin < 1 ? 1 : 0)))
     lx0 = log(xmin) / log(10); lx1 = log(xmax) / log(10)
     printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" " \
         "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"%d\" height=\"%d\" " \
@@ -206,12 +214,32 @@ END {
         printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" " \
             "stroke=\"#888\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
             x0, top, pw, bot - top, x0 + pw / 2, top - 10,
-            p ? "server CPU per player per frame (us)" : "server tick p99 (ms)" > svg
-        for (k = 0; k <= 4; k++) {
-            yv = ymax * k / 4; yy = bot - (bot - top) * k / 4
-            printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>" \
-                "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
-                x0 - 6, yy + 4, yv, x0, yy, x0 + pw, yy > svg
+            p ? "server CPU per player per frame (us)" : "server tick p99 (ms, log scale)" > svg
+        if (p) {
+            for (k = 0; k <= 4; k++) {
+                yv = ymax * k / 4; yy = bot - (bot - top) * k / 4
+                printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>" \
+                    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
+                    x0 - 6, yy + 4, yv, x0, yy, x0 + pw, yy > svg
+            }
+        } else {
+            # Ticks take a log scale from a decade below the smallest p99: 1, 2, 5, 10, ...
+            for (m = tmin; m <= ymax * 1.0001; m *= 10)
+                for (k = 1; k <= 5; k += (k == 1 ? 1 : 3))
+                    if (m * k <= ymax * 1.0001) {
+                        yy = ylog(m * k)
+                        printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>" \
+                            "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" " \
+                            "stroke=\"#eee\"/>\n", x0 - 6, yy + 4, m * k, x0, yy, x0 + pw, yy > svg
+                    }
+            # The frame period at 30 Hz: a p99 above it is a frame late.
+            if (1000 / 30 <= ymax) {
+                yy = ylog(1000 / 30)
+                printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#555\" " \
+                    "stroke-dasharray=\"5,4\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" " \
+                    "fill=\"#555\">frame period 33.3 ms</text>\n", x0, yy, x0 + pw, yy,
+                    x0 + pw - 4, yy - 5 > svg
+            }
         }
         for (r = 1; r <= n; r++) if (F[r,1] == F[1,1] || 1) {
             b = F[r,2] + 0; xx = x0 + (lx1 > lx0 ? (log(b) / log(10) - lx0) / (lx1 - lx0) : 0.5) * pw
@@ -232,7 +260,7 @@ END {
                 if (yvv == "-") continue
                 b = F[q,2] + 0
                 xx = x0 + (lx1 > lx0 ? (log(b) / log(10) - lx0) / (lx1 - lx0) : 0.5) * pw
-                yy = bot - (bot - top) * (yvv / ymax)
+                yy = p ? bot - (bot - top) * (yvv / ymax) : ylog(yvv)
                 pts = pts sprintf("%.1f,%.1f ", xx, yy)
                 printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", xx, yy,
                     color > svg
