@@ -173,6 +173,7 @@ struct net_driver {
     uint32_t ids_cap;
     net_candidate *cands;
     uint32_t cands_count, cands_cap;
+    uint32_t movers_first;          /* cands[movers_first..cands_count) are movers */
     net_fresh *fresh;
     uint32_t fresh_count, fresh_cap;
     net_pick *picks, *picks_tmp;

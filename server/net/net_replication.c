@@ -509,31 +509,43 @@ static uint64_t repl_gather(repl_frame *f)
      * (repl_band decided it when they were touched) and they changed since last sent. Without
      * a branch per mover (in a crowd that test is a coin toss for the branch predictor): the
      * slot is written either way and kept by advancing the count. */
-    uint32_t first = nd->cands_count, m = first, me = f->c->player_id;
+    uint32_t first = nd->cands_count, m = first;
     for (uint32_t w = 0; w < v->mcap / 64; w++) {
         for (uint64_t bits = v->mopen[w]; bits != 0; bits &= bits - 1) {
             uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
             uint32_t sent = v->msent[slot];
+            const net_mover_hot *h = &mhot[slot];
+            uint32_t due = (f->frame - sent >= v->mperiod[slot]) & (h->changed_frame > sent);
 
-            nd->cands[m].index = slot;
-            m += (f->frame - sent >= v->mperiod[slot]) & (mhot[slot].changed_frame > sent);
+            nd->cands[m] = (net_candidate){ .index = slot,
+                                            .bytes = (uint16_t)(h->update_len + 1) };
+            bytes += due * nd->cands[m].bytes;
+            m += due;
         }
     }
-    /* Then each due one's accumulated priority: NetPriority (four times for the player's own,
-     * as repl_priority) x frames since last sent / its period. */
-    for (uint32_t i = first; i < m; i++) {
-        uint32_t slot = nd->cands[i].index, age = f->frame - v->msent[slot];
-        const net_mover_hot *h = &mhot[slot];
-        uint32_t prio = (uint32_t)h->priority << (2 * (h->owner_player_id == me));
-        net_candidate *cd = &nd->cands[i];
-
-        cd->is_spawn = 0;
-        cd->bytes = (uint16_t)(h->update_len + 1);
-        cd->bucket = repl_bucket(repl_div_period((uint64_t)prio * age, v->mperiod[slot]));
-        bytes += cd->bytes;
-    }
+    nd->movers_first = first;
     nd->cands_count = m;
     return bytes;
+}
+
+/* Each due mover's accumulated priority: NetPriority (four times for the player's own, as
+ * repl_priority) x frames since last sent / its period. Only a frame whose candidates do not
+ * all fit the budget needs it (repl_fill). */
+static void repl_mover_priorities(repl_frame *f)
+{
+    net_driver *nd = f->nd;
+    const net_view *v = f->v;
+    const net_mover_hot *mhot = f->ix->mhot;
+    uint32_t me = f->c->player_id;
+
+    for (uint32_t i = nd->movers_first; i < nd->cands_count; i++) {
+        net_candidate *cd = &nd->cands[i];
+        uint32_t slot = cd->index, age = f->frame - v->msent[slot];
+        const net_mover_hot *h = &mhot[slot];
+        uint32_t prio = (uint32_t)h->priority << (2 * (h->owner_player_id == me));
+
+        cd->bucket = repl_bucket(repl_div_period((uint64_t)prio * age, v->mperiod[slot]));
+    }
 }
 
 /* The lowest priority bucket that still fits the budget, taking higher ones first, and what
@@ -654,7 +666,12 @@ static void repl_fill(repl_frame *f, repl_out *o)
     uint64_t wanted = repl_gather(f);
     bool everything = (double)wanted <= o->allowance;
     double above = 0;
-    uint32_t threshold = everything ? 0 : repl_threshold(nd, o->allowance, &above);
+    uint32_t threshold = 0;
+
+    if (!everything) {
+        repl_mover_priorities(f);
+        threshold = repl_threshold(nd, o->allowance, &above);
+    }
     double at_threshold = o->allowance - above;
     double estimate = o->allowance; /* what the chosen would leave; the writers charge o */
     uint32_t picks = 0, moves = 0;
