@@ -31,15 +31,6 @@ float wire_dequantize(int32_t q, float step)
     return (float)((double)q * (double)step);
 }
 
-uint64_t wire_net_id_digest(uint64_t net_id)
-{
-    uint64_t z = net_id + 0x9E3779B97F4A7C15ull;
-
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static size_t wire_varint(uint8_t *out, uint64_t v)
 {
     size_t n = 0;

@@ -8,11 +8,6 @@
 
 #include "vec.h"
 
-uint64_t net_view_id_hash(uint64_t net_id)
-{
-    return wire_net_id_digest(net_id);
-}
-
 void net_view_init(net_view *v)
 {
     memset(v, 0, sizeof *v);

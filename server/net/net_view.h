@@ -98,6 +98,9 @@ void net_view_begin_pass(net_view *v, bool full);
 void net_view_end_pass(net_view *v, net_index *ix);
 
 /* splitmix64 of a net id: ReplicationCheck's digests (reap.proto). */
-uint64_t net_view_id_hash(uint64_t net_id);
+static inline uint64_t net_view_id_hash(uint64_t net_id)
+{
+    return wire_net_id_digest(net_id);
+}
 
 #endif /* REAP_NET_VIEW_H */
