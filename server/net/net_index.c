@@ -68,24 +68,12 @@ void net_index_encode(net_index *ix, uint32_t idx, const actor *a, uint32_t fram
     ix->records_encoded++;
 }
 
-uint32_t net_index_of(const net_index *ix, const actor *a)
+uint32_t net_index_acquire_new(net_index *ix, gc_heap *heap, actor *a, uint32_t frame)
 {
-    uint32_t idx = a->net_index;
-
-    if (idx == 0 || idx >= ix->count || ix->v[idx].net_id != a->net_id ||
-        !(ix->hot[idx].flags & NET_ENTRY_ALIVE))
-        return 0;
-    return idx;
-}
-
-uint32_t net_index_acquire(net_index *ix, gc_heap *heap, actor *a, uint32_t frame)
-{
-    uint32_t idx = net_index_of(ix, a);
+    uint32_t idx;
     net_index_entry *e;
     net_index_hot *h;
 
-    if (idx != 0 || !a->replicates)
-        return idx;
     if (a->moves && (!VEC_RESERVE(ix->mhot, ix->mhot_cap, ix->mhot_count + 1) ||
                      !VEC_RESERVE(ix->mfree, ix->mfree_cap, ix->mhot_count + 1)))
         return 0;

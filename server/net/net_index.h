@@ -80,11 +80,29 @@ typedef struct net_index {
 void net_index_init(net_index *ix, float step);
 void net_index_free(net_index *ix);
 
+/* The index a already has, or 0. (Inline, as net_index_acquire's common case: a relevancy
+ * pass asks for every actor it touches.) */
+static inline uint32_t net_index_of(const net_index *ix, const actor *a)
+{
+    uint32_t idx = a->net_index;
+
+    if (idx == 0 || idx >= ix->count || ix->v[idx].net_id != a->net_id ||
+        !(ix->hot[idx].flags & NET_ENTRY_ALIVE))
+        return 0;
+    return idx;
+}
+
+/* Gives a, which has none, an index and encodes its spawn record (net_index_acquire). */
+uint32_t net_index_acquire_new(net_index *ix, gc_heap *heap, actor *a, uint32_t frame);
+
 /* The index of a (acquiring one, and encoding its spawn record, if it has none yet); 0 when
  * out of memory or a is not replicated. */
-uint32_t net_index_acquire(net_index *ix, gc_heap *heap, actor *a, uint32_t frame);
-/* The index a already has, or 0. */
-uint32_t net_index_of(const net_index *ix, const actor *a);
+static inline uint32_t net_index_acquire(net_index *ix, gc_heap *heap, actor *a, uint32_t frame)
+{
+    uint32_t idx = net_index_of(ix, a);
+
+    return idx != 0 || !a->replicates ? idx : net_index_acquire_new(ix, heap, a, frame);
+}
 
 /* Begins a frame: this frame's destroyed actors (the world's outbox) and moving actors that
  * vanished become `gone`; every moving actor that moved gets its update re-encoded; actors
