@@ -153,8 +153,10 @@ void wire_writer_init(wire_writer *w, uint8_t *buf, size_t cap)
     w->cap = cap;
 }
 
-bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index, const uint8_t *tail,
-                    size_t tail_len)
+/* What wire_put_spawn's inline path leaves: a delta of 64 or more either way (a longer
+ * varint), the buffer's last bytes (the tail copied at its length), and the refusals. */
+bool wire_put_spawn_slow(wire_writer *w, uint64_t net_id, uint32_t index, const uint8_t *tail,
+                         size_t tail_len)
 {
     uint8_t ids[20];
     size_t n = wire_varint(ids, wire_zigzag((int64_t)(net_id - w->prev_net_id)));
