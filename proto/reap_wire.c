@@ -153,8 +153,8 @@ void wire_writer_init(wire_writer *w, uint8_t *buf, size_t cap)
     w->cap = cap;
 }
 
-/* What wire_put_spawn's inline path leaves: a delta of 64 or more either way (a longer
- * varint), the buffer's last bytes (the tail copied at its length), and the refusals. */
+/* What wire_put_spawn's inline path leaves: the buffer's last bytes (the tail copied at its
+ * length) and the refusals. */
 bool wire_put_spawn_slow(wire_writer *w, uint64_t net_id, uint32_t index, const uint8_t *tail,
                          size_t tail_len)
 {

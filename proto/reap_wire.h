@@ -94,13 +94,19 @@ static inline bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t inde
     uint64_t zid = ((uint64_t)did << 1) ^ (uint64_t)(did >> 63);
     uint64_t zix = ((uint64_t)dix << 1) ^ (uint64_t)(dix >> 63);
 
-    /* The common case, one byte for each delta: the tail is copied at its largest size. */
-    if (zid < 0x80 && zix < 0x80 && tail_len <= WIRE_SPAWN_TAIL_MAX &&
-        w->len + 2 + WIRE_SPAWN_TAIL_MAX <= w->cap) {
-        w->buf[w->len] = (uint8_t)zid;
-        w->buf[w->len + 1] = (uint8_t)zix;
-        memcpy(w->buf + w->len + 2, tail, WIRE_SPAWN_TAIL_MAX);
-        w->len += 2 + tail_len;
+    /* Away from the buffer's end: the varints written in place, the tail copied at its
+     * largest size (a fixed-size copy the compiler inlines), and only its length counted. */
+    if (tail_len <= WIRE_SPAWN_TAIL_MAX && w->len + WIRE_SPAWN_MAX <= w->cap) {
+        uint8_t *p = w->buf + w->len;
+
+        for (; zid >= 0x80; zid >>= 7)
+            *p++ = (uint8_t)(zid | 0x80);
+        *p++ = (uint8_t)zid;
+        for (; zix >= 0x80; zix >>= 7)
+            *p++ = (uint8_t)(zix | 0x80);
+        *p++ = (uint8_t)zix;
+        memcpy(p, tail, WIRE_SPAWN_TAIL_MAX);
+        w->len = (size_t)(p - w->buf) + tail_len;
         w->count++;
         w->prev_net_id = net_id;
         w->prev_index = index;
