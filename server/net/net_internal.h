@@ -136,10 +136,14 @@ typedef struct net_candidate {
 
 /* A spawn chosen for this frame: written by priority, then net id. */
 typedef struct net_pick {
-    uint64_t net_id;
+    uint64_t key;                   /* 255 - bucket in the top byte, the net id below: one
+                                     * compare orders by priority, then net id (NET_PICK_KEY) */
     uint32_t index;
-    uint32_t bucket;
 } net_pick;
+
+/* Net ids stay below 2^56 (one per replicated actor, never reused: at a million a second
+ * that is two thousand years). */
+#define NET_PICK_KEY(bucket, net_id) (((uint64_t)(255u - (bucket)) << 56) | (net_id))
 
 struct net_driver {
     net_driver_env env;

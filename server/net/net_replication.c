@@ -571,7 +571,7 @@ static uint32_t repl_threshold(const net_driver *nd, double allowance, double *o
 
 static bool repl_pick_before(const net_pick *x, const net_pick *y)
 {
-    return x->bucket != y->bucket ? x->bucket > y->bucket : x->net_id < y->net_id;
+    return x->key < y->key;
 }
 
 /* Sorts picks[0..n) with a bottom-up merge through the driver's scratch (qsort would call
@@ -695,7 +695,7 @@ static void repl_fill(repl_frame *f, repl_out *o)
         estimate -= cd->bytes;
         if (cd->is_spawn) {
             uint32_t idx = v->pending[cd->index].index;
-            nd->picks[picks++] = (net_pick){ f->ix->v[idx].net_id, idx, cd->bucket };
+            nd->picks[picks++] = (net_pick){ NET_PICK_KEY(cd->bucket, f->ix->v[idx].net_id), idx };
         } else {
             nd->cands[moves++] = *cd;
         }
