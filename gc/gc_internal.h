@@ -347,7 +347,6 @@ struct gc_collector {
     struct gc_edge_log *edges;  /* first-reach edges (gc.HistorySize) */
     struct gc_edge_log *garbage_edges; /* nulled references to garbage */
     uint64_t stolen;            /* pieces of work it took from others */
-    uint64_t scanned;
     _Atomic uint64_t work_done; /* see GC_WORK_UNIT; written by this worker only */
     uint32_t worker_index;
 };
