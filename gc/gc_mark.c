@@ -350,7 +350,7 @@ typedef struct mark_tables {
     size_t region_big, region_bytes, small_marks_at;
     _Atomic uint64_t *marks, *special;
     uint32_t mark_value;
-    bool alone, prefetch;
+    bool alone;
 } mark_tables;
 
 static void mark_tables_init(mark_tables *t, const gc_collector *w)
@@ -364,7 +364,6 @@ static void mark_tables_init(mark_tables *t, const gc_collector *w)
     t->special = heap->slab_special;
     t->mark_value = w->mark_value;
     t->alone = w->alone;
-    t->prefetch = !w->no_prefetch;
 }
 
 /* Killable references, `n` consecutive slots (a run of members, a piece of an array): the
@@ -490,11 +489,6 @@ void gc_collector_add_immutable(gc_collector *c, void *obj)
 
 /* ---- scanning one object --------------------------------------------------------------- */
 
-static void scan_ref_range(gc_collector *w, gc_ref_array *a, uint32_t start, uint32_t end)
-{
-    mark_slots(w, (void **)a->data + start, end - start);
-}
-
 static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, char *base,
                      bool top_level)
 {
@@ -515,7 +509,7 @@ static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, ch
                 gc_worker_push_range(w, obj, op->offset, 0); /* scanned piece by piece */
                 break;
             }
-            scan_ref_range(w, a, 0, a->count);
+            mark_slots(w, (void **)a->data, a->count);
             break;
         }
         case GC_OP_STRUCT_ARRAY: {
@@ -580,6 +574,21 @@ static __attribute__((noinline)) void drain_outer(gc_collector *w, uint32_t oute
     mark_header(w, gc_object_at(w->heap, outer_index));
 }
 
+/* Scans one piece of a long array, after queuing the rest where thieves can take it. Out of
+ * line, with its own copy of the reference loop: a piece is GC_ARRAY_PIECE references, and
+ * a second copy inlined into the drain would cost the drain's registers. */
+static __attribute__((noinline)) void drain_piece(gc_collector *w, gc_array_range r)
+{
+    gc_ref_array *a = (gc_ref_array *)((char *)gc_payload(r.obj) + r.offset);
+    uint32_t stop = r.start + GC_ARRAY_PIECE;
+    if (stop < a->count)
+        gc_worker_push_range(w, r.obj, r.offset, stop);
+    else
+        stop = a->count;
+    if (r.start < stop)
+        mark_slots(w, (void **)a->data + r.start, stop - r.start);
+}
+
 /* Puts the scan FIFO back on w's stack, the oldest on top (it is scanned first next time). */
 static void drain_fifo_return(gc_collector *w, gc_header *const *ahead, uint32_t head,
                               uint32_t queued)
@@ -590,145 +599,135 @@ static void drain_fifo_return(gc_collector *w, gc_header *const *ahead, uint32_t
     }
 }
 
-/* Drains w's lists: gc_worker_drain's loop, compiled once for marking in each mark value and
- * mode (alone or shared), which are constants in it, and once for the direct path (visit
- * mode, edge logs: every object through gc_scan_object). What does not change from one
- * object to the next stays in locals: the private stack's top, the tables of the reference
- * loop, the last class scanned (with where its run of references is) and the last outer
- * marked, whether w may hold pieces of long arrays (only this worker adds them while it
- * drains; thieves only take them). The stack's top is written back to w->pushed_count
- * around every call that may push. The FIFO is a ring of GC_SCAN_AHEAD objects: once full,
- * each object popped off the stack takes the place of the one scanned. A marker alone
- * returns DRAIN_SHARED when it lets a pool thread join, to go on in the shared version. */
+/* Drains w's lists: gc_worker_drain's loop. It is compiled once for each mark value and
+ * mode (alone or shared) of a marker that prefetches, with those as constants, and once with
+ * everything read at run time, which also serves the direct path (visit mode, edge logs:
+ * every object through gc_scan_object) and markers that do not prefetch. What does not
+ * change from one object to the next stays in locals: the private stack's top, the tables
+ * of the reference loop, the class whose run of references was last scanned (and where the
+ * run is), the last outer marked, and whether w may hold pieces of long arrays (only this
+ * worker adds them while it drains; thieves only take them). The stack's top is written back
+ * to w->pushed_count around every call that may push. The FIFO is a ring: `tick` counts the
+ * objects scanned, its low bits say where the oldest waits, its sixth bit when to look at
+ * the clock; once the ring is full, the object popped takes the place of the one scanned.
+ * A marker alone returns DRAIN_SHARED when it lets a pool thread join, to go on in the
+ * shared version. */
 static inline __attribute__((always_inline)) drain_end
 drain_as(gc_collector *w, double deadline, const bool direct, const bool alone,
-         const uint32_t mark_value)
+         const uint32_t mark_value, const bool prefetch)
 {
     gc_heap *heap = w->heap;
     mark_tables t;
     mark_tables_init(&t, w);
-    gc_header **const stack = w->pushed;
     uint32_t sp = w->pushed_count;
     gc_header *ahead[GC_SCAN_AHEAD];
-    uint32_t head = 0, queued = 0;
-    const uint32_t fifo = t.prefetch ? GC_SCAN_AHEAD : 1; /* 1: scanned in the stack's order */
+    const uint32_t fifo = prefetch ? GC_SCAN_AHEAD : 1; /* 1: scanned in the stack's order */
+    uint32_t tick = 0, queued = 0, tick_counted = 0;
     bool ranges = true;
-    uint32_t last_class_id = UINT32_MAX, last_outer = GC_INDEX_NONE;
-    const gc_class *cls = NULL;
+    uint32_t run_class_id = UINT32_MAX, last_outer = GC_INDEX_NONE;
     uint32_t run_offset = 0, run_count = 0;
-    uint64_t work = 0;                /* since the last look at the clock, but for objects */
-    uint32_t objects = 0;             /* scanned since the last look at the clock */
-    drain_end end;
+    uint64_t work = 0; /* since the last look at the clock, but for objects */
     for (;;) {
         gc_array_range r;
-        if (ranges && take_range(w, &r)) {
-            /* One piece, then a look at the clock: a piece is a lot of work. */
-            gc_ref_array *a = (gc_ref_array *)((char *)gc_payload(r.obj) + r.offset);
-            uint32_t stop = r.start + GC_ARRAY_PIECE;
+        if (ranges && take_range(w, &r)) { /* a piece is a lot of work: then the clock */
             w->pushed_count = sp;
-            if (stop < a->count)
-                gc_worker_push_range(w, r.obj, r.offset, stop); /* the rest, stealable */
-            else
-                stop = a->count;
-            if (r.start < stop) {
-                if (direct) {
-                    scan_ref_range(w, a, r.start, stop);
-                    sp = w->pushed_count;
-                } else {
-                    mark_refs_sp(w, &t, (void **)a->data + r.start, stop - r.start, &sp, alone,
-                                 mark_value);
-                }
-            }
+            drain_piece(w, r);
+            sp = w->pushed_count;
             work += GC_WORK_UNIT;
             goto look_at_clock;
         }
         ranges = false;
 
-        gc_header *next;
+        gc_header *next, *h;
         if (__builtin_expect(sp > 0, 1)) {
-            next = stack[--sp];
+            next = w->pushed[--sp];
         } else {
             w->pushed_count = 0;
             next = worker_pop_block(w);
             sp = w->pushed_count;
+            if (!next) {
+                if (queued > 0) { /* the ring's last objects */
+                    h = ahead[tick & (GC_SCAN_AHEAD - 1)];
+                    queued--;
+                    goto scan;
+                }
+                if (atomic_load_explicit(&w->range_count, memory_order_relaxed) > 0) {
+                    ranges = true; /* not expected (see above), but a piece is work left */
+                    continue;
+                }
+                w->pushed_count = sp;
+                gc_work_add(&w->work_done, work + (uint64_t)(tick - tick_counted) *
+                                                      GC_WORK_OBJECT);
+                return DRAIN_EMPTY;
+            }
         }
-        gc_header *h;
-        if (__builtin_expect(next != NULL, 1)) {
-            if (t.prefetch) {
-                __builtin_prefetch(next, 0, 3);
-                __builtin_prefetch((char *)next + 64, 0, 3);
-            }
-            if (queued < fifo) {
-                ahead[(head + queued++) & (GC_SCAN_AHEAD - 1)] = next;
-                continue;
-            }
-            h = ahead[head];
-            ahead[head] = next;
-        } else if (queued > 0) {
-            h = ahead[head];
-            queued--;
-        } else if (atomic_load_explicit(&w->range_count, memory_order_relaxed) > 0) {
-            ranges = true; /* not expected (see above), but a piece left is work left */
+        if (prefetch) {
+            __builtin_prefetch(next, 0, 3);
+            __builtin_prefetch((char *)next + 64, 0, 3);
+        }
+        if (__builtin_expect(queued < fifo, 0)) {
+            ahead[(tick + queued++) & (GC_SCAN_AHEAD - 1)] = next;
             continue;
-        } else {
-            w->pushed_count = sp;
-            end = DRAIN_EMPTY;
-            break;
         }
-        head = (head + 1) & (GC_SCAN_AHEAD - 1);
+        h = ahead[tick & (GC_SCAN_AHEAD - 1)];
+        ahead[(tick + fifo) & (GC_SCAN_AHEAD - 1)] = next;
 
+    scan:
+        tick++;
         if (direct) {
             w->pushed_count = sp;
             gc_scan_object(w, h);
             sp = w->pushed_count;
             ranges = true; /* its schema may have had a long array */
         } else {
-            if (__builtin_expect(h->class_id != last_class_id, 0)) {
-                w->pushed_count = sp;
-                cls = drain_class(w, h); /* a class stays marked once marked */
-                sp = w->pushed_count;
-                last_class_id = h->class_id;
-                run_offset = cls->run_offset;
-                run_count = cls->run_count;
-            }
             uint32_t outer = h->outer_index;
-            if (outer != GC_INDEX_NONE && outer != last_outer) { /* it stays marked too */
-                w->pushed_count = sp;
-                drain_outer(w, outer);
-                sp = w->pushed_count;
+            if (__builtin_expect(outer != last_outer, 0)) { /* a marked outer stays marked */
+                if (outer != GC_INDEX_NONE) {
+                    w->pushed_count = sp;
+                    drain_outer(w, outer);
+                    sp = w->pushed_count;
+                }
                 last_outer = outer;
             }
-            if (__builtin_expect(run_count > 0, 1)) {
+            if (__builtin_expect(h->class_id == run_class_id, 1)) {
                 mark_refs_sp(w, &t, (void **)((char *)gc_payload(h) + run_offset), run_count,
                              &sp, alone, mark_value);
             } else {
                 w->pushed_count = sp;
-                scan_ops(w, h, cls->mark_schema, gc_payload(h), true);
-                sp = w->pushed_count;
-                ranges = true; /* it may have queued a long array */
+                const gc_class *cls = drain_class(w, h); /* a class stays marked too */
+                if (cls->run_count > 0) {
+                    run_class_id = h->class_id;
+                    run_offset = cls->run_offset;
+                    run_count = cls->run_count;
+                    sp = w->pushed_count;
+                    mark_refs_sp(w, &t, (void **)((char *)gc_payload(h) + run_offset),
+                                 run_count, &sp, alone, mark_value);
+                } else {
+                    scan_ops(w, h, cls->mark_schema, gc_payload(h), true);
+                    sp = w->pushed_count;
+                    ranges = true; /* it may have queued a long array */
+                }
             }
         }
-        if (__builtin_expect(++objects < GC_TIME_CHECK_INTERVAL, 1))
+        if (__builtin_expect(tick % GC_TIME_CHECK_INTERVAL != 0, 1))
             continue;
 
     look_at_clock:
-        gc_work_add(&w->work_done, work + (uint64_t)objects * GC_WORK_OBJECT);
+        gc_work_add(&w->work_done, work + (uint64_t)(tick - tick_counted) * GC_WORK_OBJECT);
         work = 0;
-        objects = 0;
-        if ((alone || direct) && w->join && gc_worker_join_poll(w)) {
+        tick_counted = tick;
+        if (alone && w->join && gc_worker_join_poll(w)) {
             w->pushed_count = sp;
-            drain_fifo_return(w, ahead, head, queued);
+            drain_fifo_return(w, ahead, tick & (GC_SCAN_AHEAD - 1), queued);
             gc_worker_go_shared(w); /* a pool thread got a CPU: let it in */
             return DRAIN_SHARED;
         }
         if (deadline > 0 && gc_past(heap, deadline)) {
             w->pushed_count = sp;
-            drain_fifo_return(w, ahead, head, queued);
+            drain_fifo_return(w, ahead, tick & (GC_SCAN_AHEAD - 1), queued);
             return gc_worker_is_empty(w) ? DRAIN_EMPTY : DRAIN_LATE;
         }
     }
-    gc_work_add(&w->work_done, work + (uint64_t)objects * GC_WORK_OBJECT);
-    return end;
 }
 
 /* Drains the worker's lists. Returns true when they are empty, false when the deadline
@@ -742,14 +741,14 @@ bool gc_worker_drain(gc_collector *w, double deadline)
 {
     for (;;) {
         drain_end end;
-        if (w->direct)
-            end = drain_as(w, deadline, true, false, 0);
+        if (w->direct || w->no_prefetch)
+            end = drain_as(w, deadline, w->direct, w->alone, w->mark_value, !w->no_prefetch);
         else if (w->alone)
-            end = w->mark_value ? drain_as(w, deadline, false, true, 1)
-                                : drain_as(w, deadline, false, true, 0);
+            end = w->mark_value ? drain_as(w, deadline, false, true, 1, true)
+                                : drain_as(w, deadline, false, true, 0, true);
         else
-            end = w->mark_value ? drain_as(w, deadline, false, false, 1)
-                                : drain_as(w, deadline, false, false, 0);
+            end = w->mark_value ? drain_as(w, deadline, false, false, 1, true)
+                                : drain_as(w, deadline, false, false, 0, true);
         if (end != DRAIN_SHARED)
             return end == DRAIN_EMPTY;
     }
