@@ -388,8 +388,6 @@ mark_refs_sp(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, ui
         /* One worker may null a reference to garbage that another reads: the slot is read
          * and nulled atomically (plain moves). */
         void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
-        if (!p)
-            continue;
         uintptr_t off = (uintptr_t)p - payloads;
         size_t at;
         unsigned shift;
@@ -400,6 +398,8 @@ mark_refs_sp(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, ui
             off -= region_big;
             at = small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT));
             shift = (unsigned)(off >> GC_SMALL_GRANULE_SHIFT) & 63;
+        } else if (!p) {
+            continue; /* tested here, not first: a null is outside the region too */
         } else {
             goto header_path; /* outside the region: the header holds the mark */
         }
@@ -689,26 +689,25 @@ drain_as(gc_collector *w, double deadline, const bool direct, const bool alone,
                 }
                 last_outer = outer;
             }
-            if (__builtin_expect(h->class_id == run_class_id, 1)) {
-                mark_refs_sp(w, &t, (void **)((char *)gc_payload(h) + run_offset), run_count,
-                             &sp, alone, mark_value);
-            } else {
+            if (__builtin_expect(h->class_id != run_class_id, 0)) {
                 w->pushed_count = sp;
                 const gc_class *cls = drain_class(w, h); /* a class stays marked too */
-                if (cls->run_count > 0) {
-                    run_class_id = h->class_id;
-                    run_offset = cls->run_offset;
-                    run_count = cls->run_count;
-                    sp = w->pushed_count;
-                    mark_refs_sp(w, &t, (void **)((char *)gc_payload(h) + run_offset),
-                                 run_count, &sp, alone, mark_value);
-                } else {
+                sp = w->pushed_count;
+                if (cls->run_count == 0) {
+                    w->pushed_count = sp;
                     scan_ops(w, h, cls->mark_schema, gc_payload(h), true);
                     sp = w->pushed_count;
                     ranges = true; /* it may have queued a long array */
+                    goto scanned;
                 }
+                run_class_id = h->class_id;
+                run_offset = cls->run_offset;
+                run_count = cls->run_count;
             }
+            mark_refs_sp(w, &t, (void **)((char *)gc_payload(h) + run_offset), run_count, &sp,
+                         alone, mark_value);
         }
+    scanned:
         if (__builtin_expect(tick % GC_TIME_CHECK_INTERVAL != 0, 1))
             continue;
 
