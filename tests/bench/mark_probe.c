@@ -10,7 +10,8 @@
  * were counted, so that cache misses can be divided by them. reap runs with one worker (the
  * reference marker), reap2 with two (the second at idle priority, the default), reap2n with
  * two at the same priority. REPS (default 1) repeats the
- * counted mark, for a profiler (`perf record -e cpu-clock`).
+ * counted mark, for a profiler (`perf record -e cpu-clock`). reap's line ends with how many of
+ * the timed marks a second worker took part in (`helped`: it stole work).
  */
 #include "reap_gc.h"
 
@@ -108,16 +109,19 @@ static int probe_reap(const bench_graph *g, uint32_t workers, bool normal_priori
     reap_collect(heap); /* warm-up */
     gc_stats st;
     double best = 1e9, times[64];
+    int joined = 0; /* timed marks a second worker took part in (it stole work) */
     for (int i = 0; i < reps; i++) {
         probe_counted_mark(reap_collect, heap);
         gc_stats_get(heap, &st);
         best = st.mark_seconds < best ? st.mark_seconds : best;
         times[i % 64] = st.mark_seconds;
+        joined += st.blocks_stolen > 0;
     }
     /* gc_mark_run, which the cachegrind run counts, ran in the warm-up too */
-    printf("marked %u references %llu best-mark-ms %.2f marks %d median-mark-ms %.2f\n",
+    printf("marked %u references %llu best-mark-ms %.2f marks %d median-mark-ms %.2f "
+           "helped %d\n",
            st.marked, (unsigned long long)refs, best * 1e3, reps + 1,
-           bench_median(times, reps < 64 ? (size_t)reps : 64) * 1e3);
+           bench_median(times, reps < 64 ? (size_t)reps : 64) * 1e3, joined);
     gc_heap_destroy(heap);
     return 0;
 }
