@@ -238,7 +238,11 @@ static int current_cpu(void)
 bool gc_worker_join_poll(gc_collector *w)
 {
     gc_pool *pool = w->heap->pool;
-    atomic_store_explicit(&pool->caller_cpu, current_cpu(), memory_order_relaxed);
+    int cpu = current_cpu();
+    /* Stored only when it changed: the waiting threads read the line all the time, and a
+     * store at every look would pull it back from their core each time. */
+    if (cpu != atomic_load_explicit(&pool->caller_cpu, memory_order_relaxed))
+        atomic_store_explicit(&pool->caller_cpu, cpu, memory_order_relaxed);
     return atomic_load_explicit(w->join, memory_order_relaxed) &&
            atomic_load_explicit(&w->range_count, memory_order_relaxed) == 0;
 }
