@@ -347,7 +347,6 @@ struct gc_collector {
     struct gc_edge_log *edges;  /* first-reach edges (gc.HistorySize) */
     struct gc_edge_log *garbage_edges; /* nulled references to garbage */
     uint64_t stolen;            /* pieces of work it took from others */
-    uint64_t scanned;
     _Atomic uint64_t work_done; /* see GC_WORK_UNIT; written by this worker only */
     uint32_t worker_index;
 };
@@ -713,6 +712,19 @@ uint32_t gc_parallel_worker_count(const gc_heap *heap);
 bool gc_worker_join_poll(gc_collector *w);
 /* The caller of a parallel slice, asked to let a pool thread join, marks shared from now. */
 void gc_worker_go_shared(gc_collector *w);
+/* Whether a pool thread waiting to join has shown that it has a CPU nothing else wants
+ * (gc_parallel.c): a window of its wall and thread CPU clocks, in nanoseconds. */
+typedef struct gc_join_proof {
+    bool started;
+    uint64_t wall_start, cpu_start;
+} gc_join_proof;
+/* One look of the waiting thread, after a yield: restarts the window if it lost more than
+ * GC_JOIN_PROOF_SLACK_NS of it to others (or runs on the caller's CPU); true once the window
+ * is GC_JOIN_PROOF_NS long. A pure function of its arguments, for tests. */
+#define GC_JOIN_PROOF_NS 200000u
+#define GC_JOIN_PROOF_SLACK_NS 50000u
+bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
+                          bool on_callers_cpu);
 /* Wakes sleeping thieves if w now holds enough to steal (after w, not alone, published). */
 void gc_worker_published(gc_collector *w);
 bool gc_worker_steal(gc_collector *thief);  /* a piece, a full block or half a block */

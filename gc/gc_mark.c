@@ -350,7 +350,7 @@ typedef struct mark_tables {
     size_t region_big, region_bytes, small_marks_at;
     _Atomic uint64_t *marks, *special;
     uint32_t mark_value;
-    bool alone, prefetch;
+    bool alone;
 } mark_tables;
 
 static void mark_tables_init(mark_tables *t, const gc_collector *w)
@@ -364,7 +364,6 @@ static void mark_tables_init(mark_tables *t, const gc_collector *w)
     t->special = heap->slab_special;
     t->mark_value = w->mark_value;
     t->alone = w->alone;
-    t->prefetch = !w->no_prefetch;
 }
 
 /* Killable references, `n` consecutive slots (a run of members, a piece of an array): the
@@ -372,10 +371,11 @@ static void mark_tables_init(mark_tables *t, const gc_collector *w)
  * targets are plain objects in the region: their mark bit is read (and set) in the table
  * without touching the object; only a newly marked one is prefetched, for its scan. Special
  * objects and objects outside the region take the header path. The private stack's top is
- * kept in a local and written back before anything that may push. */
+ * the caller's local `*sp` (a register once inlined into the drain), written back to
+ * w->pushed_count only around the calls that may push. */
 static inline __attribute__((always_inline)) void
-mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, const bool alone,
-             const uint32_t mark_value)
+mark_refs_sp(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, uint32_t *sp_io,
+             const bool alone, const uint32_t mark_value)
 {
     /* Locals, not t's fields: a store of a mark (a 64-bit word) may alias a size_t. */
     const uintptr_t payloads = t->payloads;
@@ -383,13 +383,11 @@ mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, co
     const size_t small_marks_at = t->small_marks_at;
     _Atomic uint64_t *const marks = t->marks, *const special = t->special;
     gc_header **const stack = w->pushed;
-    uint32_t sp = w->pushed_count;
+    uint32_t sp = *sp_io;
     for (uint32_t i = 0; i < n; i++) {
         /* One worker may null a reference to garbage that another reads: the slot is read
          * and nulled atomically (plain moves). */
         void *p = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
-        if (!p)
-            continue;
         uintptr_t off = (uintptr_t)p - payloads;
         size_t at;
         unsigned shift;
@@ -400,6 +398,8 @@ mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, co
             off -= region_big;
             at = small_marks_at + (off >> (GC_SMALL_GRANULE_SHIFT + GC_BITS_SHIFT));
             shift = (unsigned)(off >> GC_SMALL_GRANULE_SHIFT) & 63;
+        } else if (!p) {
+            continue; /* tested here, not first: a null is outside the region too */
         } else {
             goto header_path; /* outside the region: the header holds the mark */
         }
@@ -427,6 +427,15 @@ mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, co
         check_slot(w, &slots[i], gc_hdr(p));
         sp = w->pushed_count;
     }
+    *sp_io = sp;
+}
+
+static inline __attribute__((always_inline)) void
+mark_refs_as(gc_collector *w, const mark_tables *t, void **slots, uint32_t n, const bool alone,
+             const uint32_t mark_value)
+{
+    uint32_t sp = w->pushed_count;
+    mark_refs_sp(w, t, slots, n, &sp, alone, mark_value);
     w->pushed_count = sp;
 }
 
@@ -480,11 +489,6 @@ void gc_collector_add_immutable(gc_collector *c, void *obj)
 
 /* ---- scanning one object --------------------------------------------------------------- */
 
-static void scan_ref_range(gc_collector *w, gc_ref_array *a, uint32_t start, uint32_t end)
-{
-    mark_slots(w, (void **)a->data + start, end - start);
-}
-
 static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, char *base,
                      bool top_level)
 {
@@ -505,7 +509,7 @@ static void scan_ops(gc_collector *w, gc_header *obj, const gc_schema_op *op, ch
                 gc_worker_push_range(w, obj, op->offset, 0); /* scanned piece by piece */
                 break;
             }
-            scan_ref_range(w, a, 0, a->count);
+            mark_slots(w, (void **)a->data, a->count);
             break;
         }
         case GC_OP_STRUCT_ARRAY: {
@@ -544,45 +548,185 @@ void gc_scan_object(gc_collector *w, gc_header *h)
     else
         scan_ops(w, h, w->direct ? cls->schema : cls->mark_schema, gc_payload(h), true);
     w->scanning = NULL;
-    w->scanned++;
 }
 
-/* Scans one piece of a long array; re-queues the rest. */
-static void scan_range_piece(gc_collector *w, const mark_tables *t, gc_array_range r)
+/* ---- the drain loop ------------------------------------------------------------------- */
+
+/* How one specialised drain ended. */
+typedef enum drain_end {
+    DRAIN_EMPTY,  /* w's lists are empty */
+    DRAIN_LATE,   /* the deadline passed; w's lists keep what is left */
+    DRAIN_SHARED, /* a pool thread joined: w now marks shared, and goes on doing so */
+} drain_end;
+
+/* Marks the class (an immutable reference) of an object whose class differs from the last
+ * one this drain scanned; returns it. Out of line: the drain meets a new class rarely. */
+static __attribute__((noinline)) const gc_class *drain_class(gc_collector *w, gc_header *h)
+{
+    const gc_class *cls = gc_class_of(w->heap, h);
+    mark_header(w, gc_hdr(cls));
+    return cls;
+}
+
+/* Marks an outer (an immutable reference) other than the last one this drain marked. */
+static __attribute__((noinline)) void drain_outer(gc_collector *w, uint32_t outer_index)
+{
+    mark_header(w, gc_object_at(w->heap, outer_index));
+}
+
+/* Scans one piece of a long array, after queuing the rest where thieves can take it. Out of
+ * line, with its own copy of the reference loop: a piece is GC_ARRAY_PIECE references, and
+ * a second copy inlined into the drain would cost the drain's registers. */
+static __attribute__((noinline)) void drain_piece(gc_collector *w, gc_array_range r)
 {
     gc_ref_array *a = (gc_ref_array *)((char *)gc_payload(r.obj) + r.offset);
-    uint32_t end = r.start + GC_ARRAY_PIECE;
-    if (end < a->count)
-        gc_worker_push_range(w, r.obj, r.offset, end);
+    uint32_t stop = r.start + GC_ARRAY_PIECE;
+    if (stop < a->count)
+        gc_worker_push_range(w, r.obj, r.offset, stop);
     else
-        end = a->count;
-    if (r.start >= end)
-        return;
-    if (w->direct)
-        scan_ref_range(w, a, r.start, end);
-    else
-        mark_refs(w, t, (void **)a->data + r.start, end - r.start);
+        stop = a->count;
+    if (r.start < stop)
+        mark_slots(w, (void **)a->data + r.start, stop - r.start);
 }
 
-/* gc_scan_object for a marking worker (not in visit mode, no edge logs: nothing needs to
- * know which object or member is being scanned), with a class whose schema is one run of
- * references scanned inline. */
-static inline __attribute__((always_inline)) void
-scan_object_marking(gc_collector *w, const mark_tables *t, gc_header *h)
+/* Puts the scan FIFO back on w's stack, the oldest on top (it is scanned first next time). */
+static void drain_fifo_return(gc_collector *w, gc_header *const *ahead, uint32_t head,
+                              uint32_t queued)
+{
+    while (queued > 0) {
+        queued--;
+        gc_worker_push(w, ahead[(head + queued) & (GC_SCAN_AHEAD - 1)]);
+    }
+}
+
+/* Drains w's lists: gc_worker_drain's loop. It is compiled once for each mark value and
+ * mode (alone or shared) of a marker that prefetches, with those as constants, and once with
+ * everything read at run time, which also serves the direct path (visit mode, edge logs:
+ * every object through gc_scan_object) and markers that do not prefetch. What does not
+ * change from one object to the next stays in locals: the private stack's top, the tables
+ * of the reference loop, the class whose run of references was last scanned (and where the
+ * run is), the last outer marked, and whether w may hold pieces of long arrays (only this
+ * worker adds them while it drains; thieves only take them). The stack's top is written back
+ * to w->pushed_count around every call that may push. The FIFO is a ring: `tick` counts the
+ * objects scanned, its low bits say where the oldest waits, its sixth bit when to look at
+ * the clock; once the ring is full, the object popped takes the place of the one scanned.
+ * A marker alone returns DRAIN_SHARED when it lets a pool thread join, to go on in the
+ * shared version. */
+static inline __attribute__((always_inline)) drain_end
+drain_as(gc_collector *w, double deadline, const bool direct, const bool alone,
+         const uint32_t mark_value, const bool prefetch)
 {
     gc_heap *heap = w->heap;
-    const gc_class *cls = gc_class_of(heap, h);
-    if (cls != w->last_class) { /* a class stays marked once marked */
-        mark_header(w, gc_hdr(cls));
-        w->last_class = cls;
+    mark_tables t;
+    mark_tables_init(&t, w);
+    uint32_t sp = w->pushed_count;
+    gc_header *ahead[GC_SCAN_AHEAD];
+    const uint32_t fifo = prefetch ? GC_SCAN_AHEAD : 1; /* 1: scanned in the stack's order */
+    uint32_t tick = 0, queued = 0, tick_counted = 0;
+    bool ranges = true;
+    uint32_t run_class_id = UINT32_MAX, last_outer = GC_INDEX_NONE;
+    uint32_t run_offset = 0, run_count = 0;
+    uint64_t work = 0; /* since the last look at the clock, but for objects */
+    for (;;) {
+        gc_array_range r;
+        if (ranges && take_range(w, &r)) { /* a piece is a lot of work: then the clock */
+            w->pushed_count = sp;
+            drain_piece(w, r);
+            sp = w->pushed_count;
+            work += GC_WORK_UNIT;
+            goto look_at_clock;
+        }
+        ranges = false;
+
+        gc_header *next, *h;
+        if (__builtin_expect(sp > 0, 1)) {
+            next = w->pushed[--sp];
+        } else {
+            w->pushed_count = 0;
+            next = worker_pop_block(w);
+            sp = w->pushed_count;
+            if (!next) {
+                if (queued > 0) { /* the ring's last objects */
+                    h = ahead[tick & (GC_SCAN_AHEAD - 1)];
+                    queued--;
+                    goto scan;
+                }
+                if (atomic_load_explicit(&w->range_count, memory_order_relaxed) > 0) {
+                    ranges = true; /* not expected (see above), but a piece is work left */
+                    continue;
+                }
+                w->pushed_count = sp;
+                gc_work_add(&w->work_done, work + (uint64_t)(tick - tick_counted) *
+                                                      GC_WORK_OBJECT);
+                return DRAIN_EMPTY;
+            }
+        }
+        if (prefetch) {
+            __builtin_prefetch(next, 0, 3);
+            __builtin_prefetch((char *)next + 64, 0, 3);
+        }
+        if (__builtin_expect(queued < fifo, 0)) {
+            ahead[(tick + queued++) & (GC_SCAN_AHEAD - 1)] = next;
+            continue;
+        }
+        h = ahead[tick & (GC_SCAN_AHEAD - 1)];
+        ahead[(tick + fifo) & (GC_SCAN_AHEAD - 1)] = next;
+
+    scan:
+        tick++;
+        if (direct) {
+            w->pushed_count = sp;
+            gc_scan_object(w, h);
+            sp = w->pushed_count;
+            ranges = true; /* its schema may have had a long array */
+        } else {
+            uint32_t outer = h->outer_index;
+            if (__builtin_expect(outer != last_outer, 0)) { /* a marked outer stays marked */
+                if (outer != GC_INDEX_NONE) {
+                    w->pushed_count = sp;
+                    drain_outer(w, outer);
+                    sp = w->pushed_count;
+                }
+                last_outer = outer;
+            }
+            if (__builtin_expect(h->class_id != run_class_id, 0)) {
+                w->pushed_count = sp;
+                const gc_class *cls = drain_class(w, h); /* a class stays marked too */
+                sp = w->pushed_count;
+                if (cls->run_count == 0) {
+                    w->pushed_count = sp;
+                    scan_ops(w, h, cls->mark_schema, gc_payload(h), true);
+                    sp = w->pushed_count;
+                    ranges = true; /* it may have queued a long array */
+                    goto scanned;
+                }
+                run_class_id = h->class_id;
+                run_offset = cls->run_offset;
+                run_count = cls->run_count;
+            }
+            mark_refs_sp(w, &t, (void **)((char *)gc_payload(h) + run_offset), run_count, &sp,
+                         alone, mark_value);
+        }
+    scanned:
+        if (__builtin_expect(tick % GC_TIME_CHECK_INTERVAL != 0, 1))
+            continue;
+
+    look_at_clock:
+        gc_work_add(&w->work_done, work + (uint64_t)(tick - tick_counted) * GC_WORK_OBJECT);
+        work = 0;
+        tick_counted = tick;
+        if (alone && w->join && gc_worker_join_poll(w)) {
+            w->pushed_count = sp;
+            drain_fifo_return(w, ahead, tick & (GC_SCAN_AHEAD - 1), queued);
+            gc_worker_go_shared(w); /* a pool thread got a CPU: let it in */
+            return DRAIN_SHARED;
+        }
+        if (deadline > 0 && gc_past(heap, deadline)) {
+            w->pushed_count = sp;
+            drain_fifo_return(w, ahead, tick & (GC_SCAN_AHEAD - 1), queued);
+            return gc_worker_is_empty(w) ? DRAIN_EMPTY : DRAIN_LATE;
+        }
     }
-    if (h->outer_index != GC_INDEX_NONE)
-        mark_header(w, gc_object_at(heap, h->outer_index));
-    if (cls->run_count > 0)
-        mark_refs(w, t, (void **)((char *)gc_payload(h) + cls->run_offset), cls->run_count);
-    else
-        scan_ops(w, h, cls->mark_schema, gc_payload(h), true);
-    w->scanned++;
 }
 
 /* Drains the worker's lists. Returns true when they are empty, false when the deadline
@@ -594,61 +738,18 @@ scan_object_marking(gc_collector *w, const mark_tables *t, gc_header *h)
  * clock reads) and at the end. */
 bool gc_worker_drain(gc_collector *w, double deadline)
 {
-    gc_heap *heap = w->heap;
-    mark_tables t;
-    mark_tables_init(&t, w);
-    gc_header *ahead[GC_SCAN_AHEAD];
-    uint32_t head = 0, queued = 0;
-    const uint32_t fifo = t.prefetch ? GC_SCAN_AHEAD : 1; /* 1: scanned in the stack's order */
-    uint32_t until_check = GC_TIME_CHECK_INTERVAL;
-    uint64_t work = 0;
     for (;;) {
-        gc_array_range r;
-        if (take_range(w, &r)) {
-            scan_range_piece(w, &t, r);
-            work += GC_WORK_UNIT;
-            until_check = 0; /* a piece is a lot of work: check the clock after each */
-        } else {
-            while (queued < fifo) {
-                gc_header *next = w->pushed_count > 0 ? w->pushed[--w->pushed_count]
-                                                      : worker_pop_block(w);
-                if (!next)
-                    break;
-                if (t.prefetch) {
-                    __builtin_prefetch(next, 0, 3);
-                    __builtin_prefetch((char *)next + 64, 0, 3);
-                }
-                ahead[(head + queued++) & (GC_SCAN_AHEAD - 1)] = next;
-            }
-            if (queued == 0) {
-                gc_work_add(&w->work_done, work);
-                return true;
-            }
-            gc_header *h = ahead[head];
-            head = (head + 1) & (GC_SCAN_AHEAD - 1);
-            queued--;
-            if (w->direct)
-                gc_scan_object(w, h);
-            else
-                scan_object_marking(w, &t, h);
-            work += GC_WORK_OBJECT;
-        }
-        if (until_check == 0 || --until_check == 0) {
-            gc_work_add(&w->work_done, work);
-            work = 0;
-            if (w->join && gc_worker_join_poll(w)) {
-                gc_worker_go_shared(w); /* a pool thread got a CPU: let it in */
-                mark_tables_init(&t, w);
-            }
-            if (deadline > 0 && gc_past(heap, deadline)) {
-                while (queued > 0) { /* the FIFO back on the stack, oldest on top */
-                    queued--;
-                    gc_worker_push(w, ahead[(head + queued) & (GC_SCAN_AHEAD - 1)]);
-                }
-                return gc_worker_is_empty(w);
-            }
-            until_check = GC_TIME_CHECK_INTERVAL;
-        }
+        drain_end end;
+        if (w->direct || w->no_prefetch)
+            end = drain_as(w, deadline, w->direct, w->alone, w->mark_value, !w->no_prefetch);
+        else if (w->alone)
+            end = w->mark_value ? drain_as(w, deadline, false, true, 1, true)
+                                : drain_as(w, deadline, false, true, 0, true);
+        else
+            end = w->mark_value ? drain_as(w, deadline, false, false, 1, true)
+                                : drain_as(w, deadline, false, false, 0, true);
+        if (end != DRAIN_SHARED)
+            return end == DRAIN_EMPTY;
     }
 }
 
@@ -774,7 +875,6 @@ void gc_mark_begin(gc_heap *heap)
         w->last_class = NULL;
         w->no_prefetch = heap->settings.no_prefetch;
         w->alone = heap->mark_workers == 1;
-        w->scanned = 0;
         w->stolen = 0;
     }
     heap->stats.mark_workers = heap->mark_workers;

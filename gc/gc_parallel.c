@@ -32,6 +32,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- stealable work ------------------------------------------------------------------ */
 
@@ -237,7 +238,11 @@ static int current_cpu(void)
 bool gc_worker_join_poll(gc_collector *w)
 {
     gc_pool *pool = w->heap->pool;
-    atomic_store_explicit(&pool->caller_cpu, current_cpu(), memory_order_relaxed);
+    int cpu = current_cpu();
+    /* Stored only when it changed: the waiting threads read the line all the time, and a
+     * store at every look would pull it back from their core each time. */
+    if (cpu != atomic_load_explicit(&pool->caller_cpu, memory_order_relaxed))
+        atomic_store_explicit(&pool->caller_cpu, cpu, memory_order_relaxed);
     return atomic_load_explicit(w->join, memory_order_relaxed) &&
            atomic_load_explicit(&w->range_count, memory_order_relaxed) == 0;
 }
@@ -253,24 +258,61 @@ void gc_worker_go_shared(gc_collector *w)
     gc_worker_published(w);
 }
 
+/* A joined thread that loses its CPU to another program holds private work (its stack
+ * and FIFO) that the caller must wait for at the end, and the caller marks shared (atomic
+ * marks, the work locks) all the while: where there is no CPU to add, a second worker can
+ * only lose. So a waiting thread at idle priority asks to join only once it has shown that
+ * it has a CPU nothing else wants: for GC_JOIN_PROOF_NS of wall time it gave its CPU away
+ * at every turn (sched_yield) and got it back at once, on a CPU other than the caller's.
+ * Beside a busy program, whose turn on the CPU is a scheduler slice (0.75 ms and more on
+ * Linux 6), the thread loses more than GC_JOIN_PROOF_SLACK_NS of the window at its first
+ * yield that hands the CPU over, and the window starts again. */
+bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
+                          bool on_callers_cpu)
+{
+    uint64_t lost = p->started ? (wall_ns - p->wall_start) - (cpu_ns - p->cpu_start) : 0;
+    if (!p->started || on_callers_cpu || (int64_t)lost > (int64_t)GC_JOIN_PROOF_SLACK_NS) {
+        p->started = true;
+        p->wall_start = wall_ns;
+        p->cpu_start = cpu_ns;
+        return false;
+    }
+    return wall_ns - p->wall_start >= GC_JOIN_PROOF_NS;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* A pool thread that claimed the job waits until the caller marks shared (then it joins:
  * true) or withdraws it (false). It asks only while it runs on another CPU than the caller
  * last did: on the caller's own CPU it would be taking the caller's time (idle priority
- * does not keep a thread off a busy CPU entirely), not adding a core. The caller looks at
+ * does not keep a thread off a busy CPU entirely), not adding a core; at idle priority,
+ * only once it has shown that its CPU is free (gc_join_proof_update). The caller looks at
  * the request at least every GC_TIME_CHECK_INTERVAL objects it scans, so the wait is short
  * when the caller runs; a caller that has run out of work withdraws the thread instead. */
-static bool join(gc_pool *pool, uint32_t index, bool held)
+static bool join(gc_pool *pool, uint32_t index, bool held, bool normal_priority)
 {
     if (held) { /* a test's stand-in for a thread that never gets a CPU in time */
         while (atomic_load_explicit(&pool->claim[index], memory_order_relaxed) == CLAIM_WAITING)
             sched_yield();
         return false;
     }
+    gc_join_proof proof = { 0 };
     while (!atomic_load_explicit(&pool->shared, memory_order_acquire)) {
         if (atomic_load_explicit(&pool->claim[index], memory_order_relaxed) != CLAIM_WAITING)
             return false;
         int cpu = current_cpu();
-        if (cpu < 0 || cpu != atomic_load_explicit(&pool->caller_cpu, memory_order_relaxed))
+        bool callers = cpu >= 0 &&
+                       cpu == atomic_load_explicit(&pool->caller_cpu, memory_order_relaxed);
+        bool ask = normal_priority ? !callers
+                                   : gc_join_proof_update(&proof, clock_ns(CLOCK_MONOTONIC),
+                                                          clock_ns(CLOCK_THREAD_CPUTIME_ID),
+                                                          callers);
+        if (ask)
             atomic_store_explicit(&pool->join_wanted, true, memory_order_relaxed);
         sched_yield();
     }
@@ -360,7 +402,7 @@ static void pool_thread_main(void *arg)
         if (want != priority)
             thread_priority_apply(want);
         priority = want;
-        if (join(pool, index, held)) {
+        if (join(pool, index, held, want)) {
             worker_run(pool, pool->heap->workers[index]);
             uv_mutex_lock(&pool->mutex);
             if (--pool->running == 0)

@@ -1,7 +1,7 @@
 /*
  * mark_probe.c - one mark of the standard graph, small enough to run under cachegrind.
  *
- * usage: mark_probe reap|reap2|reap2n|floor root_array|single_root [REPS]
+ * usage: mark_probe reap|reap2|reap2n|reap1v2|floor root_array|single_root [REPS]
  *
  * Builds one shape the way gc_bench (reap) or floor_bench (the floor, bitmap layout) does,
  * marks it once to warm up, then marks it again inside the function that `make
@@ -10,7 +10,9 @@
  * were counted, so that cache misses can be divided by them. reap runs with one worker (the
  * reference marker), reap2 with two (the second at idle priority, the default), reap2n with
  * two at the same priority. REPS (default 1) repeats the
- * counted mark, for a profiler (`perf record -e cpu-clock`).
+ * counted mark, for a profiler (`perf record -e cpu-clock`). reap's line ends with how many of
+ * the timed marks a second worker took part in (`helped`: it stole work). reap1v2 alternates
+ * 1, 2 and 1 workers on one heap, REPS rounds (see probe_alternate).
  */
 #include "reap_gc.h"
 
@@ -60,7 +62,34 @@ static void reap_collect(void *heap)
     }
 }
 
-static int probe_reap(const bench_graph *g, uint32_t workers, bool normal_priority)
+/* reap1v2: in one process and on one heap, REPS rounds of three marks, with 1 worker, with
+ * 2, and with 1 again, so that what differs between processes (where the graph landed, the
+ * CPU the process runs on) is the same for all three; prints the three medians and in how
+ * many 2-worker marks the helper took part. */
+static int probe_alternate(gc_heap *heap)
+{
+    gc_settings s = *gc_heap_settings(heap);
+    double times[3][64];
+    int helped = 0, n = reps < 64 ? reps : 64;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            s.num_workers = k == 1 ? 2 : 1;
+            if (gc_heap_configure(heap, &s) != GC_OK)
+                return -1;
+            reap_collect(heap);
+            gc_stats st;
+            gc_stats_get(heap, &st);
+            times[k][i] = st.mark_seconds;
+            helped += k == 1 && st.blocks_stolen > 0;
+        }
+    printf("median-mark-ms 1w %.2f 2w %.2f 1w-again %.2f helped %d of %d\n",
+           bench_median(times[0], (size_t)n) * 1e3, bench_median(times[1], (size_t)n) * 1e3,
+           bench_median(times[2], (size_t)n) * 1e3, helped, n);
+    return 0;
+}
+
+static int probe_reap(const bench_graph *g, uint32_t workers, bool normal_priority,
+                      bool alternate)
 {
     gc_heap *heap;
     gc_heap_config cfg = { 0 };
@@ -105,19 +134,27 @@ static int probe_reap(const bench_graph *g, uint32_t workers, bool normal_priori
         refs += g->n;
     }
     free(objs);
-    reap_collect(heap); /* warm-up */
+    reap_collect(heap); /* warm-up (with 2 workers, the pool's thread starts) */
+    if (alternate) {
+        int rc = probe_alternate(heap);
+        gc_heap_destroy(heap);
+        return rc;
+    }
     gc_stats st;
     double best = 1e9, times[64];
+    int joined = 0; /* timed marks a second worker took part in (it stole work) */
     for (int i = 0; i < reps; i++) {
         probe_counted_mark(reap_collect, heap);
         gc_stats_get(heap, &st);
         best = st.mark_seconds < best ? st.mark_seconds : best;
         times[i % 64] = st.mark_seconds;
+        joined += st.blocks_stolen > 0;
     }
     /* gc_mark_run, which the cachegrind run counts, ran in the warm-up too */
-    printf("marked %u references %llu best-mark-ms %.2f marks %d median-mark-ms %.2f\n",
+    printf("marked %u references %llu best-mark-ms %.2f marks %d median-mark-ms %.2f "
+           "helped %d\n",
            st.marked, (unsigned long long)refs, best * 1e3, reps + 1,
-           bench_median(times, reps < 64 ? (size_t)reps : 64) * 1e3);
+           bench_median(times, reps < 64 ? (size_t)reps : 64) * 1e3, joined);
     gc_heap_destroy(heap);
     return 0;
 }
@@ -229,9 +266,10 @@ int main(int argc, char **argv)
         reps = atoi(argv[3]);
     if (argc < 3 || argc > 4 || reps < 1 ||
         (strcmp(argv[1], "reap") && strcmp(argv[1], "reap2") && strcmp(argv[1], "reap2n") &&
-         strcmp(argv[1], "floor")) ||
+         strcmp(argv[1], "reap1v2") && strcmp(argv[1], "floor")) ||
         (strcmp(argv[2], "root_array") && strcmp(argv[2], "single_root"))) {
-        fprintf(stderr, "usage: mark_probe reap|reap2|reap2n|floor root_array|single_root [REPS]\n");
+        fprintf(stderr, "usage: mark_probe reap|reap2|reap2n|reap1v2|floor "
+                        "root_array|single_root [REPS]\n");
         return 2;
     }
     bench_graph g;
@@ -242,7 +280,8 @@ int main(int argc, char **argv)
         return 1;
     }
     int rc = !strcmp(argv[1], "floor") ? probe_floor_run(&g)
-             : probe_reap(&g, strcmp(argv[1], "reap") ? 2 : 1, !strcmp(argv[1], "reap2n"));
+             : probe_reap(&g, strcmp(argv[1], "reap") ? 2 : 1, !strcmp(argv[1], "reap2n"),
+                          !strcmp(argv[1], "reap1v2"));
     bench_graph_free(&g);
     if (rc != 0)
         fprintf(stderr, "mark_probe: could not build the %s graph\n", argv[2]);

@@ -144,6 +144,94 @@ static void test_objects_of_every_small_size_side_by_side_are_marked_one_by_one(
         }
 }
 
+/* Two references after 24 bytes that are not references: the run of references is at 24. */
+typedef struct padded2 {
+    uintptr_t pad[3];
+    void *ref[2];
+} padded2;
+
+static const gc_member padded2_members[] = { GC_REF(padded2, ref[0]), GC_REF(padded2, ref[1]),
+                                             GC_MEMBERS_END };
+
+/* A chain whose links cycle through three classes: references at offset 0 (Refs2), at
+ * offset 24 (Padded2), and a schema that is not one run (the fixture's Node, whose array
+ * makes it so). Each link's pad holds the address of an object nothing references. */
+static void build_mixed_chain(fixture *f, node *root, int n, gc_weak *kept, gc_weak *dropped)
+{
+    gc_class *refs2, *padded;
+    gc_class_desc d2 = { .name = "Refs2", .size = 2 * sizeof(void *), .members = refs2_members };
+    gc_class_desc dp = { .name = "Padded2", .size = sizeof(padded2),
+                         .members = padded2_members };
+    assert_int_equal(gc_class_register(f->heap, &d2, &refs2), GC_OK);
+    assert_int_equal(gc_class_register(f->heap, &dp, &padded), GC_OK);
+    void **link = &root->a;
+    for (int i = 0; i < n; i++) {
+        void *obj;
+        node *x = fix_node(f, NULL, NULL, 100000 + i, 0);
+        dropped[i] = gc_weak_make(f->heap, x);
+        if (i % 3 == 0) {
+            assert_int_equal(gc_object_create(f->heap, refs2, NULL, NULL, 0, &obj), GC_OK);
+            *link = obj;
+            link = &((refs6 *)obj)->ref[1];
+        } else if (i % 3 == 1) {
+            assert_int_equal(gc_object_create(f->heap, padded, NULL, NULL, 0, &obj), GC_OK);
+            ((padded2 *)obj)->pad[0] = (uintptr_t)x; /* not a reference */
+            *link = obj;
+            link = &((padded2 *)obj)->ref[1];
+        } else {
+            obj = fix_node(f, NULL, NULL, i, 0);
+            *link = obj;
+            link = &((node *)obj)->b;
+        }
+        kept[i] = gc_weak_make(f->heap, obj);
+    }
+}
+
+static void test_objects_whose_references_sit_at_different_offsets_are_each_scanned_at_theirs(
+    void **state)
+{
+    fixture *f = *state;
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    enum { N = 3000 };
+    static gc_weak kept[N], dropped[N];
+    build_mixed_chain(f, root, N, kept, dropped);
+
+    fix_collect(f);
+    fix_collect(f); /* both mark values */
+
+    for (int i = 0; i < N; i++) {
+        assert_true(fix_alive(f, kept[i]));
+        assert_false(fix_alive(f, dropped[i]));
+    }
+}
+
+static int fix_setup_no_prefetch(void **state)
+{
+    gc_settings s;
+    gc_settings_default(&s);
+    s.no_prefetch = true;
+    return fix_setup_with(state, &s);
+}
+
+static void test_a_mark_without_prefetching_keeps_the_same_objects(void **state)
+{
+    fixture *f = *state;
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    enum { N = 3000 };
+    static gc_weak kept[N], dropped[N];
+    build_mixed_chain(f, root, N, kept, dropped);
+    for (int i = 0; i < N; i++) /* and a long array beside the chain */
+        gc_ref_array_push(&root->arr, gc_weak_get(f->heap, kept[i]));
+
+    fix_collect(f);
+    fix_collect(f);
+
+    for (int i = 0; i < N; i++) {
+        assert_true(fix_alive(f, kept[i]));
+        assert_false(fix_alive(f, dropped[i]));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +240,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_marking_twice_in_a_row_gives_the_same_survivors, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_long_reference_array_is_scanned_completely, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_objects_of_every_small_size_side_by_side_are_marked_one_by_one, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_objects_whose_references_sit_at_different_offsets_are_each_scanned_at_theirs, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_mark_without_prefetching_keeps_the_same_objects, fix_setup_no_prefetch, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_mark", tests, NULL, NULL);
 }

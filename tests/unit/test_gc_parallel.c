@@ -1,5 +1,6 @@
 /* Parallel marking must agree with the single-threaded reference marker. */
 #include "gc_fixture.h"
+#include "gc_internal.h" /* gc_join_proof_update */
 
 #include <uv.h>
 
@@ -25,14 +26,14 @@ enum { GRAPH_N = 30000 };
 /* Builds the same random graph for a seed in a heap with `workers` markers, collects, and
  * writes which nodes survived. Edges use both plain references and arrays; some nodes are
  * rooted, some garbage. */
-static void survivors_held(uint32_t workers, bool held, uint64_t seed, uint8_t *alive,
-                           gc_stats *out)
+static void survivors_at(uint32_t workers, bool held, bool normal_priority, uint64_t seed,
+                         uint8_t *alive, gc_stats *out)
 {
     gc_heap *heap;
     gc_heap_config cfg = { 0 };
     gc_settings_default(&cfg.settings);
     cfg.settings.num_workers = workers;
-    cfg.settings.marker_threads_normal_priority = true; /* they mark together, busy or not */
+    cfg.settings.marker_threads_normal_priority = normal_priority;
     assert_int_equal(gc_heap_create(&cfg, &heap), GC_OK);
     gc_testing_hold_marker_threads(heap, held);
     gc_class_desc d = { .name = "Node", .size = sizeof(node), .members = node_members };
@@ -75,6 +76,13 @@ static void survivors_held(uint32_t workers, bool held, uint64_t seed, uint8_t *
     gc_heap_destroy(heap);
 }
 
+/* With marker threads at normal priority: they mark together, busy machine or not. */
+static void survivors_held(uint32_t workers, bool held, uint64_t seed, uint8_t *alive,
+                           gc_stats *out)
+{
+    survivors_at(workers, held, true, seed, alive, out);
+}
+
 static void survivors_with(uint32_t workers, uint64_t seed, uint8_t *alive, gc_stats *out)
 {
     survivors_held(workers, false, seed, alive, out);
@@ -113,6 +121,69 @@ static void test_a_mark_whose_second_worker_never_joins_is_finished_by_the_first
     assert_int_equal(st.blocks_stolen, 0); /* nobody took part but the caller */
     assert_int_equal(st.marked, ref_stats.marked);
     assert_memory_equal(other, reference, GRAPH_N);
+}
+
+/* At idle priority (the default) a thread joins only once it has shown a CPU of its own,
+ * which it may or may not get here: the survivors are the same either way. */
+static void test_marker_threads_at_idle_priority_find_the_same_survivors(void **state)
+{
+    (void)state;
+    static uint8_t reference[GRAPH_N], other[GRAPH_N];
+    gc_stats ref_stats, st;
+    survivors_with(1, 5, reference, &ref_stats);
+
+    survivors_at(2, false, false, 5, other, &st);
+
+    assert_int_equal(st.mark_workers, 2);
+    assert_int_equal(st.marked, ref_stats.marked);
+    assert_memory_equal(other, reference, GRAPH_N);
+}
+
+enum { US = 1000 }; /* nanoseconds */
+
+static void test_a_waiting_thread_that_keeps_its_cpu_for_the_window_asks_to_join(void **state)
+{
+    (void)state;
+    gc_join_proof p = { 0 };
+    bool early[3];
+
+    early[0] = gc_join_proof_update(&p, 5000 * US, 700 * US, false);   /* the window opens */
+    early[1] = gc_join_proof_update(&p, 5100 * US, 799 * US, false);
+    early[2] = gc_join_proof_update(&p, 5199 * US, 897 * US, false);
+    bool proven = gc_join_proof_update(&p, 5000 * US + GC_JOIN_PROOF_NS, 895 * US + 5 * US, false);
+
+    assert_false(early[0] || early[1] || early[2]);
+    assert_true(proven);
+}
+
+static void test_a_waiting_thread_that_loses_a_scheduler_slice_starts_its_window_again(
+    void **state)
+{
+    (void)state;
+    gc_join_proof p = { 0 };
+    gc_join_proof_update(&p, 0, 0, false);
+
+    bool after_slice = gc_join_proof_update(&p, 900 * US, 100 * US, false); /* 800 us lost */
+    bool too_soon = gc_join_proof_update(&p, 900 * US + GC_JOIN_PROOF_NS - 1,
+                                         100 * US + GC_JOIN_PROOF_NS - 1, false);
+    bool proven = gc_join_proof_update(&p, 900 * US + GC_JOIN_PROOF_NS,
+                                       100 * US + GC_JOIN_PROOF_NS, false);
+
+    assert_false(after_slice);
+    assert_false(too_soon);
+    assert_true(proven);
+}
+
+static void test_a_waiting_thread_on_the_callers_cpu_never_asks_to_join(void **state)
+{
+    (void)state;
+    gc_join_proof p = { 0 };
+    bool asked = false;
+
+    for (uint64_t t = 0; t <= 10 * GC_JOIN_PROOF_NS; t += 10 * US)
+        asked |= gc_join_proof_update(&p, t, t, true); /* never loses a nanosecond */
+
+    assert_false(asked);
 }
 
 /* A slice that runs out of time can leave a pool thread's worker holding a few objects, too
@@ -183,6 +254,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_two_and_many_workers_find_the_same_survivors),
         cmocka_unit_test(test_a_mark_whose_second_worker_never_joins_is_finished_by_the_first),
+        cmocka_unit_test(test_marker_threads_at_idle_priority_find_the_same_survivors),
+        cmocka_unit_test(test_a_waiting_thread_that_keeps_its_cpu_for_the_window_asks_to_join),
+        cmocka_unit_test(test_a_waiting_thread_that_loses_a_scheduler_slice_starts_its_window_again),
+        cmocka_unit_test(test_a_waiting_thread_on_the_callers_cpu_never_asks_to_join),
         cmocka_unit_test_setup_teardown(test_a_remnant_left_with_a_pool_worker_is_marked_by_the_next_slices, remnant_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_default_worker_count_is_the_number_of_cores, fix_setup, fix_teardown),
     };
