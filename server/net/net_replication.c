@@ -505,10 +505,11 @@ static uint64_t repl_gather(repl_frame *f)
             (v->st[it.index] & NET_VIEW_STATE) == NET_VIEW_PENDING)
             bytes += repl_spawn_candidate(f, t, h, boost * (f->frame - it.frame + 1));
     }
-    /* Open movers, a bit each, in two steps. First the due ones: their band's period has come
-     * (repl_band decided it when they were touched) and they changed since last sent. Without
-     * a branch per mover (in a crowd that test is a coin toss for the branch predictor): the
-     * slot is written either way and kept by advancing the count. */
+    /* Open movers, a bit each: the due ones, whose band's period has come (repl_band decided
+     * it when they were touched) and which changed since last sent. Without a branch per mover
+     * (in a crowd that test is a coin toss for the branch predictor): the slot is written
+     * either way and kept by advancing the count. Their priorities wait until the budget asks
+     * for them (repl_mover_priorities). */
     uint32_t first = nd->cands_count, m = first;
     for (uint32_t w = 0; w < v->mcap / 64; w++) {
         for (uint64_t bits = v->mopen[w]; bits != 0; bits &= bits - 1) {
