@@ -90,7 +90,8 @@ bool wire_put_spawn_slow(wire_writer *w, uint64_t net_id, uint32_t index, const 
 static inline bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index,
                                   const uint8_t *tail, size_t tail_len)
 {
-    int64_t did = (int64_t)(net_id - w->prev_net_id), dix = (int64_t)index - (int64_t)w->prev_index;
+    int64_t did = (int64_t)(net_id - w->prev_net_id);
+    int64_t dix = (int64_t)index - (int64_t)w->prev_index;
     uint64_t zid = ((uint64_t)did << 1) ^ (uint64_t)(did >> 63);
     uint64_t zix = ((uint64_t)dix << 1) ^ (uint64_t)(dix >> 63);
 
