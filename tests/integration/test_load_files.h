@@ -26,6 +26,17 @@ static inline char *read_text_file(const char *path)
     return buf;
 }
 
+/* A JSON integer field's value ("\"name\": N") in a report, or -1. */
+static inline long json_int(const char *json, const char *name)
+{
+    char key[80];
+    const char *p;
+
+    snprintf(key, sizeof key, "\"%s\": ", name);
+    p = strstr(json, key);
+    return p != NULL ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
 /* Removes the files of an output directory (timeline, report), then the directory. */
 static inline void remove_dir(const char *dir)
 {

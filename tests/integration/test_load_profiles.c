@@ -22,16 +22,6 @@ static long listed_objects(const char *reply)
     return strtol(q, NULL, 10);
 }
 
-static long json_int(const char *json, const char *name)
-{
-    char key[80];
-    const char *p;
-
-    snprintf(key, sizeof key, "\"%s\": ", name);
-    p = strstr(json, key);
-    return p != NULL ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
 static void start(harness_server *s, const char *profile)
 {
     const char *const server_args[] = { "--cvar", "net.ConnectionTimeout=1", "--world-profile",

@@ -25,17 +25,6 @@ static char *report_file(const char *dir, const char *name, const harness_proc *
     return text;
 }
 
-/* A JSON integer field's value ("\"name\": N"), or -1. */
-static long json_int(const char *json, const char *name)
-{
-    char key[80];
-    const char *p;
-
-    snprintf(key, sizeof key, "\"%s\": ", name);
-    p = strstr(json, key);
-    return p != NULL ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
 static void start(harness_server *s)
 {
     const char *const server_args[] = { "--cvar", "net.ConnectionTimeout=1", NULL };

@@ -96,6 +96,21 @@ static inline int fix_setup(void **state)
     return fix_setup_with(state, NULL);
 }
 
+/* A fixture whose incremental marking stops after about GC_TIME_CHECK_INTERVAL objects a
+ * slice: every clock read advances time by 1 s and the limit is 1.5 s, so a slice ends at
+ * its second look at the clock. With one worker the slices are deterministic. */
+static inline int fix_setup_sliced(void **state, uint32_t workers)
+{
+    gc_settings s;
+    gc_settings_default(&s);
+    s.allow_incremental_reachability = true;
+    s.incremental_reachability_time_limit = 1.5;
+    s.num_workers = workers;
+    int r = fix_setup_with(state, &s);
+    ((fixture *)*state)->clock.step_per_read = 1.0;
+    return r;
+}
+
 static inline int fix_teardown(void **state)
 {
     fixture *f = *state;

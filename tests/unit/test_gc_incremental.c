@@ -1,18 +1,9 @@
 /* Incremental reachability: time slices, resuming, the write barrier. */
 #include "gc_fixture.h"
 
-/* A fixture whose marking stops after about GC_TIME_CHECK_INTERVAL objects: every clock
- * read advances time by 1 s and the limit is 1.5 s. One worker keeps slices deterministic. */
 static int inc_setup(void **state)
 {
-    gc_settings s;
-    gc_settings_default(&s);
-    s.allow_incremental_reachability = true;
-    s.incremental_reachability_time_limit = 1.5;
-    s.num_workers = 1;
-    int r = fix_setup_with(state, &s);
-    ((fixture *)*state)->clock.step_per_read = 1.0;
-    return r;
+    return fix_setup_sliced(state, 1);
 }
 
 /* root -> chain[0] -> chain[1] -> ... -> chain[n-1] */

@@ -228,14 +228,7 @@ static void test_a_remnant_left_with_a_pool_worker_is_marked_by_the_next_slices(
 
 static int remnant_setup(void **state)
 {
-    gc_settings s;
-    gc_settings_default(&s);
-    s.allow_incremental_reachability = true;
-    s.incremental_reachability_time_limit = 1.5;
-    s.num_workers = 2;
-    int r = fix_setup_with(state, &s);
-    ((fixture *)*state)->clock.step_per_read = 1.0; /* a slice ends at the second look */
-    return r;
+    return fix_setup_sliced(state, 2);
 }
 
 static void test_default_worker_count_is_the_number_of_cores(void **state)

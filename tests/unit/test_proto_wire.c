@@ -194,6 +194,36 @@ static void test_every_truncation_of_a_message_is_refused(void **state)
     }
 }
 
+/* The writer takes the inline path away from the buffer's end and the slow one near it: a
+ * buffer just big enough for a message must hold the same bytes as a roomy one, and refuse
+ * the record after, changing nothing. */
+static void test_a_spawn_message_fills_a_tight_buffer_exactly_as_a_roomy_one(void **state)
+{
+    uint8_t roomy[1024], tight[1024], tail[WIRE_SPAWN_TAIL_MAX];
+    int32_t q[3] = { 1234567, -7654321, 42 };
+    size_t n = wire_spawn_tail(tail, 6, 0, 99999, 17, q);
+    wire_writer a, b;
+
+    (void)state;
+    wire_writer_init(&a, roomy, sizeof roomy);
+    for (int i = 0; i < 20; i++)
+        assert_true(wire_put_spawn(&a, 5u + (uint64_t)i * (i % 3 ? 1 : 900), 3u + (uint32_t)i * 77,
+                                   tail, n));
+    assert_true(a.len > WIRE_SPAWN_MAX); /* so the tight buffer's last records go slow */
+
+    wire_writer_init(&b, tight, a.len);
+    for (int i = 0; i < 20; i++)
+        assert_true(wire_put_spawn(&b, 5u + (uint64_t)i * (i % 3 ? 1 : 900), 3u + (uint32_t)i * 77,
+                                   tail, n));
+    assert_int_equal(b.len, a.len);
+    assert_int_equal(b.count, 20);
+    assert_memory_equal(tight, roomy, a.len);
+
+    assert_false(wire_put_spawn(&b, 100000, 9, tail, n)); /* full: refused, nothing changed */
+    assert_int_equal(b.len, a.len);
+    assert_int_equal(b.count, 20);
+}
+
 static void test_bytes_left_over_or_reserved_head_bits_are_refused(void **state)
 {
     uint8_t buf[64], tail[WIRE_SPAWN_TAIL_MAX];
@@ -275,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_a_writer_refuses_a_record_that_does_not_fit_and_changes_nothing),
         cmocka_unit_test(test_an_update_out_of_slot_order_is_refused_for_the_next_message),
         cmocka_unit_test(test_every_truncation_of_a_message_is_refused),
+        cmocka_unit_test(test_a_spawn_message_fills_a_tight_buffer_exactly_as_a_roomy_one),
         cmocka_unit_test(test_bytes_left_over_or_reserved_head_bits_are_refused),
         cmocka_unit_test(test_an_archetype_record_names_its_archetype_and_refuses_number_zero),
         cmocka_unit_test(test_a_spawn_naming_mover_slot_zero_is_refused),
