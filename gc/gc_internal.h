@@ -429,6 +429,15 @@ typedef struct gc_name_entry {
     uint32_t next_same_key;  /* next entry with the same path key, UINT32_MAX ends */
 } gc_name_entry;
 
+/* Whether the marker threads make marking faster on this heap, measured (gc_parallel.c):
+ * the work a second of marking did in the marks they joined and in the marks the caller ran
+ * alone, and how many marks are left to run without them after they were slower. A heap's
+ * graph changes slowly from one mark to the next, so its marks are comparable. */
+typedef struct gc_helper_record {
+    double alone_rate, helped_rate; /* GC_WORK_UNIT a second, averaged; 0: not measured */
+    uint32_t benched;               /* marks left on the bench, the trial included */
+} gc_helper_record;
+
 struct gc_heap {
     gc_settings settings;
     gc_clock_fn clock;
@@ -518,6 +527,11 @@ struct gc_heap {
     _Atomic uint32_t idle_workers; /* workers looking for work to steal */
     struct gc_pool *pool;          /* marker threads (gc_parallel.c), NULL until needed */
     bool marker_threads_held;      /* tests: pool threads never ask to join */
+    gc_helper_record helpers;      /* whether marker threads help this heap (gc_parallel.c) */
+    bool helpers_invited;          /* the mark in flight invites them */
+    uint32_t helpers_joined;       /* slices of the mark in flight a marker thread joined */
+    uint64_t mark_work;            /* GC_WORK_UNIT the mark in flight did so far */
+    double mark_run_seconds;       /* its wall time in gc_mark_run so far */
     gc_ptr_vec unreachable;        /* gc_header* gathered that need begin/finish_destroy work
                                       (hooks, a name, classes) */
     gc_ptr_vec unreachable_plain;  /* gc_header* gathered that only need freeing */
@@ -725,6 +739,13 @@ typedef struct gc_join_proof {
 #define GC_JOIN_PROOF_SLACK_NS 50000u
 bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
                           bool on_callers_cpu);
+/* Marks run without marker threads after they made marking slower than the caller alone,
+ * before a mark that tries them again (the trial). */
+#define GC_HELPERS_BENCHED_MARKS 8
+/* At a mark's start: whether to invite the marker threads to it. Pure, for tests. */
+bool gc_helpers_invite(gc_helper_record *r);
+/* At a mark's end: its rate (GC_WORK_UNIT a second), and whether a marker thread joined it. */
+void gc_helpers_record(gc_helper_record *r, double rate, bool helped);
 /* Wakes sleeping thieves if w now holds enough to steal (after w, not alone, published). */
 void gc_worker_published(gc_collector *w);
 bool gc_worker_steal(gc_collector *thief);  /* a piece, a full block or half a block */

@@ -878,11 +878,24 @@ void gc_mark_begin(gc_heap *heap)
         w->stolen = 0;
     }
     heap->stats.mark_workers = heap->mark_workers;
+    heap->helpers_invited = heap->mark_workers > 1 && gc_helpers_invite(&heap->helpers);
+    heap->helpers_joined = 0;
+    heap->mark_work = 0;
+    heap->mark_run_seconds = 0;
     gc_history_mark_begin(heap);
     heap->stats.roots = mark_initial_roots(heap, &heap->main_worker);
 }
 
-bool gc_mark_run(gc_heap *heap, double deadline)
+/* The work the mark's workers have done so far (their counters only grow). */
+static uint64_t mark_work_total(const gc_heap *heap)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < heap->mark_workers; i++)
+        n += atomic_load_explicit(&heap->workers[i]->work_done, memory_order_relaxed);
+    return n;
+}
+
+static bool mark_run(gc_heap *heap, double deadline)
 {
     gc_collector *w = &heap->main_worker;
     for (;;) {
@@ -901,12 +914,30 @@ bool gc_mark_run(gc_heap *heap, double deadline)
     }
 }
 
+/* The mark's rate, for gc_helpers_invite, is taken on the real clock: a test's clock may
+ * stand still or run with each look at it. */
+bool gc_mark_run(gc_heap *heap, double deadline)
+{
+    uint64_t t0 = uv_hrtime(), work0 = mark_work_total(heap);
+    bool done = mark_run(heap, deadline);
+    heap->mark_work += mark_work_total(heap) - work0;
+    heap->mark_run_seconds += (double)(uv_hrtime() - t0) * 1e-9;
+    return done;
+}
+
 void gc_mark_end(gc_heap *heap)
 {
     uint64_t stolen = 0;
     for (uint32_t i = 0; i < heap->mark_workers; i++)
         stolen += heap->workers[i]->stolen;
     heap->stats.blocks_stolen = (uint32_t)stolen;
+    heap->stats.mark_slices_helped = heap->helpers_joined;
+    heap->stats.mark_helpers_invited = heap->helpers_invited;
+    /* The heap's first mark touches the mark tables and work lists for the first time: not
+     * a sample of either kind. */
+    if (heap->stats.collections > 0 && heap->mark_work > 0 && heap->mark_run_seconds > 0)
+        gc_helpers_record(&heap->helpers, (double)heap->mark_work / heap->mark_run_seconds,
+                          heap->helpers_joined > 0);
     gc_history_mark_end(heap);
 }
 

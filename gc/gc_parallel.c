@@ -137,6 +137,7 @@ typedef struct gc_pool {
     uint64_t generation;       /* one per job */
     uint32_t job_workers;      /* workers taking part in the job, the caller included */
     uint32_t running;          /* pool threads that joined the job and still work on it */
+    uint32_t joined;           /* pool threads that joined the job */
     /* Per pool thread and job, a CLAIM_* state. A thread the scheduler has not run yet, or
      * that waits to join, when the caller is done cannot delay the slice: the caller
      * withdraws its share instead of waiting for it. */
@@ -280,6 +281,38 @@ bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
     return wall_ns - p->wall_start >= GC_JOIN_PROOF_NS;
 }
 
+/* A second worker must never make marking slower than one, and on some machines it does
+ * whatever the join rules above: two vCPUs whose shared lines travel far make every mark bit
+ * set by both (a line the other wrote last) cost a transfer; measured here, a random graph
+ * marked by two took 49-52 ms in some processes against 35 ms alone. Whether they help is
+ * measured, on the heap's own marks: after a mark the marker threads joined, the next runs
+ * alone if the heap has no alone rate yet; from then on, a mark with them that did less work
+ * a second than the caller's marks alone benches them for GC_HELPERS_BENCHED_MARKS marks,
+ * then they are tried again (the machine, or the graph, may have changed). */
+bool gc_helpers_invite(gc_helper_record *r)
+{
+    if (r->benched > 0) { /* on the bench: alone, then one mark with them, a trial */
+        r->benched--;
+        return r->benched == 0;
+    }
+    if (r->helped_rate > 0 && r->alone_rate == 0)
+        return false; /* one mark alone, to compare with */
+    if (r->helped_rate > 0 && r->helped_rate < r->alone_rate) {
+        r->benched = GC_HELPERS_BENCHED_MARKS; /* this mark and the next 7 alone */
+        return false;
+    }
+    return true;
+}
+
+/* Each kind's rate is the mean of its last mark and its rate before, so that one slow mark
+ * among fast ones (the machine's noise: 13-22 ms for one graph in one process here) does not
+ * decide alone. */
+void gc_helpers_record(gc_helper_record *r, double rate, bool helped)
+{
+    double *avg = helped ? &r->helped_rate : &r->alone_rate;
+    *avg = *avg > 0 ? (*avg + rate) / 2 : rate;
+}
+
 static uint64_t clock_ns(clockid_t id)
 {
     struct timespec ts;
@@ -319,8 +352,10 @@ static bool join(gc_pool *pool, uint32_t index, bool held, bool normal_priority)
     uv_mutex_lock(&pool->mutex); /* against the caller's last withdrawal and its wait */
     int waiting = CLAIM_WAITING;
     bool joined = atomic_compare_exchange_strong(&pool->claim[index], &waiting, CLAIM_MARKING);
-    if (joined)
+    if (joined) {
         pool->running++;
+        pool->joined++;
+    }
     uv_mutex_unlock(&pool->mutex);
     return joined;
 }
@@ -485,6 +520,10 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     caller->alone = true; /* until a pool thread joins */
     for (uint32_t i = 1; i < n; i++)
         gc_worker_adopt(caller, heap->workers[i]); /* what the last slice left them */
+    if (!heap->helpers_invited) { /* they made this heap's marks slower (gc_helpers_invite) */
+        caller->join = NULL;
+        return gc_worker_drain(caller, deadline); /* the others hold nothing now */
+    }
     caller->join = &pool->join_wanted;
     atomic_store(&pool->join_wanted, false);
     atomic_store(&pool->shared, false);
@@ -494,6 +533,7 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     pool->deadline = deadline;
     pool->job_workers = n;
     pool->running = 0;
+    pool->joined = 0;
     pool->normal_priority = heap->settings.marker_threads_normal_priority;
     pool->held = heap->marker_threads_held;
     for (uint32_t i = 1; i < n; i++)
@@ -509,6 +549,7 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     withdraw_unstarted(pool, heap);
     while (pool->running > 0)
         uv_cond_wait(&pool->finished, &pool->mutex);
+    heap->helpers_joined += pool->joined > 0;
     uv_mutex_unlock(&pool->mutex);
     atomic_store(&heap->idle_workers, 0);
 

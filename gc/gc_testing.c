@@ -173,3 +173,8 @@ uint32_t gc_testing_move_marking_work(gc_heap *heap, uint32_t from, uint32_t to,
     }
     return moved;
 }
+
+void gc_testing_helper_rates(gc_heap *heap, double alone_rate, double helped_rate)
+{
+    heap->helpers = (gc_helper_record){ alone_rate, helped_rate, 0 };
+}

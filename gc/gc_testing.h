@@ -66,6 +66,10 @@ void gc_testing_hold_marker_threads(gc_heap *heap, bool held);
  * moved. */
 uint32_t gc_testing_move_marking_work(gc_heap *heap, uint32_t from, uint32_t to, uint32_t n);
 
+/* Plants what gc_helpers_invite knows of this heap: its rates of marking alone and with
+ * the marker threads, in work units a second (0: not measured), and no bench. */
+void gc_testing_helper_rates(gc_heap *heap, double alone_rate, double helped_rate);
+
 /* Fault injection: the allocation `nth` from now (0 = the next) fails, and every later one
  * succeeds again; a negative nth turns it off. Process-wide. */
 void gc_testing_fail_allocation(long nth);

@@ -456,6 +456,10 @@ typedef struct gc_stats {
     uint32_t barrier_objects;     /* objects the write barrier queued during it */
     uint32_t mark_workers;        /* marking threads it used (the caller included) */
     uint32_t blocks_stolen;       /* work blocks idle workers took from busy ones */
+    uint32_t mark_slices_helped;  /* its slices a marking thread beyond the caller joined */
+    bool mark_helpers_invited;    /* false: the caller marked alone by choice, because the
+                                     marking threads had made this heap's marks slower than
+                                     one thread (or to measure one thread alone) */
     uint32_t garbage_references;  /* references to garbage it nulled (when tracking) */
     uint32_t assumption_violations; /* found before it marked (gc.VerifyAssumptions) */
     uint32_t pending_finish;      /* objects still waiting to be ready for finish_destroy */

@@ -70,6 +70,7 @@ static int probe_alternate(gc_heap *heap)
 {
     gc_settings s = *gc_heap_settings(heap);
     double times[3][64];
+    bool verbose = getenv("MARK_PROBE_VERBOSE") != NULL; /* every mark on its own line */
     int helped = 0, n = reps < 64 ? reps : 64;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < 3; k++) {
@@ -80,7 +81,11 @@ static int probe_alternate(gc_heap *heap)
             gc_stats st;
             gc_stats_get(heap, &st);
             times[k][i] = st.mark_seconds;
-            helped += k == 1 && st.blocks_stolen > 0;
+            helped += k == 1 && st.mark_slices_helped > 0;
+            if (verbose)
+                printf("round %d workers %u mark-ms %.2f helped %s%s\n", i, s.num_workers,
+                       st.mark_seconds * 1e3, st.mark_slices_helped > 0 ? "yes" : "no",
+                       s.num_workers > 1 && !st.mark_helpers_invited ? " (not invited)" : "");
         }
     printf("median-mark-ms 1w %.2f 2w %.2f 1w-again %.2f helped %d of %d\n",
            bench_median(times[0], (size_t)n) * 1e3, bench_median(times[1], (size_t)n) * 1e3,
@@ -148,7 +153,7 @@ static int probe_reap(const bench_graph *g, uint32_t workers, bool normal_priori
         gc_stats_get(heap, &st);
         best = st.mark_seconds < best ? st.mark_seconds : best;
         times[i % 64] = st.mark_seconds;
-        joined += st.blocks_stolen > 0;
+        joined += st.mark_slices_helped > 0;
     }
     /* gc_mark_run, which the cachegrind run counts, ran in the warm-up too */
     printf("marked %u references %llu best-mark-ms %.2f marks %d median-mark-ms %.2f "

@@ -231,6 +231,83 @@ static int remnant_setup(void **state)
     return fix_setup_sliced(state, 2);
 }
 
+/* gc_helpers_invite over a sequence of marks: marker threads measured slower than one
+ * worker sit out GC_HELPERS_BENCHED_MARKS marks, then are tried again. */
+static void test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_tried(
+    void **state)
+{
+    (void)state;
+    gc_helper_record r = { 0 };
+    assert_true(gc_helpers_invite(&r)); /* nothing measured yet */
+    gc_helpers_record(&r, 100, true);
+    assert_false(gc_helpers_invite(&r)); /* one mark alone, to compare with */
+    gc_helpers_record(&r, 200, false);
+    for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) { /* 100 a second with them, 200 alone */
+        assert_false(gc_helpers_invite(&r));
+        gc_helpers_record(&r, 200, false);
+    }
+    assert_true(gc_helpers_invite(&r)); /* the trial */
+    gc_helpers_record(&r, 300, true);    /* their mean is 200 now: no longer slower */
+    assert_true(gc_helpers_invite(&r));
+    gc_helpers_record(&r, 400, true);
+    assert_true(gc_helpers_invite(&r));
+}
+
+/* One slow mark with the threads among fast ones (this machine's noise) does not bench them;
+ * a second in a row does. */
+static void test_one_slow_mark_with_marker_threads_does_not_bench_them(void **state)
+{
+    (void)state;
+    gc_helper_record r = { .alone_rate = 100, .helped_rate = 150 };
+    gc_helpers_record(&r, 60, true); /* mean 105 */
+    assert_true(gc_helpers_invite(&r));
+    gc_helpers_record(&r, 60, true); /* mean 82.5 */
+    assert_false(gc_helpers_invite(&r));
+}
+
+/* A heap on which the threads were measured slower marks with the caller alone, finds the
+ * same survivors, and tries the threads again after its bench. */
+static void test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_them(
+    void **state)
+{
+    fixture *f = *state;
+    enum { NODES = 3 * 2048 }; /* a long array: marked in pieces */
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    static gc_weak weak[NODES];
+    for (int i = 0; i < NODES; i++) {
+        node *n = fix_node(f, NULL, NULL, 1 + i, 0);
+        weak[i] = gc_weak_make(f->heap, n);
+        if (i % 3 != 0)
+            gc_ref_array_push(&root->arr, n); /* every third node is garbage */
+    }
+    gc_testing_helper_rates(f->heap, 1e15, 1.0); /* alone far faster than with them */
+    gc_stats st;
+    for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) {
+        fix_collect(f);
+        gc_stats_get(f->heap, &st);
+        assert_int_equal(st.mark_workers, 2);
+        assert_false(st.mark_helpers_invited);
+        assert_int_equal(st.mark_slices_helped, 0);
+        assert_int_equal(st.blocks_stolen, 0);
+        for (int i = 0; i < NODES; i++)
+            assert_true((gc_weak_get(f->heap, weak[i]) != NULL) == (i % 3 != 0));
+    }
+    fix_collect(f);
+    gc_stats_get(f->heap, &st);
+    assert_true(st.mark_helpers_invited); /* the trial */
+    for (int i = 0; i < NODES; i++)
+        assert_true((gc_weak_get(f->heap, weak[i]) != NULL) == (i % 3 != 0));
+}
+
+static int two_workers_setup(void **state)
+{
+    gc_settings s;
+    gc_settings_default(&s);
+    s.num_workers = 2;
+    s.marker_threads_normal_priority = true;
+    return fix_setup_with(state, &s);
+}
+
 static void test_default_worker_count_is_the_number_of_cores(void **state)
 {
     fixture *f = *state;
@@ -252,6 +329,9 @@ int main(void)
         cmocka_unit_test(test_a_waiting_thread_that_loses_a_scheduler_slice_starts_its_window_again),
         cmocka_unit_test(test_a_waiting_thread_on_the_callers_cpu_never_asks_to_join),
         cmocka_unit_test_setup_teardown(test_a_remnant_left_with_a_pool_worker_is_marked_by_the_next_slices, remnant_setup, fix_teardown),
+        cmocka_unit_test(test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_tried),
+        cmocka_unit_test(test_one_slow_mark_with_marker_threads_does_not_bench_them),
+        cmocka_unit_test_setup_teardown(test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_them, two_workers_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_default_worker_count_is_the_number_of_cores, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_parallel", tests, NULL, NULL);
