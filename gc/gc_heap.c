@@ -134,6 +134,7 @@ gc_result gc_heap_create(const gc_heap_config *cfg, gc_heap **out_heap)
     gc_lock_init(heap);
     gc_barrier_init(heap);
     gc_worker_init(&heap->main_worker, heap, 0);
+    atomic_flag_clear(&heap->block_pool_lock);
     heap->workers[0] = &heap->main_worker;
     heap->mark_workers = 1;
     gc_result r = gc_class_bootstrap(heap);
@@ -208,6 +209,7 @@ void gc_heap_destroy(gc_heap *heap)
     gc_history_close(heap);
     gc_parallel_close(heap);
     gc_worker_close(&heap->main_worker);
+    gc_block_pool_close(heap);
     gc_lock_close(heap);
     uv_mutex_destroy(&heap->table_lock);
     gc_array_close(heap);

@@ -334,7 +334,8 @@ struct gc_collector {
     uint32_t range_capacity;
     atomic_flag work_lock;
     _Atomic uint32_t stealable; /* objects in block and full + ranges: thieves peek at it */
-    gc_work_block *spare;       /* empty blocks for reuse; private */
+    gc_work_block *spare;       /* empty blocks for reuse; private (see gc_block_get) */
+    uint32_t spare_count;
     bool direct;                /* take every reference through the header path (visit
                                    mode, edge logs) */
     /* Diagnostics: when set, references are reported to visit instead of being marked,
@@ -524,6 +525,10 @@ struct gc_heap {
     gc_collector main_worker;      /* worker 0: the thread that runs the collection */
     gc_collector *workers[GC_MAX_WORKERS]; /* [0] = &main_worker; others made on demand */
     uint32_t mark_workers;         /* workers taking part in the mark in flight */
+    gc_work_block *block_pool;     /* empty work blocks the workers share (gc_block_get) */
+    _Atomic uint32_t block_pool_count; /* (atomic: peeked at without the lock) */
+    _Atomic uint64_t blocks_allocated; /* work blocks ever allocated (for tests) */
+    atomic_flag block_pool_lock;   /* taken by workers that do not mark alone */
     _Atomic uint32_t idle_workers; /* workers looking for work to steal */
     struct gc_pool *pool;          /* marker threads (gc_parallel.c), NULL until needed */
     bool marker_threads_held;      /* tests: pool threads never ask to join */
@@ -707,6 +712,7 @@ void gc_worker_publish(gc_collector *w);
 void gc_worker_adopt(gc_collector *to, gc_collector *from);
 gc_work_block *gc_block_get(gc_collector *w);            /* an empty block (spare or new) */
 void gc_block_put(gc_collector *w, gc_work_block *b);    /* onto w's spares */
+void gc_block_pool_close(gc_heap *heap);                 /* frees the shared spares */
 void gc_worker_push_range(gc_collector *w, gc_header *obj, uint32_t offset, uint32_t start);
 /* Appends a range to w's list; its lock is held (or w is alone). */
 void gc_worker_push_range_locked(gc_collector *w, gc_array_range r);

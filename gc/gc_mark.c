@@ -20,13 +20,62 @@
 
 /* ---- work lists ------------------------------------------------------------------------ */
 
+static void free_chain(gc_work_block *b)
+{
+    while (b) {
+        gc_work_block *next = b->next;
+        free(b);
+        b = next;
+    }
+}
+
+/* Empty blocks. Each worker keeps a few spares of its own and trades the rest, in batches,
+ * with a pool the heap's workers share: blocks flow from whoever pushes to whoever steals and
+ * drains, and without the pool the caller of every mark would allocate (and fault in) fresh
+ * blocks while the thieves' spares grew from mark to mark (measured: a one-worker mark right
+ * after a two-worker one took 15-20% longer). The pool's lock is taken only by workers that
+ * do not mark alone (a lone worker has the heap to itself). */
+#define SPARE_BATCH 16
+
+static void pool_lock(gc_collector *w)
+{
+    if (w->alone)
+        return;
+    while (atomic_flag_test_and_set_explicit(&w->heap->block_pool_lock, memory_order_acquire))
+        sched_yield();
+}
+
+static void pool_unlock(gc_collector *w)
+{
+    if (!w->alone)
+        atomic_flag_clear_explicit(&w->heap->block_pool_lock, memory_order_release);
+}
+
 gc_work_block *gc_block_get(gc_collector *w)
 {
+    if (!w->spare && w->heap &&
+        atomic_load_explicit(&w->heap->block_pool_count, memory_order_relaxed) > 0) {
+        gc_heap *heap = w->heap;
+        pool_lock(w);
+        for (int i = 0; i < SPARE_BATCH && heap->block_pool; i++) {
+            gc_work_block *p = heap->block_pool;
+            heap->block_pool = p->next;
+            atomic_fetch_sub_explicit(&heap->block_pool_count, 1, memory_order_relaxed);
+            p->next = w->spare;
+            w->spare = p;
+            w->spare_count++;
+        }
+        pool_unlock(w);
+    }
     gc_work_block *b = w->spare;
-    if (b)
+    if (b) {
         w->spare = b->next;
-    else if (!(b = gc_malloc(sizeof *b)))
+        w->spare_count--;
+    } else if (!(b = gc_malloc(sizeof *b))) {
         abort(); /* marking cannot drop work; a 4 KiB allocation failing is fatal */
+    } else if (w->heap) {
+        atomic_fetch_add_explicit(&w->heap->blocks_allocated, 1, memory_order_relaxed);
+    }
     b->next = NULL;
     b->count = 0;
     return b;
@@ -36,6 +85,26 @@ void gc_block_put(gc_collector *w, gc_work_block *b)
 {
     b->next = w->spare;
     w->spare = b;
+    if (++w->spare_count < 2 * SPARE_BATCH || !w->heap)
+        return;
+    gc_heap *heap = w->heap;
+    pool_lock(w);
+    for (int i = 0; i < SPARE_BATCH; i++) {
+        gc_work_block *p = w->spare;
+        w->spare = p->next;
+        w->spare_count--;
+        p->next = heap->block_pool;
+        heap->block_pool = p;
+        atomic_fetch_add_explicit(&heap->block_pool_count, 1, memory_order_relaxed);
+    }
+    pool_unlock(w);
+}
+
+void gc_block_pool_close(gc_heap *heap)
+{
+    free_chain(heap->block_pool);
+    heap->block_pool = NULL;
+    atomic_store_explicit(&heap->block_pool_count, 0, memory_order_relaxed);
 }
 
 void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
@@ -59,14 +128,6 @@ void gc_work_lock(gc_collector *w)
             sched_yield();
 }
 
-static void free_chain(gc_work_block *b)
-{
-    while (b) {
-        gc_work_block *next = b->next;
-        free(b);
-        b = next;
-    }
-}
 
 void gc_visitor_init(gc_collector *w, gc_heap *heap,
                      void (*visit)(gc_collector *w, gc_header *target), void *userdata)
@@ -84,6 +145,7 @@ void gc_worker_close(gc_collector *w)
     free(w->block);
     free(w->ranges);
     w->full = w->spare = w->block = NULL;
+    w->spare_count = 0;
     w->ranges = NULL;
     atomic_store(&w->range_count, 0);
     w->range_capacity = 0;

@@ -178,3 +178,8 @@ void gc_testing_helper_rates(gc_heap *heap, double alone_rate, double helped_rat
 {
     heap->helpers = (gc_helper_record){ alone_rate, helped_rate, 0 };
 }
+
+uint64_t gc_testing_blocks_allocated(const gc_heap *heap)
+{
+    return atomic_load_explicit(&((gc_heap *)heap)->blocks_allocated, memory_order_relaxed);
+}

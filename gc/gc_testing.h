@@ -66,6 +66,9 @@ void gc_testing_hold_marker_threads(gc_heap *heap, bool held);
  * moved. */
 uint32_t gc_testing_move_marking_work(gc_heap *heap, uint32_t from, uint32_t to, uint32_t n);
 
+/* Work blocks (4 KiB lists of objects to scan) the heap's markers have allocated so far. */
+uint64_t gc_testing_blocks_allocated(const gc_heap *heap);
+
 /* Plants what gc_helpers_invite knows of this heap: its rates of marking alone and with
  * the marker threads, in work units a second (0: not measured), and no bench. */
 void gc_testing_helper_rates(gc_heap *heap, double alone_rate, double helped_rate);

@@ -299,6 +299,47 @@ static void test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_
         assert_true((gc_weak_get(f->heap, weak[i]) != NULL) == (i % 3 != 0));
 }
 
+/* Blocks flow from the worker that pushes to the one that steals and drains them; shared
+ * through the heap's pool, the marks after the first few allocate none, whichever worker
+ * needs them and however many workers the heap is set to. */
+static void test_marks_with_one_and_two_workers_reuse_their_work_blocks(void **state)
+{
+    fixture *f = *state;
+    enum { NODES = 40000 }; /* marked through one long array: ~80 blocks queued at once */
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    for (int i = 0; i < NODES; i++) {
+        node *n = fix_node(f, NULL, NULL, 1 + i, 0);
+        gc_ref_array_push(&root->arr, n);
+        if (i > 0)
+            n->a = root->arr.data[i / 2]; /* something to scan */
+    }
+    gc_settings s = *gc_heap_settings(f->heap);
+    for (int m = 0; m < 4; m++) { /* warm: both workers reach their peak */
+        s.num_workers = 1 + (uint32_t)(m & 1);
+        assert_int_equal(gc_heap_configure(f->heap, &s), GC_OK);
+        fix_collect(f);
+    }
+    uint64_t warm = gc_testing_blocks_allocated(f->heap);
+    assert_true(warm >= NODES / 512);
+    int stolen = 0;
+    for (int m = 0; m < 20; m++) {
+        s.num_workers = 1 + (uint32_t)(m & 1);
+        assert_int_equal(gc_heap_configure(f->heap, &s), GC_OK);
+        gc_testing_helper_rates(f->heap, 0, 0); /* always invite the thread */
+        fix_collect(f);
+        gc_stats st;
+        gc_stats_get(f->heap, &st);
+        assert_int_equal(st.unreachable, 0);
+        stolen += st.blocks_stolen > 0;
+    }
+    /* Without sharing, each mark the thread stole from made the caller allocate again. A
+     * few more for a peak the warm-up did not reach. */
+    print_message("blocks: %llu after warm-up, %llu after 20 marks (%d with stealing)\n",
+                  (unsigned long long)warm,
+                  (unsigned long long)gc_testing_blocks_allocated(f->heap), stolen);
+    assert_true(gc_testing_blocks_allocated(f->heap) <= warm + 2 * 16);
+}
+
 static int two_workers_setup(void **state)
 {
     gc_settings s;
@@ -332,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_tried),
         cmocka_unit_test(test_one_slow_mark_with_marker_threads_does_not_bench_them),
         cmocka_unit_test_setup_teardown(test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_them, two_workers_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_marks_with_one_and_two_workers_reuse_their_work_blocks, two_workers_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_default_worker_count_is_the_number_of_cores, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_parallel", tests, NULL, NULL);
