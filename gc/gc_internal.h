@@ -437,6 +437,7 @@ typedef struct gc_name_entry {
 typedef struct gc_helper_record {
     double alone_rate, helped_rate; /* GC_WORK_UNIT a second, averaged; 0: not measured */
     uint32_t benched;               /* marks left on the bench, the trial included */
+    uint32_t unjoined;              /* marks in a row they were invited to and none joined */
 } gc_helper_record;
 
 struct gc_heap {
@@ -750,8 +751,12 @@ bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
 #define GC_HELPERS_BENCHED_MARKS 8
 /* At a mark's start: whether to invite the marker threads to it. Pure, for tests. */
 bool gc_helpers_invite(gc_helper_record *r);
-/* At a mark's end: its rate (GC_WORK_UNIT a second), and whether a marker thread joined it. */
-void gc_helpers_record(gc_helper_record *r, double rate, bool helped);
+/* Invited marks in a row that no marker thread joined (none got a CPU nothing else wanted)
+ * before they are benched all the same: not woken, they cost the caller nothing at all. */
+#define GC_HELPERS_UNJOINED_MARKS 2
+/* At a mark's end: its rate (GC_WORK_UNIT a second), whether the marker threads were invited
+ * to it and whether one joined it. */
+void gc_helpers_record(gc_helper_record *r, double rate, bool invited, bool helped);
 /* Wakes sleeping thieves if w now holds enough to steal (after w, not alone, published). */
 void gc_worker_published(gc_collector *w);
 bool gc_worker_steal(gc_collector *thief);  /* a piece, a full block or half a block */

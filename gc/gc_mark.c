@@ -999,7 +999,7 @@ void gc_mark_end(gc_heap *heap)
      * a sample of either kind. */
     if (heap->stats.collections > 0 && heap->mark_work > 0 && heap->mark_run_seconds > 0)
         gc_helpers_record(&heap->helpers, (double)heap->mark_work / heap->mark_run_seconds,
-                          heap->helpers_joined > 0);
+                          heap->helpers_invited, heap->helpers_joined > 0);
     gc_history_mark_end(heap);
 }
 

@@ -288,7 +288,11 @@ bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
  * measured, on the heap's own marks: after a mark the marker threads joined, the next runs
  * alone if the heap has no alone rate yet; from then on, a mark with them that did less work
  * a second than the caller's marks alone benches them for GC_HELPERS_BENCHED_MARKS marks,
- * then they are tried again (the machine, or the graph, may have changed). */
+ * then they are tried again (the machine, or the graph, may have changed). So do
+ * GC_HELPERS_UNJOINED_MARKS marks in a row that none of them joined (beside a busy program):
+ * a thread that waits to join takes a little of some CPU (beside `stress-ng --cpu 1`, two
+ * workers whose helper never joined lost to one in 14 of 20 runs, one worker to itself in
+ * 8), and on the bench it is not even woken. */
 bool gc_helpers_invite(gc_helper_record *r)
 {
     if (r->benched > 0) { /* on the bench: alone, then one mark with them, a trial */
@@ -297,7 +301,9 @@ bool gc_helpers_invite(gc_helper_record *r)
     }
     if (r->helped_rate > 0 && r->alone_rate == 0)
         return false; /* one mark alone, to compare with */
-    if (r->helped_rate > 0 && r->helped_rate < r->alone_rate) {
+    if (r->unjoined >= GC_HELPERS_UNJOINED_MARKS ||
+        (r->helped_rate > 0 && r->helped_rate < r->alone_rate)) {
+        r->unjoined = 0;
         r->benched = GC_HELPERS_BENCHED_MARKS; /* this mark and the next 7 alone */
         return false;
     }
@@ -307,8 +313,12 @@ bool gc_helpers_invite(gc_helper_record *r)
 /* Each kind's rate is the mean of its last mark and its rate before, so that one slow mark
  * among fast ones (the machine's noise: 13-22 ms for one graph in one process here) does not
  * decide alone. */
-void gc_helpers_record(gc_helper_record *r, double rate, bool helped)
+void gc_helpers_record(gc_helper_record *r, double rate, bool invited, bool helped)
 {
+    if (helped)
+        r->unjoined = 0;
+    else if (invited)
+        r->unjoined++;
     double *avg = helped ? &r->helped_rate : &r->alone_rate;
     *avg = *avg > 0 ? (*avg + rate) / 2 : rate;
 }

@@ -239,17 +239,17 @@ static void test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_
     (void)state;
     gc_helper_record r = { 0 };
     assert_true(gc_helpers_invite(&r)); /* nothing measured yet */
-    gc_helpers_record(&r, 100, true);
+    gc_helpers_record(&r, 100, true, true);
     assert_false(gc_helpers_invite(&r)); /* one mark alone, to compare with */
-    gc_helpers_record(&r, 200, false);
+    gc_helpers_record(&r, 200, false, false);
     for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) { /* 100 a second with them, 200 alone */
         assert_false(gc_helpers_invite(&r));
-        gc_helpers_record(&r, 200, false);
+        gc_helpers_record(&r, 200, false, false);
     }
     assert_true(gc_helpers_invite(&r)); /* the trial */
-    gc_helpers_record(&r, 300, true);    /* their mean is 200 now: no longer slower */
+    gc_helpers_record(&r, 300, true, true); /* their mean is 200 now: no longer slower */
     assert_true(gc_helpers_invite(&r));
-    gc_helpers_record(&r, 400, true);
+    gc_helpers_record(&r, 400, true, true);
     assert_true(gc_helpers_invite(&r));
 }
 
@@ -259,10 +259,35 @@ static void test_one_slow_mark_with_marker_threads_does_not_bench_them(void **st
 {
     (void)state;
     gc_helper_record r = { .alone_rate = 100, .helped_rate = 150 };
-    gc_helpers_record(&r, 60, true); /* mean 105 */
+    gc_helpers_record(&r, 60, true, true); /* mean 105 */
     assert_true(gc_helpers_invite(&r));
-    gc_helpers_record(&r, 60, true); /* mean 82.5 */
+    gc_helpers_record(&r, 60, true, true); /* mean 82.5 */
     assert_false(gc_helpers_invite(&r));
+}
+
+/* Threads invited to GC_HELPERS_UNJOINED_MARKS marks in a row that none of them joined are
+ * benched too; a mark one joined starts the count again, and so does the bench. */
+static void test_marker_threads_that_miss_marks_in_a_row_sit_out_marks(void **state)
+{
+    (void)state;
+    gc_helper_record r = { .alone_rate = 100, .helped_rate = 150 };
+    for (int m = 0; m < GC_HELPERS_UNJOINED_MARKS - 1; m++) {
+        assert_true(gc_helpers_invite(&r));
+        gc_helpers_record(&r, 100, true, false); /* invited, nobody joined */
+    }
+    assert_true(gc_helpers_invite(&r));
+    gc_helpers_record(&r, 150, true, true); /* one joined: the count starts again */
+    for (int m = 0; m < GC_HELPERS_UNJOINED_MARKS; m++) {
+        assert_true(gc_helpers_invite(&r));
+        gc_helpers_record(&r, 100, true, false);
+    }
+    for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) {
+        assert_false(gc_helpers_invite(&r));
+        gc_helpers_record(&r, 100, false, false); /* not invited: no miss */
+    }
+    assert_true(gc_helpers_invite(&r)); /* the trial */
+    gc_helpers_record(&r, 100, true, false);
+    assert_true(gc_helpers_invite(&r)); /* one miss since the bench */
 }
 
 /* A heap on which the threads were measured slower marks with the caller alone, finds the
@@ -372,6 +397,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_remnant_left_with_a_pool_worker_is_marked_by_the_next_slices, remnant_setup, fix_teardown),
         cmocka_unit_test(test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_tried),
         cmocka_unit_test(test_one_slow_mark_with_marker_threads_does_not_bench_them),
+        cmocka_unit_test(test_marker_threads_that_miss_marks_in_a_row_sit_out_marks),
         cmocka_unit_test_setup_teardown(test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_them, two_workers_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_marks_with_one_and_two_workers_reuse_their_work_blocks, two_workers_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_default_worker_count_is_the_number_of_cores, fix_setup, fix_teardown),
