@@ -84,6 +84,8 @@ typedef struct reap_bench {
 typedef struct live_figures {
     bench_runs wall;         /* gc_collect(full) with everything live */
     bench_runs mark;         /* gc_stats.mark_seconds of the same collections */
+    uint32_t helped;         /* of them, marks a marker thread beyond the caller joined */
+    uint32_t uninvited;      /* marks with 2+ workers whose caller marked alone by choice */
     bool ok;
 } live_figures;
 
@@ -280,6 +282,8 @@ static void collect_live(reap_bench *b, live_figures *f, uint32_t *out_marked)
     }
     bench_runs_add(&f->wall, t);
     bench_runs_add(&f->mark, st.mark_seconds);
+    f->helped += st.mark_slices_helped > 0;
+    f->uninvited += st.mark_workers > 1 && !st.mark_helpers_invited;
     if (out_marked)
         *out_marked = st.marked;
 }
@@ -745,6 +749,10 @@ static void json_live(bench_json *j, const char *prefix, const live_figures *f, 
     bench_json_ms(j, key, live_median(f, true));
     snprintf(key, sizeof key, "%s_mark_runs_ms", prefix);
     bench_json_runs_ms(j, key, &f->mark);
+    snprintf(key, sizeof key, "%s_marks_helped", prefix);
+    bench_json_num(j, key, f->helped);
+    snprintf(key, sizeof key, "%s_marks_alone_by_choice", prefix);
+    bench_json_num(j, key, f->uninvited);
 }
 
 static void json_incr(bench_json *j, const char *key, const incr_figures *f)
@@ -977,6 +985,12 @@ static void print_full_table(const bench_all *all)
     printf("%-44s %12s %12s %14s\n", "mark, 2 workers",
            bench_fmt_ms(a, sizeof a, live_median(&all->shape[0].w2, true)),
            bench_fmt_ms(b2, sizeof b2, live_median(&all->shape[1].w2, true)), "-");
+    char h0[32], h1[32];
+    snprintf(h0, sizeof h0, "%u / %u of %d", all->shape[0].w2.helped, all->shape[0].w2.uninvited,
+             BENCH_REPS);
+    snprintf(h1, sizeof h1, "%u / %u of %d", all->shape[1].w2.helped, all->shape[1].w2.uninvited,
+             BENCH_REPS);
+    printf("%-44s %12s %12s %14s\n", "2 workers: helper joined / benched", h0, h1, "-");
     printf("%-44s %12s %12s %14s\n", "mark speed-up, 2 workers (x)",
            bench_fmt_num(a, sizeof a, live_median(&all->shape[0].w1, true) /
                                           live_median(&all->shape[0].w2, true), 2),
