@@ -436,6 +436,8 @@ typedef struct gc_name_entry {
  * graph changes slowly from one mark to the next, so its marks are comparable. */
 typedef struct gc_helper_record {
     double alone_rate, helped_rate; /* GC_WORK_UNIT a second, averaged; 0: not measured */
+    uint64_t marks;                 /* marks recorded */
+    uint64_t alone_at, helped_at;   /* `marks` at each rate's last sample */
     uint32_t benched;               /* marks left on the bench, the trial included */
     uint32_t unjoined;              /* marks in a row they were invited to and none joined */
 } gc_helper_record;
@@ -751,6 +753,9 @@ bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
 #define GC_HELPERS_BENCHED_MARKS 8
 /* At a mark's start: whether to invite the marker threads to it. Pure, for tests. */
 bool gc_helpers_invite(gc_helper_record *r);
+/* A rate last sampled this many marks ago is stale: the graph may have changed since (one
+ * collection of this heap's marks is no longer comparable with another's). */
+#define GC_HELPERS_STALE_MARKS 16
 /* Invited marks in a row that no marker thread joined (none got a CPU nothing else wanted)
  * before they are benched all the same: not woken, they cost the caller nothing at all. */
 #define GC_HELPERS_UNJOINED_MARKS 2

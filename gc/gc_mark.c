@@ -995,9 +995,10 @@ void gc_mark_end(gc_heap *heap)
     heap->stats.blocks_stolen = (uint32_t)stolen;
     heap->stats.mark_slices_helped = heap->helpers_joined;
     heap->stats.mark_helpers_invited = heap->helpers_invited;
-    /* The heap's first mark touches the mark tables and work lists for the first time: not
-     * a sample of either kind. */
-    if (heap->stats.collections > 0 && heap->mark_work > 0 && heap->mark_run_seconds > 0)
+    /* The heap's first mark touches the mark tables and work lists for the first time, and a
+     * mark without prefetching is a measurement of something else: neither is a sample. */
+    if (heap->stats.collections > 0 && !heap->settings.no_prefetch && heap->mark_work > 0 &&
+        heap->mark_run_seconds > 0)
         gc_helpers_record(&heap->helpers, (double)heap->mark_work / heap->mark_run_seconds,
                           heap->helpers_invited, heap->helpers_joined > 0);
     gc_history_mark_end(heap);

@@ -286,7 +286,8 @@ bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
  * set by both (a line the other wrote last) cost a transfer; measured here, a random graph
  * marked by two took 49-52 ms in some processes against 35 ms alone. Whether they help is
  * measured, on the heap's own marks: after a mark the marker threads joined, the next runs
- * alone if the heap has no alone rate yet; from then on, a mark with them that did less work
+ * alone if the heap has no alone rate yet (or only a stale one, GC_HELPERS_STALE_MARKS: so
+ * a heap the threads help runs one mark in 17 alone); from then on, a mark with them that did less work
  * a second than the caller's marks alone benches them for GC_HELPERS_BENCHED_MARKS marks,
  * then they are tried again (the machine, or the graph, may have changed). So do
  * GC_HELPERS_UNJOINED_MARKS marks in a row that none of them joined (beside a busy program):
@@ -299,10 +300,12 @@ bool gc_helpers_invite(gc_helper_record *r)
         r->benched--;
         return r->benched == 0;
     }
-    if (r->helped_rate > 0 && r->alone_rate == 0)
+    bool alone_known = r->alone_rate > 0 && r->marks - r->alone_at < GC_HELPERS_STALE_MARKS;
+    bool helped_known = r->helped_rate > 0 && r->marks - r->helped_at < GC_HELPERS_STALE_MARKS;
+    if (helped_known && !alone_known)
         return false; /* one mark alone, to compare with */
     if (r->unjoined >= GC_HELPERS_UNJOINED_MARKS ||
-        (r->helped_rate > 0 && r->helped_rate < r->alone_rate)) {
+        (helped_known && r->helped_rate < r->alone_rate)) {
         r->unjoined = 0;
         r->benched = GC_HELPERS_BENCHED_MARKS; /* this mark and the next 7 alone */
         return false;
@@ -312,7 +315,7 @@ bool gc_helpers_invite(gc_helper_record *r)
 
 /* Each kind's rate is the mean of its last mark and its rate before, so that one slow mark
  * among fast ones (the machine's noise: 13-22 ms for one graph in one process here) does not
- * decide alone. */
+ * decide alone; a stale rate is replaced, not averaged. */
 void gc_helpers_record(gc_helper_record *r, double rate, bool invited, bool helped)
 {
     if (helped)
@@ -320,7 +323,10 @@ void gc_helpers_record(gc_helper_record *r, double rate, bool invited, bool help
     else if (invited)
         r->unjoined++;
     double *avg = helped ? &r->helped_rate : &r->alone_rate;
-    *avg = *avg > 0 ? (*avg + rate) / 2 : rate;
+    uint64_t *at = helped ? &r->helped_at : &r->alone_at;
+    bool fresh = *avg > 0 && r->marks - *at < GC_HELPERS_STALE_MARKS;
+    *avg = fresh ? (*avg + rate) / 2 : rate;
+    *at = ++r->marks;
 }
 
 static uint64_t clock_ns(clockid_t id)

@@ -176,7 +176,7 @@ uint32_t gc_testing_move_marking_work(gc_heap *heap, uint32_t from, uint32_t to,
 
 void gc_testing_helper_rates(gc_heap *heap, double alone_rate, double helped_rate)
 {
-    heap->helpers = (gc_helper_record){ alone_rate, helped_rate, 0, 0 };
+    heap->helpers = (gc_helper_record){ .alone_rate = alone_rate, .helped_rate = helped_rate };
 }
 
 uint64_t gc_testing_blocks_allocated(const gc_heap *heap)

@@ -290,6 +290,24 @@ static void test_marker_threads_that_miss_marks_in_a_row_sit_out_marks(void **st
     assert_true(gc_helpers_invite(&r)); /* one miss since the bench */
 }
 
+/* Rates are compared only while fresh: a heap the threads help runs one mark alone once
+ * its alone rate is GC_HELPERS_STALE_MARKS marks old (its graph may have changed since). */
+static void test_a_stale_alone_rate_is_measured_again_before_it_is_compared(void **state)
+{
+    (void)state;
+    gc_helper_record r = { 0 };
+    gc_helpers_record(&r, 200, false, false); /* alone */
+    for (int m = 1; m < GC_HELPERS_STALE_MARKS; m++) {
+        assert_true(gc_helpers_invite(&r));
+        gc_helpers_record(&r, 300, true, true);
+    }
+    assert_true(gc_helpers_invite(&r));
+    gc_helpers_record(&r, 300, true, true);
+    assert_false(gc_helpers_invite(&r)); /* 16 marks old: one alone */
+    gc_helpers_record(&r, 500, false, false); /* replaced, not averaged: 500 */
+    assert_false(gc_helpers_invite(&r)); /* 300 a second with them now loses */
+}
+
 /* A heap on which the threads were measured slower marks with the caller alone, finds the
  * same survivors, and tries the threads again after its bench. */
 static void test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_them(
@@ -398,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_tried),
         cmocka_unit_test(test_one_slow_mark_with_marker_threads_does_not_bench_them),
         cmocka_unit_test(test_marker_threads_that_miss_marks_in_a_row_sit_out_marks),
+        cmocka_unit_test(test_a_stale_alone_rate_is_measured_again_before_it_is_compared),
         cmocka_unit_test_setup_teardown(test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_them, two_workers_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_marks_with_one_and_two_workers_reuse_their_work_blocks, two_workers_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_default_worker_count_is_the_number_of_cores, fix_setup, fix_teardown),
