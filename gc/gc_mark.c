@@ -128,7 +128,6 @@ void gc_work_lock(gc_collector *w)
             sched_yield();
 }
 
-
 void gc_visitor_init(gc_collector *w, gc_heap *heap,
                      void (*visit)(gc_collector *w, gc_header *target), void *userdata)
 {

@@ -284,16 +284,17 @@ bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
 /* A second worker must never make marking slower than one, and on some machines it does
  * whatever the join rules above: two vCPUs whose shared lines travel far make every mark bit
  * set by both (a line the other wrote last) cost a transfer; measured here, a random graph
- * marked by two took 49-52 ms in some processes against 35 ms alone. Whether they help is
- * measured, on the heap's own marks: after a mark the marker threads joined, the next runs
- * alone if the heap has no alone rate yet (or only a stale one, GC_HELPERS_STALE_MARKS: so
- * a heap the threads help runs one mark in 17 alone); from then on, a mark with them that did less work
- * a second than the caller's marks alone benches them for GC_HELPERS_BENCHED_MARKS marks,
- * then they are tried again (the machine, or the graph, may have changed). So do
- * GC_HELPERS_UNJOINED_MARKS marks in a row that none of them joined (beside a busy program):
- * a thread that waits to join takes a little of some CPU (beside `stress-ng --cpu 1`, two
- * workers whose helper never joined lost to one in 14 of 20 runs, one worker to itself in
- * 8), and on the bench it is not even woken. */
+ * marked by two took 49-52 ms in some processes against 35 ms alone. So whether the threads
+ * help is measured, on the heap's own marks:
+ * - after a mark they joined, the next runs alone if the heap has no fresh alone rate (none,
+ *   or one GC_HELPERS_STALE_MARKS marks old: a heap they help runs one mark in 17 alone);
+ * - a mark with them that did less work a second than the caller's marks alone benches them
+ *   for GC_HELPERS_BENCHED_MARKS marks, then a trial invites them again (the machine, or the
+ *   graph, may have changed);
+ * - so do GC_HELPERS_UNJOINED_MARKS invited marks in a row that none of them joined (beside
+ *   a busy program): a thread waiting to join takes a little of some CPU (beside `stress-ng
+ *   --cpu 1` two workers whose helper never joined lost to one in 14 of 20 runs, one worker
+ *   to itself in 8), and on the bench it is not even woken. */
 bool gc_helpers_invite(gc_helper_record *r)
 {
     if (r->benched > 0) { /* on the bench: alone, then one mark with them, a trial */

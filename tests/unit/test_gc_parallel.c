@@ -417,8 +417,12 @@ int main(void)
         cmocka_unit_test(test_one_slow_mark_with_marker_threads_does_not_bench_them),
         cmocka_unit_test(test_marker_threads_that_miss_marks_in_a_row_sit_out_marks),
         cmocka_unit_test(test_a_stale_alone_rate_is_measured_again_before_it_is_compared),
-        cmocka_unit_test_setup_teardown(test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_them, two_workers_setup, fix_teardown),
-        cmocka_unit_test_setup_teardown(test_marks_with_one_and_two_workers_reuse_their_work_blocks, two_workers_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_them,
+            two_workers_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_marks_with_one_and_two_workers_reuse_their_work_blocks, two_workers_setup,
+            fix_teardown),
         cmocka_unit_test_setup_teardown(test_default_worker_count_is_the_number_of_cores, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_parallel", tests, NULL, NULL);
