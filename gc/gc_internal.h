@@ -434,10 +434,15 @@ typedef struct gc_name_entry {
  * the work a second of marking did in the marks they joined and in the marks the caller ran
  * alone, and how many marks are left to run without them after they were slower. A heap's
  * graph changes slowly from one mark to the next, so its marks are comparable. */
+typedef struct gc_helper_rates {
+    double last[3];                 /* GC_WORK_UNIT a second of the kind's last marks */
+    uint32_t count, next;           /* samples held (at most 3), where the next goes */
+    uint64_t at;                    /* the record's `marks` at the last sample */
+} gc_helper_rates;
 typedef struct gc_helper_record {
-    double alone_rate, helped_rate; /* GC_WORK_UNIT a second, averaged; 0: not measured */
+    gc_helper_rates alone, helped;  /* marks the caller ran alone, and marks they joined */
     uint64_t marks;                 /* marks recorded */
-    uint64_t alone_at, helped_at;   /* `marks` at each rate's last sample */
+    uint32_t objects;               /* objects the last mark could mark (its candidates) */
     uint32_t benched;               /* marks left on the bench, the trial included */
     uint32_t unjoined;              /* marks in a row they were invited to and none joined */
 } gc_helper_record;
@@ -751,8 +756,16 @@ bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
 /* Marks run without marker threads after they made marking slower than the caller alone,
  * before a mark that tries them again (the trial). */
 #define GC_HELPERS_BENCHED_MARKS 8
-/* At a mark's start: whether to invite the marker threads to it. Pure, for tests. */
-bool gc_helpers_invite(gc_helper_record *r);
+/* A mark shorter than this (wall time in gc_mark_run) is no sample: a thread needs a fifth
+ * of it to join (GC_JOIN_PROOF_NS), and a rate over so little work is mostly noise. */
+#define GC_HELPERS_SAMPLE_MIN_NS 1000000u
+/* A kind's rate: the median of its last three samples (the mean of two; 0: none). */
+double gc_helper_rate(const gc_helper_rates *k);
+/* At the start of a mark of `objects` candidates: whether to invite the marker threads to it.
+ * A heap whose object count moved by more than a quarter since its last mark has a new graph
+ * (a level loaded, a world dropped): what was measured of the old one is forgotten. Pure, for
+ * tests. */
+bool gc_helpers_invite(gc_helper_record *r, uint32_t objects);
 /* A rate last sampled this many marks ago is stale: the graph may have changed since (one
  * collection of this heap's marks is no longer comparable with another's). */
 #define GC_HELPERS_STALE_MARKS 16

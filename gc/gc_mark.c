@@ -939,7 +939,8 @@ void gc_mark_begin(gc_heap *heap)
         w->stolen = 0;
     }
     heap->stats.mark_workers = heap->mark_workers;
-    heap->helpers_invited = heap->mark_workers > 1 && gc_helpers_invite(&heap->helpers);
+    heap->helpers_invited =
+        heap->mark_workers > 1 && gc_helpers_invite(&heap->helpers, heap->mark_candidates);
     heap->helpers_joined = 0;
     heap->mark_work = 0;
     heap->mark_run_seconds = 0;
@@ -994,10 +995,11 @@ void gc_mark_end(gc_heap *heap)
     heap->stats.blocks_stolen = (uint32_t)stolen;
     heap->stats.mark_slices_helped = heap->helpers_joined;
     heap->stats.mark_helpers_invited = heap->helpers_invited;
-    /* The heap's first mark touches the mark tables and work lists for the first time, and a
-     * mark without prefetching is a measurement of something else: neither is a sample. */
+    /* The heap's first mark touches the mark tables and work lists for the first time, a
+     * mark without prefetching is a measurement of something else, and a short one is
+     * mostly noise (GC_HELPERS_SAMPLE_MIN_NS): none is a sample. */
     if (heap->stats.collections > 0 && !heap->settings.no_prefetch && heap->mark_work > 0 &&
-        heap->mark_run_seconds > 0)
+        heap->mark_run_seconds >= GC_HELPERS_SAMPLE_MIN_NS * 1e-9)
         gc_helpers_record(&heap->helpers, (double)heap->mark_work / heap->mark_run_seconds,
                           heap->helpers_invited, heap->helpers_joined > 0);
     gc_history_mark_end(heap);

@@ -285,6 +285,24 @@ bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
     return wall_ns - p->wall_start >= GC_JOIN_PROOF_NS;
 }
 
+double gc_helper_rate(const gc_helper_rates *k)
+{
+    const double *v = k->last;
+    switch (k->count) {
+    case 0: return 0;
+    case 1: return v[0];
+    case 2: return (v[0] + v[1]) / 2;
+    default: /* the median of three */
+        return v[0] < v[1] ? (v[1] < v[2] ? v[1] : v[0] < v[2] ? v[2] : v[0])
+                           : (v[0] < v[2] ? v[0] : v[1] < v[2] ? v[2] : v[1]);
+    }
+}
+
+static bool rates_fresh(const gc_helper_rates *k, uint64_t marks)
+{
+    return k->count > 0 && marks - k->at < GC_HELPERS_STALE_MARKS;
+}
+
 /* A second worker must never make marking slower than one, and on some machines it does
  * whatever the join rules above: two vCPUs whose shared lines travel far make every mark bit
  * set by both (a line the other wrote last) cost a transfer; measured here, a random graph
@@ -298,19 +316,25 @@ bool gc_join_proof_update(gc_join_proof *p, uint64_t wall_ns, uint64_t cpu_ns,
  * - so do GC_HELPERS_UNJOINED_MARKS invited marks in a row that none of them joined (beside
  *   a busy program): a thread waiting to join takes a little of some CPU (beside `stress-ng
  *   --cpu 1` two workers whose helper never joined lost to one in 14 of 20 runs, one worker
- *   to itself in 8), and on the bench it is not even woken. */
-bool gc_helpers_invite(gc_helper_record *r)
+ *   to itself in 8), and on the bench it is not even woken;
+ * - a mark whose object count moved by more than a quarter since the last one starts the
+ *   record again: the heap has a new graph. */
+bool gc_helpers_invite(gc_helper_record *r, uint32_t objects)
 {
+    uint64_t before = r->objects, now = objects;
+    if (before > 0 && (now * 4 > before * 5 || now * 4 < before * 3)) /* beyond +-1/4 */
+        *r = (gc_helper_record){ 0 };
+    r->objects = objects;
     if (r->benched > 0) { /* on the bench: alone, then one mark with them, a trial */
         r->benched--;
         return r->benched == 0;
     }
-    bool alone_known = r->alone_rate > 0 && r->marks - r->alone_at < GC_HELPERS_STALE_MARKS;
-    bool helped_known = r->helped_rate > 0 && r->marks - r->helped_at < GC_HELPERS_STALE_MARKS;
+    bool alone_known = rates_fresh(&r->alone, r->marks);
+    bool helped_known = rates_fresh(&r->helped, r->marks);
     if (helped_known && !alone_known)
         return false; /* one mark alone, to compare with */
     if (r->unjoined >= GC_HELPERS_UNJOINED_MARKS ||
-        (helped_known && r->helped_rate < r->alone_rate)) {
+        (helped_known && gc_helper_rate(&r->helped) < gc_helper_rate(&r->alone))) {
         r->unjoined = 0;
         r->benched = GC_HELPERS_BENCHED_MARKS; /* this mark and the next 7 alone */
         return false;
@@ -318,20 +342,23 @@ bool gc_helpers_invite(gc_helper_record *r)
     return true;
 }
 
-/* Each kind's rate is the mean of its last mark and its rate before, so that one slow mark
- * among fast ones (the machine's noise: 13-22 ms for one graph in one process here) does not
- * decide alone; a stale rate is replaced, not averaged. */
+/* Each kind's rate is the median of its last three marks, so that one slow mark among fast
+ * ones (the machine's noise: 13-22 ms for one graph in one process here; one two-worker mark
+ * at half the rate of those around it in a make bench) does not decide alone; stale samples
+ * are dropped, not mixed with new ones. */
 void gc_helpers_record(gc_helper_record *r, double rate, bool invited, bool helped)
 {
     if (helped)
         r->unjoined = 0;
     else if (invited)
         r->unjoined++;
-    double *avg = helped ? &r->helped_rate : &r->alone_rate;
-    uint64_t *at = helped ? &r->helped_at : &r->alone_at;
-    bool fresh = *avg > 0 && r->marks - *at < GC_HELPERS_STALE_MARKS;
-    *avg = fresh ? (*avg + rate) / 2 : rate;
-    *at = ++r->marks;
+    gc_helper_rates *k = helped ? &r->helped : &r->alone;
+    if (!rates_fresh(k, r->marks))
+        k->count = k->next = 0;
+    k->last[k->next] = rate;
+    k->next = (k->next + 1) % 3;
+    k->count += k->count < 3;
+    k->at = ++r->marks;
 }
 
 static uint64_t clock_ns(clockid_t id)

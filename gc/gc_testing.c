@@ -176,7 +176,11 @@ uint32_t gc_testing_move_marking_work(gc_heap *heap, uint32_t from, uint32_t to,
 
 void gc_testing_helper_rates(gc_heap *heap, double alone_rate, double helped_rate)
 {
-    heap->helpers = (gc_helper_record){ .alone_rate = alone_rate, .helped_rate = helped_rate };
+    heap->helpers = (gc_helper_record){ 0 };
+    if (alone_rate > 0)
+        heap->helpers.alone = (gc_helper_rates){ .last = { alone_rate }, .count = 1, .next = 1 };
+    if (helped_rate > 0)
+        heap->helpers.helped = (gc_helper_rates){ .last = { helped_rate }, .count = 1, .next = 1 };
 }
 
 uint64_t gc_testing_blocks_allocated(const gc_heap *heap)

@@ -238,19 +238,28 @@ static void test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_
 {
     (void)state;
     gc_helper_record r = { 0 };
-    assert_true(gc_helpers_invite(&r)); /* nothing measured yet */
+    assert_true(gc_helpers_invite(&r, 1000)); /* nothing measured yet */
     gc_helpers_record(&r, 100, true, true);
-    assert_false(gc_helpers_invite(&r)); /* one mark alone, to compare with */
+    assert_false(gc_helpers_invite(&r, 1000)); /* one mark alone, to compare with */
     gc_helpers_record(&r, 200, false, false);
     for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) { /* 100 a second with them, 200 alone */
-        assert_false(gc_helpers_invite(&r));
+        assert_false(gc_helpers_invite(&r, 1000));
         gc_helpers_record(&r, 200, false, false);
     }
-    assert_true(gc_helpers_invite(&r)); /* the trial */
+    assert_true(gc_helpers_invite(&r, 1000)); /* the trial */
     gc_helpers_record(&r, 300, true, true); /* their mean is 200 now: no longer slower */
-    assert_true(gc_helpers_invite(&r));
+    assert_true(gc_helpers_invite(&r, 1000));
     gc_helpers_record(&r, 400, true, true);
-    assert_true(gc_helpers_invite(&r));
+    assert_true(gc_helpers_invite(&r, 1000));
+}
+
+/* A record that has measured one mark alone and one with the threads. */
+static gc_helper_record record_of(double alone, double helped)
+{
+    gc_helper_record r = { 0 };
+    gc_helpers_record(&r, alone, false, false);
+    gc_helpers_record(&r, helped, true, true);
+    return r;
 }
 
 /* One slow mark with the threads among fast ones (this machine's noise) does not bench them;
@@ -258,11 +267,34 @@ static void test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_
 static void test_one_slow_mark_with_marker_threads_does_not_bench_them(void **state)
 {
     (void)state;
-    gc_helper_record r = { .alone_rate = 100, .helped_rate = 150 };
-    gc_helpers_record(&r, 60, true, true); /* mean 105 */
-    assert_true(gc_helpers_invite(&r));
-    gc_helpers_record(&r, 60, true, true); /* mean 82.5 */
-    assert_false(gc_helpers_invite(&r));
+    gc_helper_record r = record_of(100, 150);
+    gc_helpers_record(&r, 150, true, true);
+    gc_helpers_record(&r, 20, true, true); /* median of 150, 150, 20: 150 */
+    assert_true(gc_helpers_invite(&r, 1000));
+    gc_helpers_record(&r, 60, true, true); /* median of 150, 20, 60: 60 */
+    assert_false(gc_helpers_invite(&r, 1000));
+}
+
+/* A kind's rate is the median of its last three marks. */
+static void test_a_rate_is_the_median_of_the_last_three_marks(void **state)
+{
+    (void)state;
+    gc_helper_rates k = { 0 };
+    assert_true(gc_helper_rate(&k) == 0);
+    const double v[] = { 30, 10, 20, 50, 40 };
+    const double median[] = { 30, 20, 20, 20, 40 }; /* 30; mean of 30, 10; then of 3 */
+    for (int i = 0; i < 5; i++) {
+        k.last[k.next] = v[i];
+        k.next = (k.next + 1) % 3;
+        k.count += k.count < 3;
+        assert_true(gc_helper_rate(&k) == median[i]);
+    }
+    for (int p = 0; p < 6; p++) { /* every order of three */
+        static const double o[6][3] = { { 1, 2, 3 }, { 1, 3, 2 }, { 2, 1, 3 },
+                                        { 2, 3, 1 }, { 3, 1, 2 }, { 3, 2, 1 } };
+        gc_helper_rates t = { .last = { o[p][0], o[p][1], o[p][2] }, .count = 3 };
+        assert_true(gc_helper_rate(&t) == 2);
+    }
 }
 
 /* Threads invited to GC_HELPERS_UNJOINED_MARKS marks in a row that none of them joined are
@@ -270,24 +302,39 @@ static void test_one_slow_mark_with_marker_threads_does_not_bench_them(void **st
 static void test_marker_threads_that_miss_marks_in_a_row_sit_out_marks(void **state)
 {
     (void)state;
-    gc_helper_record r = { .alone_rate = 100, .helped_rate = 150 };
+    gc_helper_record r = record_of(100, 150);
     for (int m = 0; m < GC_HELPERS_UNJOINED_MARKS - 1; m++) {
-        assert_true(gc_helpers_invite(&r));
+        assert_true(gc_helpers_invite(&r, 1000));
         gc_helpers_record(&r, 100, true, false); /* invited, nobody joined */
     }
-    assert_true(gc_helpers_invite(&r));
+    assert_true(gc_helpers_invite(&r, 1000));
     gc_helpers_record(&r, 150, true, true); /* one joined: the count starts again */
     for (int m = 0; m < GC_HELPERS_UNJOINED_MARKS; m++) {
-        assert_true(gc_helpers_invite(&r));
+        assert_true(gc_helpers_invite(&r, 1000));
         gc_helpers_record(&r, 100, true, false);
     }
     for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) {
-        assert_false(gc_helpers_invite(&r));
+        assert_false(gc_helpers_invite(&r, 1000));
         gc_helpers_record(&r, 100, false, false); /* not invited: no miss */
     }
-    assert_true(gc_helpers_invite(&r)); /* the trial */
+    assert_true(gc_helpers_invite(&r, 1000)); /* the trial */
     gc_helpers_record(&r, 100, true, false);
-    assert_true(gc_helpers_invite(&r)); /* one miss since the bench */
+    assert_true(gc_helpers_invite(&r, 1000)); /* one miss since the bench */
+}
+
+/* A heap whose object count moved by more than a quarter has a new graph: what the record
+ * knew (a bench included) is forgotten, and the threads are invited. */
+static void test_a_new_graph_starts_the_record_again(void **state)
+{
+    (void)state;
+    gc_helper_record r = record_of(200, 100);
+    assert_false(gc_helpers_invite(&r, 1000)); /* slower with them: benched */
+    assert_false(gc_helpers_invite(&r, 1200)); /* a fifth more: the same graph, still benched */
+    assert_true(gc_helpers_invite(&r, 1600));  /* a third more than the last: a new graph */
+    assert_int_equal(r.alone.count + r.helped.count + r.benched, 0);
+    gc_helpers_record(&r, 100, true, true);
+    assert_false(gc_helpers_invite(&r, 1200)); /* a quarter less: not yet a new graph */
+    assert_true(gc_helpers_invite(&r, 800));   /* a third less */
 }
 
 /* Rates are compared only while fresh: a heap the threads help runs one mark alone once
@@ -298,14 +345,14 @@ static void test_a_stale_alone_rate_is_measured_again_before_it_is_compared(void
     gc_helper_record r = { 0 };
     gc_helpers_record(&r, 200, false, false); /* alone */
     for (int m = 1; m < GC_HELPERS_STALE_MARKS; m++) {
-        assert_true(gc_helpers_invite(&r));
+        assert_true(gc_helpers_invite(&r, 1000));
         gc_helpers_record(&r, 300, true, true);
     }
-    assert_true(gc_helpers_invite(&r));
+    assert_true(gc_helpers_invite(&r, 1000));
     gc_helpers_record(&r, 300, true, true);
-    assert_false(gc_helpers_invite(&r)); /* 16 marks old: one alone */
+    assert_false(gc_helpers_invite(&r, 1000)); /* 16 marks old: one alone */
     gc_helpers_record(&r, 500, false, false); /* replaced, not averaged: 500 */
-    assert_false(gc_helpers_invite(&r)); /* 300 a second with them now loses */
+    assert_false(gc_helpers_invite(&r, 1000)); /* 300 a second with them now loses */
 }
 
 /* A heap on which the threads were measured slower marks with the caller alone, finds the
@@ -323,6 +370,7 @@ static void test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_
         if (i % 3 != 0)
             gc_ref_array_push(&root->arr, n); /* every third node is garbage */
     }
+    fix_collect(f); /* the garbage goes: the graph's size stays from now on */
     gc_testing_helper_rates(f->heap, 1e15, 1.0); /* alone far faster than with them */
     gc_stats st;
     for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) {
@@ -415,8 +463,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_remnant_left_with_a_pool_worker_is_marked_by_the_next_slices, remnant_setup, fix_teardown),
         cmocka_unit_test(test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_tried),
         cmocka_unit_test(test_one_slow_mark_with_marker_threads_does_not_bench_them),
+        cmocka_unit_test(test_a_rate_is_the_median_of_the_last_three_marks),
         cmocka_unit_test(test_marker_threads_that_miss_marks_in_a_row_sit_out_marks),
         cmocka_unit_test(test_a_stale_alone_rate_is_measured_again_before_it_is_compared),
+        cmocka_unit_test(test_a_new_graph_starts_the_record_again),
         cmocka_unit_test_setup_teardown(
             test_a_heap_whose_marker_threads_were_slower_marks_alone_then_tries_them,
             two_workers_setup, fix_teardown),
