@@ -768,12 +768,12 @@ double gc_helper_rate(const gc_helper_rates *k);
 bool gc_helpers_invite(gc_helper_record *r, uint32_t objects);
 /* A rate last sampled this many marks ago is stale: the graph may have changed since (one
  * collection of this heap's marks is no longer comparable with another's). */
-#define GC_HELPERS_STALE_MARKS 16
+#define GC_HELPERS_STALE_MARKS 32
 /* Invited marks in a row that no marker thread joined (none got a CPU nothing else wanted)
  * before they are benched all the same: not woken, they cost the caller nothing at all. */
 #define GC_HELPERS_UNJOINED_MARKS 2
-/* At a mark's end: its rate (GC_WORK_UNIT a second), whether the marker threads were invited
- * to it and whether one joined it. */
+/* At a mark's end: its rate (GC_WORK_UNIT a second; 0 when it is no sample), whether the
+ * marker threads were invited to it and whether one joined it. */
 void gc_helpers_record(gc_helper_record *r, double rate, bool invited, bool helped);
 /* Wakes sleeping thieves if w now holds enough to steal (after w, not alone, published). */
 void gc_worker_published(gc_collector *w);

@@ -998,10 +998,11 @@ void gc_mark_end(gc_heap *heap)
     /* The heap's first mark touches the mark tables and work lists for the first time, a
      * mark without prefetching is a measurement of something else, and a short one is
      * mostly noise (GC_HELPERS_SAMPLE_MIN_NS): none is a sample. */
-    if (heap->stats.collections > 0 && !heap->settings.no_prefetch && heap->mark_work > 0 &&
-        heap->mark_run_seconds >= GC_HELPERS_SAMPLE_MIN_NS * 1e-9)
-        gc_helpers_record(&heap->helpers, (double)heap->mark_work / heap->mark_run_seconds,
-                          heap->helpers_invited, heap->helpers_joined > 0);
+    bool sample = heap->stats.collections > 0 && !heap->settings.no_prefetch &&
+                  heap->mark_work > 0 && heap->mark_run_seconds >= GC_HELPERS_SAMPLE_MIN_NS * 1e-9;
+    gc_helpers_record(&heap->helpers,
+                      sample ? (double)heap->mark_work / heap->mark_run_seconds : 0,
+                      heap->helpers_invited, heap->helpers_joined > 0);
     gc_history_mark_end(heap);
 }
 

@@ -151,8 +151,8 @@ typedef struct gc_pool {
     bool shutdown;
     _Atomic bool stop;         /* the deadline passed: every worker stops */
 #ifdef SCHED_IDLE
-    cpu_set_t cpus;            /* where the threads may run, as the process could at the start */
-    bool cpus_known;
+    cpu_set_t lent_from[GC_MAX_WORKERS]; /* a thread's CPUs while it runs on the caller's */
+    bool lent[GC_MAX_WORKERS];
 #endif
     uv_mutex_t idle_mutex;
     uv_cond_t idle_wake;       /* work was published, all are idle, or stop */
@@ -303,39 +303,51 @@ static bool rates_fresh(const gc_helper_rates *k, uint64_t marks)
     return k->count > 0 && marks - k->at < GC_HELPERS_STALE_MARKS;
 }
 
+/* A kind is compared only with two fresh samples or more: one mark decides nothing. */
+static bool rates_known(const gc_helper_rates *k, uint64_t marks)
+{
+    return k->count >= 2 && rates_fresh(k, marks);
+}
+
 /* A second worker must never make marking slower than one, and on some machines it does
  * whatever the join rules above: two vCPUs whose shared lines travel far make every mark bit
  * set by both (a line the other wrote last) cost a transfer; measured here, a random graph
  * marked by two took 49-52 ms in some processes against 35 ms alone. So whether the threads
  * help is measured, on the heap's own marks:
- * - after a mark they joined, the next runs alone if the heap has no fresh alone rate (none,
- *   or one GC_HELPERS_STALE_MARKS marks old: a heap they help runs one mark in 17 alone);
- * - a mark with them that did less work a second than the caller's marks alone benches them
- *   for GC_HELPERS_BENCHED_MARKS marks, then a trial invites them again (the machine, or the
- *   graph, may have changed);
+ * - a kind's rate counts once it has two fresh samples (under GC_HELPERS_STALE_MARKS marks
+ *   old); with a rate with them and none alone, marks run alone until there is one (so a heap
+ *   they help runs two marks in 34 alone);
+ * - when their rate falls below the caller's alone, they are benched for
+ *   GC_HELPERS_BENCHED_MARKS marks, their samples dropped, then invited again from a trial
+ *   mark on (the machine, or the graph, may have changed);
  * - so do GC_HELPERS_UNJOINED_MARKS invited marks in a row that none of them joined (beside
  *   a busy program): a thread waiting to join takes a little of some CPU (beside `stress-ng
  *   --cpu 1` two workers whose helper never joined lost to one in 14 of 20 runs, one worker
  *   to itself in 8), and on the bench it is not even woken;
  * - a mark whose object count moved by more than a quarter since the last one starts the
- *   record again: the heap has a new graph. */
+ *   record again (but for the missed joins): the heap has a new graph.
+ * An invited mark that no thread joined is an alone sample, the waiting thread's cost
+ * included. */
 bool gc_helpers_invite(gc_helper_record *r, uint32_t objects)
 {
     uint64_t before = r->objects, now = objects;
-    if (before > 0 && (now * 4 > before * 5 || now * 4 < before * 3)) /* beyond +-1/4 */
-        *r = (gc_helper_record){ 0 };
+    if (before > 0 && (now * 4 > before * 5 || now * 4 < before * 3)) { /* beyond +-1/4 */
+        uint32_t unjoined = r->unjoined; /* missed joins are the machine's, not the graph's */
+        *r = (gc_helper_record){ .unjoined = unjoined };
+    }
     r->objects = objects;
-    if (r->benched > 0) { /* on the bench: alone, then one mark with them, a trial */
+    if (r->benched > 0) { /* on the bench: alone, then marks with them again from the trial */
         r->benched--;
         return r->benched == 0;
     }
-    bool alone_known = rates_fresh(&r->alone, r->marks);
-    bool helped_known = rates_fresh(&r->helped, r->marks);
+    bool alone_known = rates_known(&r->alone, r->marks);
+    bool helped_known = rates_known(&r->helped, r->marks);
     if (helped_known && !alone_known)
-        return false; /* one mark alone, to compare with */
+        return false; /* marks alone, to compare with */
     if (r->unjoined >= GC_HELPERS_UNJOINED_MARKS ||
         (helped_known && gc_helper_rate(&r->helped) < gc_helper_rate(&r->alone))) {
         r->unjoined = 0;
+        r->helped.count = r->helped.next = 0; /* measured afresh from the trial on */
         r->benched = GC_HELPERS_BENCHED_MARKS; /* this mark and the next 7 alone */
         return false;
     }
@@ -345,9 +357,13 @@ bool gc_helpers_invite(gc_helper_record *r, uint32_t objects)
 /* Each kind's rate is the median of its last three marks, so that one slow mark among fast
  * ones (the machine's noise: 13-22 ms for one graph in one process here; one two-worker mark
  * at half the rate of those around it in a make bench) does not decide alone; stale samples
- * are dropped, not mixed with new ones. */
+ * are dropped, not mixed with new ones. Every mark ages the samples, a sample or not; only a
+ * sample counts a missed join (a mark too short to be one is too short to join). */
 void gc_helpers_record(gc_helper_record *r, double rate, bool invited, bool helped)
 {
+    r->marks++;
+    if (rate <= 0)
+        return;
     if (helped)
         r->unjoined = 0;
     else if (invited)
@@ -358,7 +374,7 @@ void gc_helpers_record(gc_helper_record *r, double rate, bool invited, bool help
     k->last[k->next] = rate;
     k->next = (k->next + 1) % 3;
     k->count += k->count < 3;
-    k->at = ++r->marks;
+    k->at = r->marks;
 }
 
 static uint64_t clock_ns(clockid_t id)
@@ -503,21 +519,38 @@ static void pool_thread_main(void *arg)
  * wall time, 1.5 ms of the caller's CPU, in one `make bench` here): the scheduler does not
  * move a thread that ran a moment ago to the CPU the caller leaves idle while it waits. So
  * after LEND_AFTER_NS the caller lends its CPU: the threads still marking may run only there
- * (where nothing else runs while the caller sleeps) until they have stopped. */
+ * (which the caller's sleep leaves free, unless another program takes it) until they have
+ * stopped, then each gets back the CPUs it had. */
 #define LEND_AFTER_NS 50000
 
-static void threads_allow(gc_pool *pool, uint32_t n, const void *cpus)
-{
 #ifdef SCHED_IDLE
-    for (uint32_t i = 1; i < n && i <= pool->thread_count; i++)
-        if (atomic_load_explicit(&pool->claim[i], memory_order_relaxed) == CLAIM_MARKING)
-            pthread_setaffinity_np(pool->threads[i - 1], sizeof(cpu_set_t), cpus);
-#else
-    (void)pool;
-    (void)n;
-    (void)cpus;
-#endif
+/* Pins every thread still marking to `cpu`, keeping what it was allowed before. */
+static void threads_lend(gc_pool *pool, uint32_t n, int cpu)
+{
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    CPU_SET(cpu, &mine);
+    for (uint32_t i = 1; i < n && i <= pool->thread_count; i++) {
+        pool->lent[i] = false;
+        if (atomic_load_explicit(&pool->claim[i], memory_order_relaxed) != CLAIM_MARKING)
+            continue;
+        pthread_t t = pool->threads[i - 1];
+        if (pthread_getaffinity_np(t, sizeof pool->lent_from[i], &pool->lent_from[i]) == 0 &&
+            pthread_setaffinity_np(t, sizeof mine, &mine) == 0)
+            pool->lent[i] = true;
+    }
 }
+
+static void threads_unlend(gc_pool *pool, uint32_t n)
+{
+    for (uint32_t i = 1; i < n && i <= pool->thread_count; i++)
+        if (pool->lent[i]) {
+            pthread_setaffinity_np(pool->threads[i - 1], sizeof pool->lent_from[i],
+                                   &pool->lent_from[i]);
+            pool->lent[i] = false;
+        }
+}
+#endif
 
 /* pool->mutex is held. */
 static void wait_for_joined(gc_pool *pool, uint32_t n)
@@ -525,24 +558,17 @@ static void wait_for_joined(gc_pool *pool, uint32_t n)
     if (pool->running == 0)
         return;
     uv_cond_timedwait(&pool->finished, &pool->mutex, LEND_AFTER_NS);
-    bool lent = false;
 #ifdef SCHED_IDLE
     int cpu = current_cpu();
-    if (pool->running > 0 && pool->cpus_known && cpu >= 0) {
-        cpu_set_t mine;
-        CPU_ZERO(&mine);
-        CPU_SET(cpu, &mine);
-        threads_allow(pool, n, &mine);
-        lent = true;
-    }
+    bool lend = pool->running > 0 && cpu >= 0;
+    if (lend)
+        threads_lend(pool, n, cpu);
 #endif
     while (pool->running > 0)
         uv_cond_wait(&pool->finished, &pool->mutex);
 #ifdef SCHED_IDLE
-    if (lent)
-        threads_allow(pool, n, &pool->cpus);
-#else
-    (void)lent;
+    if (lend)
+        threads_unlend(pool, n);
 #endif
 }
 
@@ -560,9 +586,6 @@ static gc_pool *pool_get(gc_heap *heap)
     uv_cond_init(&pool->idle_wake);
     atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->stop, false);
-#ifdef SCHED_IDLE
-    pool->cpus_known = sched_getaffinity(0, sizeof pool->cpus, &pool->cpus) == 0;
-#endif
     pool->heap = heap;
     heap->pool = pool;
     return pool;
@@ -620,7 +643,7 @@ bool gc_parallel_drain(gc_heap *heap, double deadline)
     caller->alone = true; /* until a pool thread joins */
     for (uint32_t i = 1; i < n; i++)
         gc_worker_adopt(caller, heap->workers[i]); /* what the last slice left them */
-    if (!heap->helpers_invited) { /* they made this heap's marks slower (gc_helpers_invite) */
+    if (!heap->helpers_invited) { /* benched, or a mark alone to compare (gc_helpers_invite) */
         caller->join = NULL;
         return gc_worker_drain(caller, deadline); /* the others hold nothing now */
     }

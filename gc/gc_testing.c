@@ -178,9 +178,11 @@ void gc_testing_helper_rates(gc_heap *heap, double alone_rate, double helped_rat
 {
     heap->helpers = (gc_helper_record){ 0 };
     if (alone_rate > 0)
-        heap->helpers.alone = (gc_helper_rates){ .last = { alone_rate }, .count = 1, .next = 1 };
+        heap->helpers.alone =
+            (gc_helper_rates){ .last = { alone_rate, alone_rate }, .count = 2, .next = 2 };
     if (helped_rate > 0)
-        heap->helpers.helped = (gc_helper_rates){ .last = { helped_rate }, .count = 1, .next = 1 };
+        heap->helpers.helped =
+            (gc_helper_rates){ .last = { helped_rate, helped_rate }, .count = 2, .next = 2 };
 }
 
 uint64_t gc_testing_blocks_allocated(const gc_heap *heap)

@@ -70,8 +70,9 @@ uint32_t gc_testing_move_marking_work(gc_heap *heap, uint32_t from, uint32_t to,
 uint64_t gc_testing_blocks_allocated(const gc_heap *heap);
 
 /* Plants what gc_helpers_invite knows of this heap: its rates of marking alone and with
- * the marker threads, in work units a second (0: not measured), no bench, no invited mark
- * they missed, and no object count (the next mark's is the graph's). */
+ * the marker threads, in work units a second (0: not measured), each as two fresh samples;
+ * no bench, no invited mark they missed, and no object count (the next mark's is the
+ * graph's). */
 void gc_testing_helper_rates(gc_heap *heap, double alone_rate, double helped_rate);
 
 /* Fault injection: the allocation `nth` from now (0 = the next) fails, and every later one

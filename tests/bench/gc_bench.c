@@ -990,7 +990,8 @@ static void print_full_table(const bench_all *all)
              BENCH_REPS);
     snprintf(h1, sizeof h1, "%u / %u of %d", all->shape[1].w2.helped, all->shape[1].w2.uninvited,
              BENCH_REPS);
-    printf("%-44s %12s %12s %14s\n", "2 workers: helper joined / benched", h0, h1, "-");
+    printf("%-44s %12s %12s %14s\n", "2 workers: thread joined / alone by choice", h0, h1,
+           "-");
     printf("%-44s %12s %12s %14s\n", "mark speed-up, 2 workers (x)",
            bench_fmt_num(a, sizeof a, live_median(&all->shape[0].w1, true) /
                                           live_median(&all->shape[0].w2, true), 2),

@@ -226,39 +226,88 @@ static void test_a_remnant_left_with_a_pool_worker_is_marked_by_the_next_slices(
         assert_true(gc_testing_is_marked(f->heap, chain[i]));
 }
 
+/* The same remnant, in a mark whose threads are benched: the caller takes it back at each
+ * slice and marks alone, without waking them. */
+static void test_a_remnant_is_marked_by_the_caller_when_the_threads_are_benched(void **state)
+{
+    fixture *f = *state;
+    enum { CHAIN = 2000 };
+    static node *chain[CHAIN];
+    node *root = fix_node(f, NULL, NULL, 0, GC_CREATE_ROOT);
+    node *heads[4];
+    for (int t = 0; t < 4; t++) {
+        node *prev = heads[t] = fix_node(f, NULL, NULL, 1 + t, 0);
+        for (int i = 0; i < CHAIN / 4; i++) {
+            node *n = chain[t * (CHAIN / 4) + i] = fix_node(f, NULL, NULL, 10 + t * CHAIN + i, 0);
+            prev->a = n;
+            prev = n;
+        }
+        gc_ref_array_push(&root->arr, heads[t]);
+    }
+    gc_testing_helper_rates(f->heap, 1e15, 1.0); /* alone far faster: benched */
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+    assert_int_equal(gc_testing_move_marking_work(f->heap, 0, 1, 3), 3);
+    int slices = 0;
+    while (!gc_incremental_reachability_step(f->heap))
+        assert_true(++slices < CHAIN);
+    assert_true(gc_incremental_purge(f->heap, 0));
+    gc_stats st;
+    gc_stats_get(f->heap, &st);
+    assert_false(st.mark_helpers_invited);
+    assert_int_equal(st.mark_slices_helped, 0);
+    for (int i = 0; i < CHAIN; i++)
+        assert_true(gc_testing_is_marked(f->heap, chain[i]));
+}
+
 static int remnant_setup(void **state)
 {
     return fix_setup_sliced(state, 2);
 }
 
+enum { OBJECTS = 1000 }; /* the graph's size, for gc_helpers_invite: the same throughout */
+
+static bool invite(gc_helper_record *r)
+{
+    return gc_helpers_invite(r, OBJECTS);
+}
+
 /* gc_helpers_invite over a sequence of marks: marker threads measured slower than one
- * worker sit out GC_HELPERS_BENCHED_MARKS marks, then are tried again. */
+ * worker sit out GC_HELPERS_BENCHED_MARKS marks, then are tried again; a kind counts once it
+ * has two samples. */
 static void test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_tried(
     void **state)
 {
     (void)state;
     gc_helper_record r = { 0 };
-    assert_true(gc_helpers_invite(&r, 1000)); /* nothing measured yet */
-    gc_helpers_record(&r, 100, true, true);
-    assert_false(gc_helpers_invite(&r, 1000)); /* one mark alone, to compare with */
-    gc_helpers_record(&r, 200, false, false);
-    for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) { /* 100 a second with them, 200 alone */
-        assert_false(gc_helpers_invite(&r, 1000));
+    for (int m = 0; m < 2; m++) { /* nothing measured yet, then one sample: invited */
+        assert_true(invite(&r));
+        gc_helpers_record(&r, 100, true, true);
+    }
+    for (int m = 0; m < 2; m++) { /* two marks alone, to compare with */
+        assert_false(invite(&r));
         gc_helpers_record(&r, 200, false, false);
     }
-    assert_true(gc_helpers_invite(&r, 1000)); /* the trial */
-    gc_helpers_record(&r, 300, true, true); /* their mean is 200 now: no longer slower */
-    assert_true(gc_helpers_invite(&r, 1000));
-    gc_helpers_record(&r, 400, true, true);
-    assert_true(gc_helpers_invite(&r, 1000));
+    for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) { /* 100 a second with them, 200 alone */
+        assert_false(invite(&r));
+        gc_helpers_record(&r, 200, false, false);
+    }
+    assert_int_equal(r.helped.count, 0); /* their slow samples were dropped */
+    assert_true(invite(&r)); /* the trial */
+    gc_helpers_record(&r, 300, true, true);
+    assert_true(invite(&r)); /* one sample decides nothing */
+    gc_helpers_record(&r, 300, true, true);
+    assert_true(invite(&r)); /* 300 with them against 200 alone */
 }
 
-/* A record that has measured one mark alone and one with the threads. */
+/* A record that has measured two marks alone and two with the threads. */
 static gc_helper_record record_of(double alone, double helped)
 {
     gc_helper_record r = { 0 };
-    gc_helpers_record(&r, alone, false, false);
-    gc_helpers_record(&r, helped, true, true);
+    for (int m = 0; m < 2; m++) {
+        gc_helpers_record(&r, alone, false, false);
+        gc_helpers_record(&r, helped, true, true);
+    }
     return r;
 }
 
@@ -268,11 +317,10 @@ static void test_one_slow_mark_with_marker_threads_does_not_bench_them(void **st
 {
     (void)state;
     gc_helper_record r = record_of(100, 150);
-    gc_helpers_record(&r, 150, true, true);
     gc_helpers_record(&r, 20, true, true); /* median of 150, 150, 20: 150 */
-    assert_true(gc_helpers_invite(&r, 1000));
+    assert_true(invite(&r));
     gc_helpers_record(&r, 60, true, true); /* median of 150, 20, 60: 60 */
-    assert_false(gc_helpers_invite(&r, 1000));
+    assert_false(invite(&r));
 }
 
 /* A kind's rate is the median of its last three marks. */
@@ -298,32 +346,37 @@ static void test_a_rate_is_the_median_of_the_last_three_marks(void **state)
 }
 
 /* Threads invited to GC_HELPERS_UNJOINED_MARKS marks in a row that none of them joined are
- * benched too; a mark one joined starts the count again, and so does the bench. */
+ * benched too; a mark one joined starts the count again, and so does the bench. Marks that
+ * are no sample (rate 0: too short to join) count no miss. */
 static void test_marker_threads_that_miss_marks_in_a_row_sit_out_marks(void **state)
 {
     (void)state;
     gc_helper_record r = record_of(100, 150);
     for (int m = 0; m < GC_HELPERS_UNJOINED_MARKS - 1; m++) {
-        assert_true(gc_helpers_invite(&r, 1000));
+        assert_true(invite(&r));
         gc_helpers_record(&r, 100, true, false); /* invited, nobody joined */
     }
-    assert_true(gc_helpers_invite(&r, 1000));
+    for (int m = 0; m < 3; m++) {
+        assert_true(invite(&r));
+        gc_helpers_record(&r, 0, true, false); /* too short to be a sample */
+    }
+    assert_true(invite(&r));
     gc_helpers_record(&r, 150, true, true); /* one joined: the count starts again */
     for (int m = 0; m < GC_HELPERS_UNJOINED_MARKS; m++) {
-        assert_true(gc_helpers_invite(&r, 1000));
+        assert_true(invite(&r));
         gc_helpers_record(&r, 100, true, false);
     }
     for (int m = 0; m < GC_HELPERS_BENCHED_MARKS; m++) {
-        assert_false(gc_helpers_invite(&r, 1000));
+        assert_false(invite(&r));
         gc_helpers_record(&r, 100, false, false); /* not invited: no miss */
     }
-    assert_true(gc_helpers_invite(&r, 1000)); /* the trial */
+    assert_true(invite(&r)); /* the trial */
     gc_helpers_record(&r, 100, true, false);
-    assert_true(gc_helpers_invite(&r, 1000)); /* one miss since the bench */
+    assert_true(invite(&r)); /* one miss since the bench */
 }
 
 /* A heap whose object count moved by more than a quarter has a new graph: what the record
- * knew (a bench included) is forgotten, and the threads are invited. */
+ * knew of the old one (a bench included) is forgotten, but not the missed joins. */
 static void test_a_new_graph_starts_the_record_again(void **state)
 {
     (void)state;
@@ -333,26 +386,34 @@ static void test_a_new_graph_starts_the_record_again(void **state)
     assert_true(gc_helpers_invite(&r, 1600));  /* a third more than the last: a new graph */
     assert_int_equal(r.alone.count + r.helped.count + r.benched, 0);
     gc_helpers_record(&r, 100, true, true);
-    assert_false(gc_helpers_invite(&r, 1200)); /* a quarter less: not yet a new graph */
-    assert_true(gc_helpers_invite(&r, 800));   /* a third less */
+    gc_helpers_record(&r, 100, true, true);
+    assert_false(gc_helpers_invite(&r, 1200)); /* a quarter less: the same graph; marks alone */
+    assert_true(gc_helpers_invite(&r, 800));   /* a third less: a new one */
+    gc_helpers_record(&r, 100, true, false);   /* a missed join... */
+    assert_true(gc_helpers_invite(&r, 2000));  /* ...survives the next new graph */
+    gc_helpers_record(&r, 100, true, false);
+    assert_false(gc_helpers_invite(&r, 2000)); /* the second miss in a row benches them */
 }
 
-/* Rates are compared only while fresh: a heap the threads help runs one mark alone once
- * its alone rate is GC_HELPERS_STALE_MARKS marks old (its graph may have changed since). */
+/* Rates are compared only while fresh: a heap the threads help runs marks alone again once
+ * its alone rate is GC_HELPERS_STALE_MARKS marks old (its graph may have changed since);
+ * every mark ages it, a sample or not. */
 static void test_a_stale_alone_rate_is_measured_again_before_it_is_compared(void **state)
 {
     (void)state;
     gc_helper_record r = { 0 };
-    gc_helpers_record(&r, 200, false, false); /* alone */
-    for (int m = 1; m < GC_HELPERS_STALE_MARKS; m++) {
-        assert_true(gc_helpers_invite(&r, 1000));
-        gc_helpers_record(&r, 300, true, true);
+    gc_helpers_record(&r, 200, false, false); /* two marks alone */
+    gc_helpers_record(&r, 200, false, false);
+    for (int m = 0; m < GC_HELPERS_STALE_MARKS; m++) {
+        assert_true(invite(&r));
+        gc_helpers_record(&r, m % 2 ? 300 : 0, true, m % 2); /* every other mark no sample */
     }
-    assert_true(gc_helpers_invite(&r, 1000));
-    gc_helpers_record(&r, 300, true, true);
-    assert_false(gc_helpers_invite(&r, 1000)); /* 16 marks old: one alone */
-    gc_helpers_record(&r, 500, false, false); /* replaced, not averaged: 500 */
-    assert_false(gc_helpers_invite(&r, 1000)); /* 300 a second with them now loses */
+    assert_false(invite(&r)); /* 32 marks old: marks alone again */
+    gc_helpers_record(&r, 500, false, false); /* the old samples are dropped: 500 */
+    assert_false(invite(&r)); /* one sample decides nothing: alone again */
+    gc_helpers_record(&r, 500, false, false);
+    assert_false(invite(&r)); /* 300 a second with them now loses */
+    assert_int_equal(r.benched, GC_HELPERS_BENCHED_MARKS);
 }
 
 /* A heap on which the threads were measured slower marks with the caller alone, finds the
@@ -423,12 +484,14 @@ static void test_marks_with_one_and_two_workers_reuse_their_work_blocks(void **s
         assert_int_equal(st.unreachable, 0);
         stolen += st.blocks_stolen > 0;
     }
-    /* Without sharing, each mark the thread stole from made the caller allocate again. A
-     * few more for a peak the warm-up did not reach. */
+    /* Without sharing, each mark the thread stole from made the caller allocate again. Room
+     * for a peak the warm-up did not reach: each worker may keep 31 spares of its own. */
     print_message("blocks: %llu after warm-up, %llu after 20 marks (%d with stealing)\n",
                   (unsigned long long)warm,
                   (unsigned long long)gc_testing_blocks_allocated(f->heap), stolen);
-    assert_true(gc_testing_blocks_allocated(f->heap) <= warm + 2 * 16);
+    if (stolen == 0)
+        skip(); /* the thread never got a CPU in time: no block changed hands to check */
+    assert_true(gc_testing_blocks_allocated(f->heap) <= warm + 2 * 32);
 }
 
 static int two_workers_setup(void **state)
@@ -461,6 +524,9 @@ int main(void)
         cmocka_unit_test(test_a_waiting_thread_that_loses_a_scheduler_slice_starts_its_window_again),
         cmocka_unit_test(test_a_waiting_thread_on_the_callers_cpu_never_asks_to_join),
         cmocka_unit_test_setup_teardown(test_a_remnant_left_with_a_pool_worker_is_marked_by_the_next_slices, remnant_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_remnant_is_marked_by_the_caller_when_the_threads_are_benched, remnant_setup,
+            fix_teardown),
         cmocka_unit_test(test_marker_threads_measured_slower_than_one_sit_out_marks_then_are_tried),
         cmocka_unit_test(test_one_slow_mark_with_marker_threads_does_not_bench_them),
         cmocka_unit_test(test_a_rate_is_the_median_of_the_last_three_marks),
