@@ -29,6 +29,15 @@ static void free_chain(gc_work_block *b)
     }
 }
 
+/* A test-and-set lock: a few dozen spins, then the CPU is given away between tries. */
+static void flag_lock(atomic_flag *f)
+{
+    for (uint32_t spins = 0; atomic_flag_test_and_set_explicit(f, memory_order_acquire);
+         spins++)
+        if (spins >= 64)
+            sched_yield();
+}
+
 /* Empty blocks. Each worker keeps a few spares of its own and trades the rest, in batches,
  * with a pool the heap's workers share: blocks flow from whoever pushes to whoever steals and
  * drains, and without the pool the caller of every mark would allocate (and fault in) fresh
@@ -37,43 +46,48 @@ static void free_chain(gc_work_block *b)
  * do not mark alone (a lone worker has the heap to itself). */
 #define SPARE_BATCH 16
 
-static void pool_lock(gc_collector *w)
+/* Moves up to SPARE_BATCH blocks from the chain *from to the chain *to; returns how many. */
+static uint32_t spares_move(gc_work_block **from, gc_work_block **to)
 {
-    if (w->alone)
-        return;
-    while (atomic_flag_test_and_set_explicit(&w->heap->block_pool_lock, memory_order_acquire))
-        sched_yield();
+    uint32_t n = 0;
+    for (gc_work_block *b; n < SPARE_BATCH && (b = *from) != NULL; n++) {
+        *from = b->next;
+        b->next = *to;
+        *to = b;
+    }
+    return n;
 }
 
-static void pool_unlock(gc_collector *w)
+/* Trades a batch of spares with the pool: from it when `get`, to it otherwise. */
+static void spares_trade(gc_collector *w, bool get)
 {
+    gc_heap *heap = w->heap;
     if (!w->alone)
-        atomic_flag_clear_explicit(&w->heap->block_pool_lock, memory_order_release);
+        flag_lock(&heap->block_pool_lock);
+    if (get) {
+        uint32_t n = spares_move(&heap->block_pool, &w->spare);
+        w->spare_count += n;
+        atomic_fetch_sub_explicit(&heap->block_pool_count, n, memory_order_relaxed);
+    } else {
+        uint32_t n = spares_move(&w->spare, &heap->block_pool);
+        w->spare_count -= n;
+        atomic_fetch_add_explicit(&heap->block_pool_count, n, memory_order_relaxed);
+    }
+    if (!w->alone)
+        atomic_flag_clear_explicit(&heap->block_pool_lock, memory_order_release);
 }
 
 gc_work_block *gc_block_get(gc_collector *w)
 {
-    if (!w->spare && w->heap &&
-        atomic_load_explicit(&w->heap->block_pool_count, memory_order_relaxed) > 0) {
-        gc_heap *heap = w->heap;
-        pool_lock(w);
-        for (int i = 0; i < SPARE_BATCH && heap->block_pool; i++) {
-            gc_work_block *p = heap->block_pool;
-            heap->block_pool = p->next;
-            atomic_fetch_sub_explicit(&heap->block_pool_count, 1, memory_order_relaxed);
-            p->next = w->spare;
-            w->spare = p;
-            w->spare_count++;
-        }
-        pool_unlock(w);
-    }
+    if (!w->spare && atomic_load_explicit(&w->heap->block_pool_count, memory_order_relaxed) > 0)
+        spares_trade(w, true);
     gc_work_block *b = w->spare;
     if (b) {
         w->spare = b->next;
         w->spare_count--;
     } else if (!(b = gc_malloc(sizeof *b))) {
         abort(); /* marking cannot drop work; a 4 KiB allocation failing is fatal */
-    } else if (w->heap) {
+    } else {
         atomic_fetch_add_explicit(&w->heap->blocks_allocated, 1, memory_order_relaxed);
     }
     b->next = NULL;
@@ -85,19 +99,8 @@ void gc_block_put(gc_collector *w, gc_work_block *b)
 {
     b->next = w->spare;
     w->spare = b;
-    if (++w->spare_count < 2 * SPARE_BATCH || !w->heap)
-        return;
-    gc_heap *heap = w->heap;
-    pool_lock(w);
-    for (int i = 0; i < SPARE_BATCH; i++) {
-        gc_work_block *p = w->spare;
-        w->spare = p->next;
-        w->spare_count--;
-        p->next = heap->block_pool;
-        heap->block_pool = p;
-        atomic_fetch_add_explicit(&heap->block_pool_count, 1, memory_order_relaxed);
-    }
-    pool_unlock(w);
+    if (++w->spare_count >= 2 * SPARE_BATCH)
+        spares_trade(w, false);
 }
 
 void gc_block_pool_close(gc_heap *heap)
@@ -120,12 +123,8 @@ void gc_worker_init(gc_collector *w, gc_heap *heap, uint32_t worker_index)
 
 void gc_work_lock(gc_collector *w)
 {
-    if (w->alone)
-        return;
-    for (uint32_t spins = 0;
-         atomic_flag_test_and_set_explicit(&w->work_lock, memory_order_acquire); spins++)
-        if (spins >= 64)
-            sched_yield();
+    if (!w->alone)
+        flag_lock(&w->work_lock);
 }
 
 void gc_visitor_init(gc_collector *w, gc_heap *heap,
@@ -754,8 +753,7 @@ drain_as(gc_collector *w, double deadline, const bool direct, const bool alone,
                 w->pushed_count = sp;
                 const gc_class *cls = drain_class(w, h); /* a class stays marked too */
                 sp = w->pushed_count;
-                if (cls->run_count == 0) {
-                    w->pushed_count = sp;
+                if (cls->run_count == 0) { /* w->pushed_count is the stack's top */
                     scan_ops(w, h, cls->mark_schema, gc_payload(h), true);
                     sp = w->pushed_count;
                     ranges = true; /* it may have queued a long array */

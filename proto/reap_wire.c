@@ -31,23 +31,6 @@ float wire_dequantize(int32_t q, float step)
     return (float)((double)q * (double)step);
 }
 
-static size_t wire_varint(uint8_t *out, uint64_t v)
-{
-    size_t n = 0;
-
-    while (v >= 0x80) {
-        out[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    out[n++] = (uint8_t)v;
-    return n;
-}
-
-static uint64_t wire_zigzag(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 static int64_t wire_unzigzag(uint64_t v)
 {
     return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);

@@ -82,6 +82,24 @@ typedef struct wire_writer {
 } wire_writer;
 
 void wire_writer_init(wire_writer *w, uint8_t *buf, size_t cap);
+/* Protobuf's base-128 varint of v at p (at most 10 bytes); returns the byte after it. */
+static inline uint8_t *wire_varint_at(uint8_t *p, uint64_t v)
+{
+    for (; v >= 0x80; v >>= 7)
+        *p++ = (uint8_t)(v | 0x80);
+    *p++ = (uint8_t)v;
+    return p;
+}
+/* The same, returning its length. */
+static inline size_t wire_varint(uint8_t *out, uint64_t v)
+{
+    return (size_t)(wire_varint_at(out, v) - out);
+}
+/* Protobuf's zigzag code of a signed delta (sint64). */
+static inline uint64_t wire_zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
 /* A spawn record: net id and index delta-coded against the previous spawn record, then the
  * tail (wire_spawn_tail). tail is read up to WIRE_SPAWN_TAIL_MAX bytes whatever tail_len, as
  * wire_put_update's. Inline: a crowd's joins and leaves write tens of thousands a frame. */
@@ -90,22 +108,13 @@ bool wire_put_spawn_slow(wire_writer *w, uint64_t net_id, uint32_t index, const 
 static inline bool wire_put_spawn(wire_writer *w, uint64_t net_id, uint32_t index,
                                   const uint8_t *tail, size_t tail_len)
 {
-    int64_t did = (int64_t)(net_id - w->prev_net_id);
-    int64_t dix = (int64_t)index - (int64_t)w->prev_index;
-    uint64_t zid = ((uint64_t)did << 1) ^ (uint64_t)(did >> 63);
-    uint64_t zix = ((uint64_t)dix << 1) ^ (uint64_t)(dix >> 63);
-
     /* Away from the buffer's end: the varints written in place, the tail copied at its
      * largest size (a fixed-size copy the compiler inlines), and only its length counted. */
     if (tail_len <= WIRE_SPAWN_TAIL_MAX && w->len + WIRE_SPAWN_MAX <= w->cap) {
         uint8_t *p = w->buf + w->len;
 
-        for (; zid >= 0x80; zid >>= 7)
-            *p++ = (uint8_t)(zid | 0x80);
-        *p++ = (uint8_t)zid;
-        for (; zix >= 0x80; zix >>= 7)
-            *p++ = (uint8_t)(zix | 0x80);
-        *p++ = (uint8_t)zix;
+        p = wire_varint_at(p, wire_zigzag((int64_t)(net_id - w->prev_net_id)));
+        p = wire_varint_at(p, wire_zigzag((int64_t)index - (int64_t)w->prev_index));
         memcpy(p, tail, WIRE_SPAWN_TAIL_MAX);
         w->len = (size_t)(p - w->buf) + tail_len;
         w->count++;

@@ -240,6 +240,15 @@ static void place(fixture *fx, actor *a, float x, float y)
     world_actor_moved(fx->w, a);
 }
 
+/* Moves a by (dx, dy), as the world does when it moves an actor that replicates moves. */
+static void walk(fixture *fx, actor *a, float dx, float dy)
+{
+    a->pos[0] += dx;
+    a->pos[1] += dy;
+    a->move_serial++;
+    world_grid_move(&fx->w->grid, a);
+}
+
 static int setup(void **state)
 {
     static fixture fx;
@@ -580,9 +589,7 @@ static void test_while_the_join_snapshot_streams_the_movers_already_sent_wait(vo
 
     /* ...for 15 frames of the snapshot... */
     for (int i = 0; i < 15; i++) {
-        near->pos[1] += 1.0f;
-        near->move_serial++;
-        world_grid_move(&fx->w->grid, near);
+        walk(fx, near, 0, 1.0f);
         frame(fx);
     }
 
@@ -595,9 +602,7 @@ static void test_while_the_join_snapshot_streams_the_movers_already_sent_wait(vo
     for (int n = 0; n < 300 && !fx->m.snapshot_complete; n++)
         frame(fx);
     assert_true(fx->m.snapshot_complete);
-    near->pos[1] += 1.0f;
-    near->move_serial++;
-    world_grid_move(&fx->w->grid, near);
+    walk(fx, near, 0, 1.0f);
     frames(fx, 2);
     assert_true(fx->m.updates_of[0] >= 1);
 }
@@ -623,11 +628,8 @@ static void test_far_movers_are_updated_less_often_than_near_ones(void **state)
 
     /* ...over 60 frames... */
     for (int i = 0; i < 60; i++) {
-        for (actor *a = near; a != NULL; a = a == near ? far : NULL) {
-            a->pos[1] += 1.0f;
-            a->move_serial++;
-            world_grid_move(&fx->w->grid, a);
-        }
+        walk(fx, near, 0, 1.0f);
+        walk(fx, far, 0, 1.0f);
         frame(fx);
     }
 
@@ -648,9 +650,7 @@ static void test_the_players_own_movers_are_updated_every_third_frame(void **sta
     assert_true(mirror_holds(&fx->m, own->net_id));
     fx->m.watch[0] = own->net_id;
     for (int i = 0; i < 60; i++) {
-        own->pos[0] += 1.0f;
-        own->move_serial++;
-        world_grid_move(&fx->w->grid, own);
+        walk(fx, own, 1.0f, 0);
         frame(fx);
     }
     /* ...it is sent every third frame (10 Hz): its client steers it. */
@@ -704,10 +704,7 @@ static void test_captured_packets_decode_with_the_independent_python_decoder(voi
     expect_spawn(f, net_repl_index(fx->nd, fx->w), mover);
     for (int i = 0; i < 20; i++) {
         frame(fx);
-        mover->pos[0] += 13.37f;
-        mover->pos[1] -= 7.1f;
-        mover->move_serial++;
-        world_grid_move(&fx->w->grid, mover);
+        walk(fx, mover, 13.37f, -7.1f);
     }
     frames(fx, 10);
 
