@@ -108,6 +108,43 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         "read at start)" },
     [CVAR_ENGINE_SLOW_FRAME_MS] = { "engine.SlowFrameMs", CVAR_FLOAT, 100, 0, 60000,
         "frames longer than this many milliseconds are logged (0 = never)" },
+    [CVAR_WP_ENABLE_SERVER_STREAMING] = { "wp.Runtime.EnableServerStreaming", CVAR_INT, 0, 0,
+        2, "streaming cells load around the players (0: every cell loaded at start and kept; "
+        "2, UE's 'in PIE only', is 0 on a dedicated server)" },
+    [CVAR_WP_ENABLE_SERVER_STREAMING_OUT] = { "wp.Runtime.EnableServerStreamingOut",
+        CVAR_BOOL, 0, 0, 1, "with server streaming, cells nobody is near unload again" },
+    [CVAR_WORLD_STREAMING_CELL_SIZE] = { "world.StreamingCellSize", CVAR_FLOAT, 12800, 100,
+        10000000, "side of a streaming cell, in units (read when a world is created)" },
+    [CVAR_WORLD_STREAMING_LOADING_RANGE] = { "world.StreamingLoadingRange", CVAR_FLOAT, 25600,
+        0, 100000000, "a cell loads while a pawn is this close to it, in units" },
+    [CVAR_WORLD_STREAMING_UNLOAD_DELAY] = { "world.StreamingUnloadDelay", CVAR_FLOAT, 2, 0,
+        86400, "seconds a cell stays loaded after the last pawn left its range" },
+    [CVAR_S_ACTORS_UPDATE_TIME_LIMIT] = { "s.LevelStreamingActorsUpdateTimeLimit", CVAR_FLOAT,
+        5, 0, 10000, "milliseconds a frame may spend adding streamed-in actors (0 = no limit)" },
+    [CVAR_S_ACTORS_UPDATE_GRANULARITY] = { "s.LevelStreamingActorsUpdateGranularity",
+        CVAR_INT, 10, 1, 1000000, "actors added between two looks at the clock" },
+    [CVAR_S_UNREGISTER_COMPONENTS_TIME_LIMIT] = { "s.UnregisterComponentsTimeLimit",
+        CVAR_FLOAT, 1, 0, 10000, "milliseconds a frame may spend removing a streamed-out "
+        "level's actors and components (0 = no limit)" },
+    [CVAR_S_UNREGISTER_GRANULARITY] = { "s.LevelStreamingComponentsUnregistrationGranularity",
+        CVAR_INT, 5, 1, 1000000, "components removed between two looks at the clock" },
+    [CVAR_S_FORCE_GC_AFTER_LEVEL_STREAMED_OUT] = { "s.ForceGCAfterLevelStreamedOut",
+        CVAR_BOOL, 1, 0, 1, "a full purge on the frame a level finishes streaming out; no new "
+        "level loads while a level is pending purge" },
+    [CVAR_S_CONTINUOUSLY_INCREMENTAL_GC_PENDING_PURGE] = {
+        "s.ContinuouslyIncrementalGCWhileLevelsPendingPurge", CVAR_INT, 1, 0, 1000000,
+        "a soft collection whenever at least this many levels are pending purge (0 = off)" },
+    [CVAR_S_SLICED_GC_AFTER_LEVEL_STREAMED_OUT] = { "s.SlicedGCAfterLevelStreamedOut",
+        CVAR_BOOL, 1, 0, 1, "reap's own: with incremental reachability or frame-slack pacing "
+        "on, the collection a stream-out forces runs in slices (0 = UE's blocking full purge)" },
+    [CVAR_S_FORCE_VERIFY_LEVELS_REMOVED] = { "s.ForceVerifyLevelsGotRemovedByGC", CVAR_BOOL, 0,
+        0, 1, "after each collection, name every object of a streamed-out level still alive, "
+        "with its reference chain" },
+    [CVAR_GC_LOW_MEMORY_TIME_BETWEEN_PURGING_LEVELS] = {
+        "gc.LowMemory.TimeBetweenPurgingPendingLevels", CVAR_FLOAT, 15, 0, 86400,
+        "seconds between collections when memory is low and levels are pending purge" },
+    [CVAR_GC_ACTOR_CLUSTERING] = { "gc.ActorClusteringEnabled", CVAR_BOOL, 1, 0, 1,
+        "a streamed-in level's placed actors form one GC cluster" },
 };
 
 static const char *const cvar_result_strs[] = {

@@ -115,8 +115,10 @@ void engine_frame(engine *e)
 
     net_driver_service(e->net);
     t_net = uv_hrtime();
-    for (uint32_t i = 0; i < e->world_count; i++)
+    for (uint32_t i = 0; i < e->world_count; i++) {
         world_tick(e->worlds[i], delta);
+        world_streaming_update(e->worlds[i], engine_now(e));
+    }
     t_world = uv_hrtime();
     net_driver_replicate(e->net, delta);
     t_repl = uv_hrtime();

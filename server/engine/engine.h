@@ -111,6 +111,7 @@ typedef struct engine {
     uint64_t gc_assumption_violations; /* gc.VerifyAssumptions findings, summed */
     uint64_t gc_garbage_references;    /* references to garbage nulled (when tracked) */
     uint64_t trim_destroyed;           /* objects destroyed at the last malloc_trim */
+    uint32_t levels_pending_seen;      /* levels pending purge at the last gc phase */
 
     bool stopping;
     bool awaiting_sigterm;        /* quit under Agones: Shutdown asked, the pod goes next */

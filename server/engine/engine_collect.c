@@ -52,6 +52,26 @@ static void engine_gc_config_from_cvars(const cvar_registry *cv, uint32_t tick_h
     c->frame_slack_margin = cvar_get(cv, CVAR_GC_FRAME_SLACK_MARGIN);
     c->frame_period = tick_hz > 0 ? 1.0 / tick_hz : 0;
     c->reachability_time_limit = cvar_get(cv, CVAR_GC_INCREMENTAL_REACHABILITY_TIME_LIMIT);
+    c->low_memory_time_between_purging_levels =
+        cvar_get(cv, CVAR_GC_LOW_MEMORY_TIME_BETWEEN_PURGING_LEVELS);
+}
+
+/* Streaming's cvars (world_streaming.h), the clock kept. UE's time limits are milliseconds. */
+static void engine_streaming_config_from_cvars(const cvar_registry *cv,
+                                               world_streaming_config *c)
+{
+    c->enabled = cvar_get_int(cv, CVAR_WP_ENABLE_SERVER_STREAMING) == 1;
+    c->streaming_out = cvar_get_bool(cv, CVAR_WP_ENABLE_SERVER_STREAMING_OUT);
+    c->cell_size = (float)cvar_get(cv, CVAR_WORLD_STREAMING_CELL_SIZE);
+    c->loading_range = (float)cvar_get(cv, CVAR_WORLD_STREAMING_LOADING_RANGE);
+    c->unload_delay = cvar_get(cv, CVAR_WORLD_STREAMING_UNLOAD_DELAY);
+    c->add_time_limit = cvar_get(cv, CVAR_S_ACTORS_UPDATE_TIME_LIMIT) / 1e3;
+    c->add_granularity = (uint32_t)cvar_get_int(cv, CVAR_S_ACTORS_UPDATE_GRANULARITY);
+    c->remove_time_limit = cvar_get(cv, CVAR_S_UNREGISTER_COMPONENTS_TIME_LIMIT) / 1e3;
+    c->remove_granularity = (uint32_t)cvar_get_int(cv, CVAR_S_UNREGISTER_GRANULARITY);
+    c->hold_loads_while_pending_purge = cvar_get_bool(cv, CVAR_S_FORCE_GC_AFTER_LEVEL_STREAMED_OUT);
+    c->level_clusters = cvar_get_bool(cv, CVAR_GC_ACTOR_CLUSTERING);
+    c->verify_removed = cvar_get_bool(cv, CVAR_S_FORCE_VERIFY_LEVELS_REMOVED);
 }
 
 void engine_apply_cvars(engine *e)
@@ -63,6 +83,7 @@ void engine_apply_cvars(engine *e)
         return;
     e->env.extent = (float)cvar_get(&e->cvars, CVAR_WORLD_EXTENT);
     e->env.cull_distance = (float)cvar_get(&e->cvars, CVAR_NET_CULL_DISTANCE);
+    engine_streaming_config_from_cvars(&e->cvars, &e->env.streaming.cfg);
     for (uint32_t i = 0; i < e->world_count; i++)
         world_apply_settings(e->worlds[i]);
     engine_settings_from_cvars(&e->cvars, &s);
@@ -197,6 +218,29 @@ static void engine_trim_memory(engine *e)
     e->trim_destroyed = st.objects_destroyed;
 }
 
+/* UE's UWorld::UpdateLevelStreaming asks for collections as levels stream out: a full purge
+ * when more levels are pending purge than at the last look (s.ForceGCAfterLevelStreamedOut),
+ * a soft collection while enough are (s.ContinuouslyIncrementalGCWhileLevelsPendingPurge).
+ * Beyond UE, with incremental reachability or pacing the forced one runs in slices too
+ * (s.SlicedGCAfterLevelStreamedOut). */
+static void engine_streaming_gc_rules(engine *e, const engine_gc_frame *fr)
+{
+    const cvar_registry *cv = &e->cvars;
+    uint32_t pending = fr->levels_pending_purge;
+    int64_t soft_at = cvar_get_int(cv, CVAR_S_CONTINUOUSLY_INCREMENTAL_GC_PENDING_PURGE);
+
+    if (pending > e->levels_pending_seen && cvar_get_bool(cv, CVAR_S_FORCE_GC_AFTER_LEVEL_STREAMED_OUT)) {
+        bool sliced = cvar_get_bool(cv, CVAR_S_SLICED_GC_AFTER_LEVEL_STREAMED_OUT) &&
+                      (e->gc_config.frame_slack_pacing ||
+                       cvar_get_bool(cv, CVAR_GC_ALLOW_INCREMENTAL_REACHABILITY));
+
+        engine_gc_force_for(&e->gc, &e->gc_config, fr, !sliced, ENGINE_GC_REASON_STREAMING);
+    }
+    e->levels_pending_seen = pending;
+    if (soft_at > 0 && pending >= (uint64_t)soft_at)
+        engine_gc_force_for(&e->gc, &e->gc_config, fr, false, ENGINE_GC_REASON_PENDING_PURGE);
+}
+
 static bool engine_gc_pending(const engine *e)
 {
     return gc_is_incremental_purge_pending(e->heap) ||
@@ -225,7 +269,9 @@ void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
     /* e->last_frame_ns is this frame's start. */
     fr.work_seconds = (double)(now_ns - e->last_frame_ns) / 1e9;
     fr.predicted_work_seconds = engine_gc_slack_predict(&e->gc_slack);
+    fr.levels_pending_purge = world_streaming_pending_purge(&e->env);
 
+    engine_streaming_gc_rules(e, &fr);
     action = engine_conditional_collect_garbage(&e->gc, &e->gc_config, &fr, &ops);
     /* A full purge that ran leaves neither a mark nor a purge pending. */
     REAP_ASSERT(action != ENGINE_GC_FORCED_FULL_PURGE || e->gc.collections == collections ||
@@ -262,8 +308,10 @@ void engine_collect_garbage_now(engine *e, strbuf *out)
     engine_cleanup_actors(e);
     /* A full collection purges everything it found: nothing is left pending. */
     REAP_ASSERT(!engine_gc_pending(e));
+    engine_gc_count(&e->gc, ENGINE_GC_REASON_CONSOLE);
     e->gc.time_since_last_purge = 0;
     e->gc.full_purge_triggered = false;
+    e->gc.force_reason = ENGINE_GC_REASON_NONE;
     strbuf_printf(out, "collected: %u -> %u objects in %.3f ms\n", before,
                   gc_object_count(e->heap), (double)(uv_hrtime() - t0) / 1e6);
     engine_note_collections(e);

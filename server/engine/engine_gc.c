@@ -20,6 +20,21 @@ const char *engine_gc_action_name(engine_gc_action action)
     return "?";
 }
 
+const char *engine_gc_reason_name(engine_gc_reason reason)
+{
+    switch (reason) {
+    case ENGINE_GC_REASON_NONE: return "none";
+    case ENGINE_GC_REASON_INTERVAL: return "interval";
+    case ENGINE_GC_REASON_STREAMING: return "streaming";
+    case ENGINE_GC_REASON_PENDING_PURGE: return "pending_purge";
+    case ENGINE_GC_REASON_LOW_MEMORY: return "low_memory";
+    case ENGINE_GC_REASON_FORCED: return "forced";
+    case ENGINE_GC_REASON_CONSOLE: return "console";
+    case ENGINE_GC_REASON_COUNT: break;
+    }
+    return "?";
+}
+
 void engine_gc_schedule_init(engine_gc_schedule *s)
 {
     s->last_gc_frame = 0;
@@ -27,6 +42,9 @@ void engine_gc_schedule_init(engine_gc_schedule *s)
     s->time_since_last_purge = 0;
     s->interval = 0;
     s->full_purge_triggered = false;
+    s->force_reason = ENGINE_GC_REASON_NONE;
+    for (int i = 0; i < ENGINE_GC_REASON_COUNT; i++)
+        s->by_reason[i] = 0;
     s->should_delay = false;
     s->collections = 0;
     s->refused = 0;
@@ -138,30 +156,68 @@ static void engine_gc_track_end(engine_gc_schedule *s, const engine_gc_ops *ops)
     s->last_late_seconds = s->track_elapsed - s->track_due;
 }
 
-double engine_gc_interval(const engine_gc_config *cfg, const engine_gc_frame *fr)
+static bool engine_gc_low_memory(const engine_gc_config *cfg, const engine_gc_frame *fr)
+{
+    return cfg->low_memory_threshold_mb > 0 && fr->free_memory_mb >= 0 &&
+           fr->free_memory_mb < cfg->low_memory_threshold_mb;
+}
+
+/* The interval, and whether the low-memory rule chose it. */
+static double engine_gc_interval_why(const engine_gc_config *cfg, const engine_gc_frame *fr,
+                                     bool *out_low_memory)
 {
     double interval = cfg->time_between_purging;
+    bool low = false;
 
     /* An idle dedicated server collects less often: there is nobody to notice a hitch, but
      * also nobody creating garbage. */
     if (fr->dedicated_server && !fr->players_connected)
         interval *= cfg->idle_server_multiplier;
     /* Short of memory: the low-memory interval if it is shorter (UE takes the minimum after
-     * applying the idle multiplier). A low-memory interval of 0 would mean "never", the
-     * opposite of what it is for, so it counts as off. */
-    if (cfg->low_memory_threshold_mb > 0 && fr->free_memory_mb >= 0 &&
-        fr->free_memory_mb < cfg->low_memory_threshold_mb &&
-        cfg->low_memory_time_between_purging > 0 &&
-        cfg->low_memory_time_between_purging < interval)
-        interval = cfg->low_memory_time_between_purging;
+     * applying the idle multiplier), and shorter still while streamed-out levels wait for
+     * their purge. A low-memory interval of 0 would mean "never", the opposite of what it is
+     * for, so it counts as off. */
+    if (engine_gc_low_memory(cfg, fr)) {
+        if (cfg->low_memory_time_between_purging > 0 &&
+            cfg->low_memory_time_between_purging < interval) {
+            interval = cfg->low_memory_time_between_purging;
+            low = true;
+        }
+        if (fr->levels_pending_purge > 0 && cfg->low_memory_time_between_purging_levels > 0 &&
+            cfg->low_memory_time_between_purging_levels < interval) {
+            interval = cfg->low_memory_time_between_purging_levels;
+            low = true;
+        }
+    }
+    *out_low_memory = low;
     return interval;
+}
+
+double engine_gc_interval(const engine_gc_config *cfg, const engine_gc_frame *fr)
+{
+    bool low;
+
+    return engine_gc_interval_why(cfg, fr, &low);
+}
+
+void engine_gc_force_for(engine_gc_schedule *s, const engine_gc_config *cfg,
+                         const engine_gc_frame *fr, bool full_purge, engine_gc_reason reason)
+{
+    s->time_since_last_purge = 1.0 + engine_gc_interval(cfg, fr);
+    s->full_purge_triggered = s->full_purge_triggered || full_purge;
+    if (s->force_reason == ENGINE_GC_REASON_NONE)
+        s->force_reason = reason;
 }
 
 void engine_gc_force(engine_gc_schedule *s, const engine_gc_config *cfg,
                      const engine_gc_frame *fr, bool full_purge)
 {
-    s->time_since_last_purge = 1.0 + engine_gc_interval(cfg, fr);
-    s->full_purge_triggered = s->full_purge_triggered || full_purge;
+    engine_gc_force_for(s, cfg, fr, full_purge, ENGINE_GC_REASON_FORCED);
+}
+
+void engine_gc_count(engine_gc_schedule *s, engine_gc_reason reason)
+{
+    s->by_reason[reason]++;
 }
 
 void engine_gc_delay(engine_gc_schedule *s)
@@ -169,21 +225,33 @@ void engine_gc_delay(engine_gc_schedule *s)
     s->should_delay = true;
 }
 
-static void engine_gc_after_collect(engine_gc_schedule *s, const engine_gc_ops *ops)
+/* A collection the schedule started: counted under what asked for it. */
+static void engine_gc_after_collect(engine_gc_schedule *s, const engine_gc_config *cfg,
+                                    const engine_gc_frame *fr, const engine_gc_ops *ops)
 {
+    engine_gc_reason reason = s->force_reason;
+    bool low;
+
+    if (reason == ENGINE_GC_REASON_NONE) {
+        engine_gc_interval_why(cfg, fr, &low);
+        reason = low ? ENGINE_GC_REASON_LOW_MEMORY : ENGINE_GC_REASON_INTERVAL;
+    }
+    s->by_reason[reason]++;
     ops->cleanup_actors(ops->ctx);
     s->time_since_last_purge = 0;
     s->full_purge_triggered = false;
+    s->force_reason = ENGINE_GC_REASON_NONE;
     s->collections++;
 }
 
-static void engine_gc_forced_full_purge(engine_gc_schedule *s, const engine_gc_ops *ops)
+static void engine_gc_forced_full_purge(engine_gc_schedule *s, const engine_gc_config *cfg,
+                                        const engine_gc_frame *fr, const engine_gc_ops *ops)
 {
     if (!ops->try_collect(ops->ctx, true)) {
         s->refused++;
         return;
     }
-    engine_gc_after_collect(s, ops);
+    engine_gc_after_collect(s, cfg, fr, ops);
     s->should_delay = false;
 }
 
@@ -197,11 +265,16 @@ static bool engine_gc_collect_and_cleanup(engine_gc_schedule *s, const engine_gc
         s->refused++;
         return false;
     }
-    s->tracking = true;
-    s->track_frames = 1;
-    s->track_elapsed = 0;
-    s->track_due = s->interval - s->time_since_last_purge;
-    engine_gc_after_collect(s, ops);
+    /* A collection streaming asked for is not the interval's: it is not measured against
+     * UE's schedule, nor does it teach pacing's early start how long one takes. */
+    if (s->force_reason != ENGINE_GC_REASON_STREAMING &&
+        s->force_reason != ENGINE_GC_REASON_PENDING_PURGE) {
+        s->tracking = true;
+        s->track_frames = 1;
+        s->track_elapsed = 0;
+        s->track_due = s->interval - s->time_since_last_purge;
+    }
+    engine_gc_after_collect(s, cfg, fr, ops);
     s->last_gc_frame = fr->frame;
     s->ran_once = true;
     return true;
@@ -259,7 +332,7 @@ engine_gc_action engine_conditional_collect_garbage(engine_gc_schedule *s,
     }
 
     if (s->full_purge_triggered) {
-        engine_gc_forced_full_purge(s, ops);
+        engine_gc_forced_full_purge(s, cfg, fr, ops);
         action = ENGINE_GC_FORCED_FULL_PURGE;
     } else if (fr->any_world_begun_play) {
         action = engine_gc_tick_timer(s, cfg, fr, ops);

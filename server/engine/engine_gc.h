@@ -20,6 +20,13 @@
  *  4. gc.CollectGarbageEveryFrame = N forces a full purge on every Nth frame;
  *     gc.ContinuousIncrementalGC starts a new collection whenever nothing is pending.
  *
+ * Streaming levels force collections through engine_gc_force_for before the call (UE's
+ * UWorld::UpdateLevelStreaming does it from the world's tick): a full purge once the number
+ * of levels pending purge grew (s.ForceGCAfterLevelStreamedOut), a soft one while enough are
+ * pending (s.ContinuouslyIncrementalGCWhileLevelsPendingPurge). Short of memory, levels
+ * pending purge shorten the interval to gc.LowMemory.TimeBetweenPurgingPendingLevels. Every
+ * collection the schedule starts is counted under the reason that started it.
+ *
  * Frame-slack pacing (gc.FrameSlackPacing = 1, reap's own; 0 leaves every rule above exactly
  * as UE has it). A frame's collector budget is its predicted slack: the frame period minus the
  * larger of this frame's net/world/replication work so far and a short moving maximum of that
@@ -71,6 +78,7 @@ typedef struct engine_gc_config {
     double frame_period;                     /* 1 / --tick-hz, seconds */
     double reachability_time_limit;          /* gc.IncrementalReachabilityTimeLimit: pacing's
                                                 floor for a mark slice */
+    double low_memory_time_between_purging_levels; /* gc.LowMemory.TimeBetweenPurgingPendingLevels */
 } engine_gc_config;
 
 /* What the worlds look like this frame. */
@@ -84,6 +92,7 @@ typedef struct engine_gc_frame {
     double free_memory_mb;     /* < 0: unknown (the low-memory rule is then ignored) */
     double work_seconds;       /* pacing: this frame's net, world and replication work */
     double predicted_work_seconds; /* pacing: engine_gc_slack_predict of recent frames */
+    uint32_t levels_pending_purge; /* streamed-out levels waiting for a collection */
 } engine_gc_frame;
 
 typedef enum engine_gc_action {
@@ -99,12 +108,30 @@ typedef enum engine_gc_action {
 
 const char *engine_gc_action_name(engine_gc_action action);
 
+/* Why a collection started (reap_gc_collections_by_reason_total{reason}). */
+typedef enum engine_gc_reason {
+    ENGINE_GC_REASON_NONE = 0,
+    ENGINE_GC_REASON_INTERVAL,      /* gc.TimeBetweenPurgingPendingKillObjects passed */
+    ENGINE_GC_REASON_STREAMING,     /* a level finished streaming out */
+    ENGINE_GC_REASON_PENDING_PURGE, /* levels pending purge */
+    ENGINE_GC_REASON_LOW_MEMORY,    /* the low-memory interval passed */
+    ENGINE_GC_REASON_FORCED,        /* engine_gc_force: every-frame and continuous rules */
+    ENGINE_GC_REASON_CONSOLE,       /* an operator's `obj gc` */
+    ENGINE_GC_REASON_COUNT
+} engine_gc_reason;
+
+/* The label value: "interval", "streaming", "pending_purge", "low_memory", "forced",
+ * "console". */
+const char *engine_gc_reason_name(engine_gc_reason reason);
+
 typedef struct engine_gc_schedule {
     uint64_t last_gc_frame;
     bool ran_once;               /* last_gc_frame is meaningful */
     double time_since_last_purge;
     double interval;             /* the interval in force at the last call */
     bool full_purge_triggered;
+    engine_gc_reason force_reason; /* why the pending force was asked for (NONE: none) */
+    uint64_t by_reason[ENGINE_GC_REASON_COUNT]; /* collections started, by reason */
     bool should_delay;
     uint64_t collections;        /* collections this schedule started and the collector ran */
     uint64_t refused;            /* try_collect refusals */
@@ -156,6 +183,11 @@ double engine_gc_interval(const engine_gc_config *cfg, const engine_gc_frame *fr
 /* UE ForceGarbageCollection: the next call collects; full_purge makes it a full purge. */
 void engine_gc_force(engine_gc_schedule *s, const engine_gc_config *cfg,
                      const engine_gc_frame *fr, bool full_purge);
+/* The same, counted under reason (the first reason asked for since the last collection). */
+void engine_gc_force_for(engine_gc_schedule *s, const engine_gc_config *cfg,
+                         const engine_gc_frame *fr, bool full_purge, engine_gc_reason reason);
+/* Counts a collection started outside the schedule (the console's). */
+void engine_gc_count(engine_gc_schedule *s, engine_gc_reason reason);
 
 /* UE DelayGarbageCollection: the next call that would act skips once (e.g. after a hitch). */
 void engine_gc_delay(engine_gc_schedule *s);

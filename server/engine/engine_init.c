@@ -8,6 +8,7 @@
  */
 #include "engine_init.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,8 +265,48 @@ static int engine_create_heap(engine *e, char *err, size_t err_size)
     return 0;
 }
 
+/* A profile with [cells]: the grid must be one streaming can hold. */
+static int engine_check_cells(const engine *e, char *err, size_t err_size)
+{
+    const world_streaming_config *cfg = &e->env.streaming.cfg;
+    double dim;
+
+    if (!e->env.cells.present)
+        return 0;
+    dim = ceil((double)e->env.extent / cfg->cell_size);
+    if (dim > WORLD_STREAMING_DIM_MAX) {
+        snprintf(err, err_size, "%s: [cells]: world.Extent %g over world.StreamingCellSize %g "
+                 "makes %.0f cells a side (at most %d): raise the cell size or lower the extent",
+                 e->opts.world_profile_path, (double)e->env.extent, (double)cfg->cell_size, dim,
+                 WORLD_STREAMING_DIM_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+static void engine_log_cells(const engine *e, double seconds)
+{
+    const world_streaming *st = &e->worlds[0]->streaming;
+    const world_streaming_config *cfg = &e->env.streaming.cfg;
+
+    if (st->dim == 0)
+        return;
+    log_info("streaming: %u world(s) of %ux%u cells of %g units, %u objects placed a cell; "
+             "wp.Runtime.EnableServerStreaming=%d%s (%u objects after %.2f s)",
+             e->world_count, st->dim, st->dim, (double)st->cell_size, e->env.cells.objects,
+             cfg->enabled ? 1 : 0,
+             cfg->enabled ? (cfg->streaming_out ? ": cells load and unload around players"
+                                                : ": cells load around players and stay")
+                          : ": every cell loaded and kept",
+             gc_object_count(e->heap), seconds);
+}
+
 static int engine_create_worlds(engine *e, char *err, size_t err_size)
 {
+    uint64_t t0 = uv_hrtime();
+
+    if (engine_check_cells(e, err, err_size) != 0)
+        return -1;
     e->worlds = calloc(e->opts.worlds, sizeof *e->worlds);
     if (e->worlds == NULL) {
         snprintf(err, err_size, "out of memory");
@@ -279,6 +320,7 @@ static int engine_create_worlds(engine *e, char *err, size_t err_size)
         }
         e->world_count++;
     }
+    engine_log_cells(e, (double)(uv_hrtime() - t0) / 1e9);
     if (cvar_get_int(&e->cvars, CVAR_WORLD_PERSISTENT_PROPS) > 0) {
         uint32_t n = (uint32_t)cvar_get_int(&e->cvars, CVAR_WORLD_PERSISTENT_PROPS);
         gc_result r = world_spawn_persistent_props(e->worlds[0], n);
@@ -291,6 +333,13 @@ static int engine_create_worlds(engine *e, char *err, size_t err_size)
         log_info("%s: %u persistent props", e->worlds[0]->name, n);
     }
     return 0;
+}
+
+static void engine_level_unload_cb(void *ctx, world *w, level *lvl)
+{
+    engine *e = ctx;
+
+    net_driver_notify_streaming_level_unload(e->net, w, lvl);
 }
 
 static int engine_create_net(engine *e, char *err, size_t err_size)
@@ -311,8 +360,13 @@ static int engine_create_net(engine *e, char *err, size_t err_size)
         .player_left_cb = engine_player_left_cb,
     };
 
-    return net_driver_create(&env, e->opts.bind, e->opts.port, e->opts.max_players, &e->net, err,
-                             err_size);
+    if (net_driver_create(&env, e->opts.bind, e->opts.port, e->opts.max_players, &e->net, err,
+                          err_size) != 0)
+        return -1;
+    /* The net side hears of every level that streams out (UE NotifyStreamingLevelUnload). */
+    e->env.streaming.level_unload_cb = engine_level_unload_cb;
+    e->env.streaming.level_unload_ctx = e;
+    return 0;
 }
 
 static int engine_create_dashboard(engine *e, char *err, size_t err_size)

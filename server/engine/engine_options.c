@@ -307,6 +307,7 @@ enum {
  * (ECVF_SetBySystemSettingsIni, applied in that order, so [SystemSettings] wins a tie). */
 typedef enum engine_ue_slot {
     ENGINE_UE_SLOT_GC_SETTINGS,
+    ENGINE_UE_SLOT_STREAMING_SETTINGS,
     ENGINE_UE_SLOT_CONSOLE_VARIABLES,
     ENGINE_UE_SLOT_SYSTEM_SETTINGS,
     ENGINE_UE_SLOT_COUNT,
@@ -314,6 +315,7 @@ typedef enum engine_ue_slot {
 
 static const char *const engine_ue_slot_sections[ENGINE_UE_SLOT_COUNT] = {
     "/Script/Engine.GarbageCollectionSettings",
+    "/Script/Engine.StreamingSettings",
     "ConsoleVariables",
     "SystemSettings",
 };

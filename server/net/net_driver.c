@@ -575,3 +575,10 @@ void net_driver_list_players(const net_driver *nd, strbuf *out)
     }
     strbuf_printf(out, "%u connection(s), %u player(s)\n", n, nd->player_count);
 }
+
+void net_driver_notify_streaming_level_unload(net_driver *nd, world *w, level *lvl)
+{
+    (void)w;
+    (void)lvl;
+    nd->counters.streaming_levels_unloaded++;
+}

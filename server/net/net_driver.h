@@ -110,6 +110,7 @@ typedef struct net_driver_counters {
     uint64_t update_records_sent, update_bytes_sent; /* ActorUpdate: records, wire bytes */
     uint64_t pairs;            /* actor-connection pairs (relevant or held) after the frame */
     uint64_t pair_frames;      /* pairs summed over frames */
+    uint64_t streaming_levels_unloaded; /* levels the worlds told it were streaming out */
 } net_driver_counters;
 
 /* Opens the UDP host on bind:port (port 0 = any free port) and starts watching its socket on
@@ -126,6 +127,11 @@ void net_driver_shutdown(net_driver *nd, const char *reason, double timeout);
 void net_driver_close(net_driver *nd);
 
 uint32_t net_driver_port(const net_driver *nd);
+
+/* UE's NetDriver::NotifyStreamingLevelUnload: lvl of w starts to stream out. Its replicated
+ * actors (destroyed with it this frame) go through the ordinary destroy path; a cell's placed
+ * actors never reach the wire, so nothing else of the level is held here. */
+void net_driver_notify_streaming_level_unload(net_driver *nd, world *w, level *lvl);
 
 /* Drains pending ENet events: connects, messages, disconnects. */
 void net_driver_service(net_driver *nd);

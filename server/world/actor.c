@@ -59,10 +59,10 @@ void actor_enter_grid(world *w, actor *a)
 }
 
 gc_result actor_create(world *w, level *lvl, gc_class *cls, actor_kind kind, void *outer,
-                       const char *name, bool place, actor **out_actor)
+                       const char *name, uint32_t flags, actor **out_actor)
 {
     gc_heap *heap = w->env->heap;
-    uint64_t net_id = w->env->next_net_id++;
+    uint64_t net_id = (flags & ACTOR_CREATE_STARTUP) ? 0 : w->env->next_net_id++;
     char generated[ACTOR_NAME_MAX];
     void *obj;
     actor *a;
@@ -81,7 +81,7 @@ gc_result actor_create(world *w, level *lvl, gc_class *cls, actor_kind kind, voi
     a->kind = kind;
     a->grid_cell = WORLD_GRID_NONE;
     WORLD_STORE_REF(heap, a->level, lvl);
-    if (place) {
+    if (flags & ACTOR_CREATE_PLACE) {
         r = gc_ref_array_push(&lvl->actors, a);
         if (r != GC_OK) {
             gc_object_mark_garbage(heap, a);
@@ -96,23 +96,27 @@ gc_result actor_create(world *w, level *lvl, gc_class *cls, actor_kind kind, voi
     return GC_OK;
 }
 
+/* The persistent level's two fixtures replicate to everyone; a streaming cell's are net
+ * startup actors like the rest of it. */
 gc_result actor_spawn_level_fixtures(world *w, level *lvl)
 {
+    bool startup = lvl->cell != NULL;
+    uint32_t flags = ACTOR_CREATE_PLACE | (startup ? ACTOR_CREATE_STARTUP : 0);
     actor *a;
     gc_result r;
 
     r = actor_create(w, lvl, w->env->classes.world_settings, ACTOR_KIND_WORLD_SETTINGS, lvl,
-                     "WorldSettings", true, &a);
+                     "WorldSettings", flags, &a);
     if (r != GC_OK)
         return r;
-    a->replicates = true;
-    a->always_relevant = true;
+    a->replicates = !startup;
+    a->always_relevant = !startup;
     r = actor_create(w, lvl, w->env->classes.default_volume, ACTOR_KIND_DEFAULT_VOLUME, lvl,
-                     "DefaultVolume", true, &a);
+                     "DefaultVolume", flags, &a);
     if (r != GC_OK)
         return r;
-    a->replicates = true;
-    a->always_relevant = true;
+    a->replicates = !startup;
+    a->always_relevant = !startup;
     return GC_OK;
 }
 
@@ -156,7 +160,7 @@ gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_na
     gc_result r;
 
     r = actor_create(w, lvl, w->env->classes.player_controller, ACTOR_KIND_PLAYER_CONTROLLER,
-                     lvl, NULL, true, &a);
+                     lvl, NULL, ACTOR_CREATE_PLACE, &a);
     if (r != GC_OK)
         return r;
     pc = (player_controller *)a;
@@ -165,7 +169,8 @@ gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_na
     pc->base.replicates = true;
     snprintf(pc->player_name, sizeof pc->player_name, "%s", player_name ? player_name : "");
 
-    r = actor_create(w, lvl, w->env->classes.pawn, ACTOR_KIND_PAWN, lvl, NULL, true, &a);
+    r = actor_create(w, lvl, w->env->classes.pawn, ACTOR_KIND_PAWN, lvl, NULL,
+                     ACTOR_CREATE_PLACE, &a);
     if (r != GC_OK) {
         actor_abandon(w, &pc->base);
         return r;
@@ -175,7 +180,7 @@ gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_na
     p->base.owner_player_id = player_id;
     p->base.replicates = true;
     p->base.moves = true;
-    world_random_point(w->env, p->base.pos);
+    world_spawn_point(w, p->base.pos);
     p->heading = (float)player_id;
     WORLD_STORE_REF(heap, pc->pawn, p);
 
@@ -218,7 +223,7 @@ static gc_result actor_build_prop(world *w, prop *pr, player_controller *owner)
 
         snprintf(name, sizeof name, "Part%d", i);
         r = actor_create(w, pr->base.level, w->env->classes.prop_part, ACTOR_KIND_PROP_PART, pr,
-                         name, false, &part);
+                         name, 0, &part);
         if (r != GC_OK)
             return r;
         WORLD_STORE_REF(heap, part->owner, pr->base.owner);
@@ -263,7 +268,7 @@ gc_result actor_spawn(world *w, actor_kind kind, player_controller *owner, actor
         cls = w->env->classes.projectile;
     else
         return GC_E_INVALID;
-    r = actor_create(w, lvl, cls, kind, lvl, NULL, true, &a);
+    r = actor_create(w, lvl, cls, kind, lvl, NULL, ACTOR_CREATE_PLACE, &a);
     if (r != GC_OK)
         return r;
     a->replicates = true;
@@ -394,13 +399,14 @@ gc_result world_spawn_persistent_props(world *w, uint32_t count)
         gc_result r;
 
         if (i % WORLD_PERSISTENT_GROUP == 0) {
-            r = actor_create(w, lvl, w->env->classes.prop, ACTOR_KIND_PROP, lvl, NULL, true, &a);
+            r = actor_create(w, lvl, w->env->classes.prop, ACTOR_KIND_PROP, lvl, NULL,
+                             ACTOR_CREATE_PLACE, &a);
             if (r != GC_OK)
                 return r;
             holder = (prop *)a;
         }
         r = actor_create(w, lvl, w->env->classes.prop_part, ACTOR_KIND_PROP_PART, holder, NULL,
-                         false, &a);
+                         0, &a);
         if (r != GC_OK)
             return r;
         r = gc_ref_array_push(&holder->parts, a);

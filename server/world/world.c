@@ -69,6 +69,7 @@ static void world_destructor(void *obj)
     free(w->spawned);
     free(w->destroyed);
     world_grid_free(&w->grid);
+    world_streaming_free(w);
 }
 
 static void level_destructor(void *obj)
@@ -146,6 +147,8 @@ void world_env_init(world_env *env, gc_heap *heap)
     env->extent = 200000.0f;
     env->cull_distance = 15000.0f;
     env->rng = 0x5EEDF00D;
+    world_streaming_config_default(&env->streaming.cfg);
+    stats_histogram_init(&env->streaming.stats.load_wait);
 }
 
 static uint64_t world_splitmix64(uint64_t *state)
@@ -163,6 +166,24 @@ void world_random_point(world_env *env, float out_pos[3])
         double u = (double)(world_splitmix64(&env->rng) >> 11) * 0x1.0p-53; /* [0, 1) */
         out_pos[i] = (float)((u - 0.5) * env->extent);
     }
+    out_pos[2] = 0.0f;
+}
+
+void world_spawn_point(world *w, float out_pos[3])
+{
+    const world_streaming *st = &w->streaming;
+    float jitter[3];
+    uint32_t k;
+
+    if (st->start_count == 0) {
+        world_random_point(w->env, out_pos);
+        return;
+    }
+    /* A player start, and a few hundred units around it so that pawns do not stack. */
+    k = (uint32_t)(world_splitmix64(&w->env->rng) % st->start_count);
+    world_random_point(w->env, jitter);
+    out_pos[0] = st->starts[k][0] + jitter[0] / w->env->extent * 1000.0f;
+    out_pos[1] = st->starts[k][1] + jitter[1] / w->env->extent * 1000.0f;
     out_pos[2] = 0.0f;
 }
 
@@ -222,6 +243,8 @@ gc_result world_create(world_env *env, uint32_t index, world **out_world)
         WORLD_STORE_REF(heap, w->persistent_level, lvl);
         r = actor_spawn_level_fixtures(w, lvl);
     }
+    if (r == GC_OK)
+        r = world_streaming_init(w);
     if (r != GC_OK) {
         /* Unrooted, the half-built world is garbage at the next collection. */
         gc_root_remove(heap, w);
@@ -253,7 +276,15 @@ static void world_tick_actor_cb(actor *a, void *userdata)
     if (a->kind == ACTOR_KIND_PAWN) {
         pawn *p = (pawn *)a;
         float speed = p->movement != NULL ? p->movement->params[0] : 0.0f;
+        world_streaming *st = &w->streaming;
 
+        /* Every pawn is a streaming source: its player's cells load around it. */
+        if (st->dim > 0 &&
+            VEC_RESERVE(st->sources, st->source_cap, 2 * (st->source_count + 1))) {
+            st->sources[2 * st->source_count] = a->pos[0];
+            st->sources[2 * st->source_count + 1] = a->pos[1];
+            st->source_count++;
+        }
         if (p->has_input) {
             a->vel[0] = p->input_vel[0];
             a->vel[1] = p->input_vel[1];
@@ -297,11 +328,20 @@ static void world_tick_actor_cb(actor *a, void *userdata)
     }
 }
 
+/* Only the persistent level ticks: a streaming cell's placed actors stand still. */
 void world_tick(world *w, double dt)
 {
+    level *lvl = w->persistent_level;
+
     w->begun_play = true;
     w->frames++;
-    world_foreach_actor(w, world_tick_actor_cb, &dt);
+    w->streaming.source_count = 0;
+    /* Index loop, not pointer: a callback may destroy actors (which only nulls slots). */
+    for (uint32_t i = 0; lvl != NULL && i < lvl->actors.count; i++) {
+        actor *a = lvl->actors.data[i];
+        if (a != NULL)
+            world_tick_actor_cb(a, &dt);
+    }
 }
 
 void world_foreach_actor(world *w, world_actor_visit_fn fn, void *userdata)
@@ -326,7 +366,8 @@ void world_cleanup_actors(world *w)
         level *lvl = w->levels.data[l];
         uint32_t count;
 
-        if (lvl == NULL)
+        /* A level being added or removed is walked by slot index across frames. */
+        if (lvl == NULL || lvl->pending_visibility)
             continue;
         count = world_compact_actor_slots(lvl->actors.data, lvl->actors.count,
                                           WORLD_FIRST_DYNAMIC_SLOT);

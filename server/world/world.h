@@ -26,6 +26,7 @@
 #include "reap_gc.h"
 #include "world_grid.h"
 #include "world_profile.h"
+#include "world_streaming.h"
 
 enum {
     WORLD_FIRST_DYNAMIC_SLOT = 2,
@@ -79,9 +80,9 @@ typedef struct world_archetype {
     world_profile_archetype def; /* as the profile gave it */
     gc_class *cls;               /* its actors (or, base = component, its parts) */
     gc_class *part_cls;          /* the parts `components = N` creates; NULL when none */
-    uint32_t strong, weak;       /* reference slots and weak handles per object */
-    size_t refs_offset, weak_offset, payload_offset; /* in a cls instance */
-    size_t part_refs_offset, part_weak_offset, part_payload_offset; /* in a part_cls one */
+    uint32_t strong, weak, pins; /* reference slots, weak and strong handles per object */
+    size_t pins_offset, refs_offset, weak_offset, payload_offset; /* in a cls instance */
+    size_t part_pins_offset, part_refs_offset, part_weak_offset, part_payload_offset;
 } world_archetype;
 
 /* Process-wide state the worlds share; owned by the engine (not a collected object). */
@@ -90,6 +91,8 @@ typedef struct world_env {
     world_classes classes;
     world_archetype *archetypes; /* the world profile's; NULL and 0 for the default profile */
     uint32_t n_archetypes;
+    world_profile_cells cells;   /* the profile's [cells]: what every streaming cell places */
+    world_streaming_env streaming; /* streaming levels' process-wide side */
     void **spawn_scratch;        /* objects of the spawn being built, in creation order */
     uint32_t spawn_scratch_cap;
     uint64_t next_net_id;        /* starts at 1; never reused */
@@ -186,6 +189,9 @@ struct level {
     gc_ref_array actors;         /* refs; slots 0-1 permanent, null slots until cleanup */
     uint32_t index;
     uint32_t live_actors;        /* non-null dynamic + permanent slots */
+    world_cell *cell;            /* a streaming cell's level: its cell; NULL: the persistent */
+    bool pending_visibility;     /* being added or removed (UE CurrentLevelPendingVisibility):
+                                    world_cleanup_actors leaves its slots alone */
 };
 
 /* An actor destroyed this frame, for replication to send its destroy. */
@@ -212,6 +218,7 @@ struct world {
     uint64_t frames;
     uint32_t connections;        /* client connections in this world (net driver keeps it) */
     world_grid grid;             /* spatial index of replicated actors that have a position */
+    world_streaming streaming;   /* its streaming cells (none without a profile [cells]) */
     /* Replication outbox for this frame: plain data, drained by the net driver. */
     world_spawned *spawned;
     uint32_t spawned_count, spawned_cap;
@@ -245,8 +252,12 @@ void world_apply_settings(world *w);
 
 /* A random point of the world's extent (for spawning pawns). */
 void world_random_point(world_env *env, float out_pos[3]);
+/* Where a new pawn of w spawns: near one of its player starts ([cells] player_starts), else a
+ * random point of the extent. */
+void world_spawn_point(world *w, float out_pos[3]);
 
-/* UE UWorld::CleanupActors: removes null slots of every level (see world_cleanup.c). */
+/* UE UWorld::CleanupActors: removes null slots of every level whose visibility is not
+ * changing (see world_cleanup.c). */
 void world_cleanup_actors(world *w);
 /* The compaction itself over a plain array; returns the new count. */
 uint32_t world_compact_actor_slots(void **slots, uint32_t count, uint32_t first_dynamic);

@@ -4,8 +4,8 @@
  *
  * Each archetype becomes a class named after it: a subclass of Actor laid out as an
  * archetype_actor (base = actor) or an archetype_part (base = component), followed by one
- * reference slot per strong `refs` term (earlier:N counts N), one gc_weak per weak term, and
- * `payload` bytes. Its schema names every slot, so the collector traces exactly the edges the
+ * block of gc_strong handles for the strong `refs` terms (when it has any), then one reference
+ * slot per ordinary term (earlier:N counts N), one gc_weak per weak term, and `payload` bytes. Its schema names every slot, so the collector traces exactly the edges the
  * profile describes. An actor archetype with `components = N` gets a second class, NAMEPart,
  * for those parts, with the same terms.
  *
@@ -22,7 +22,12 @@
  *   siblings  the next object its owner owns (the last the first; none when it is alone or a
  *             spawned actor);
  *   level     the level;
- *   earlier:N the N objects created just before it in the same spawn (fewer at its start).
+ *   earlier:N the N objects created just before it in the same spawn (fewer at its start);
+ *   placed    the first placed actor of a streaming cell: a placed object's own cell, a
+ *             spawned object's the visible cell its spawned actor stands in (none otherwise).
+ *
+ * Cells place archetypes too (world_archetype_place): the same tree in the cell's level, but
+ * as net startup actors: no net id, not replicated, no owner, standing still.
  */
 #include "world.h"
 
@@ -32,17 +37,38 @@
 
 #include "vec.h"
 #include "world_internal.h"
+#include "world_streaming.h"
 
 static size_t archetype_align(size_t n)
 {
     return (n + 7) & ~(size_t)7;
 }
 
-static void archetype_slots(const world_profile_archetype *d, uint32_t *strong, uint32_t *weak)
+/* Slots of each kind one object of d holds: ordinary references, weak and strong handles. */
+static void archetype_slots(const world_profile_archetype *d, uint32_t *strong, uint32_t *weak,
+                            uint32_t *pins)
 {
-    *strong = *weak = 0;
-    for (uint32_t i = 0; i < d->n_refs; i++)
-        *(d->refs[i].weak ? weak : strong) += d->refs[i].count;
+    *strong = *weak = *pins = 0;
+    for (uint32_t i = 0; i < d->n_refs; i++) {
+        switch (d->refs[i].hold) {
+        case WORLD_PROFILE_HOLD_REF: *strong += d->refs[i].count; break;
+        case WORLD_PROFILE_HOLD_WEAK: *weak += d->refs[i].count; break;
+        case WORLD_PROFILE_HOLD_STRONG: *pins += d->refs[i].count; break;
+        }
+    }
+}
+
+/* An object's strong handles, right after its struct: with the heap they were taken on and
+ * their number, so that its class's hook can release them without knowing the archetype. */
+typedef struct archetype_pins {
+    gc_heap *heap;
+    uint32_t n;
+    gc_strong h[];
+} archetype_pins;
+
+static size_t archetype_pins_size(uint32_t pins)
+{
+    return pins > 0 ? sizeof(archetype_pins) + pins * sizeof(gc_strong) : 0;
 }
 
 static void archetype_actor_destructor(void *obj)
@@ -50,11 +76,31 @@ static void archetype_actor_destructor(void *obj)
     gc_ref_array_free(&((archetype_actor *)obj)->owns);
 }
 
+/* An object's strong handles go with it (UE: a TStrongObjectPtr member's destructor), so what
+ * they held can be collected once nothing else keeps it. */
+static void archetype_release_pins(archetype_pins *p)
+{
+    for (uint32_t i = 0; i < p->n; i++)
+        gc_strong_reset(p->heap, &p->h[i]);
+}
+
+static void archetype_actor_finish_destroy(void *obj)
+{
+    archetype_release_pins((archetype_pins *)((char *)obj +
+                                              archetype_align(sizeof(archetype_actor))));
+}
+
+static void archetype_part_finish_destroy(void *obj)
+{
+    archetype_release_pins((archetype_pins *)((char *)obj +
+                                              archetype_align(sizeof(archetype_part))));
+}
+
 /* Registers one class: base members (those of archetype_actor or archetype_part) then a REF
  * member per slot at refs_offset. */
 static gc_result archetype_class_register(world_env *env, const char *name, bool is_actor,
-                                          bool cluster_root, uint32_t strong, size_t size,
-                                          size_t refs_offset, gc_class **out)
+                                          bool cluster_root, uint32_t strong, bool has_pins,
+                                          size_t size, size_t refs_offset, gc_class **out)
 {
     gc_member members[2 + 2 * WORLD_PROFILE_REFS_MAX * WORLD_PROFILE_EARLIER_MAX];
     gc_class_desc desc;
@@ -77,6 +123,9 @@ static gc_result archetype_class_register(world_env *env, const char *name, bool
     desc.members = members;
     if (is_actor)
         desc.hooks.destructor = archetype_actor_destructor;
+    if (has_pins)
+        desc.hooks.finish_destroy = is_actor ? archetype_actor_finish_destroy
+                                             : archetype_part_finish_destroy;
     return gc_class_register(env->heap, &desc, out);
 }
 
@@ -101,20 +150,23 @@ bool world_archetypes_compile(world_env *env, const world_profile *p, const char
         gc_result r;
 
         a->def = *d;
-        archetype_slots(d, &a->strong, &a->weak);
-        a->refs_offset = archetype_align(head);
+        archetype_slots(d, &a->strong, &a->weak, &a->pins);
+        a->pins_offset = archetype_align(head);
+        a->refs_offset = a->pins_offset + archetype_pins_size(a->pins);
         a->weak_offset = a->refs_offset + a->strong * sizeof(void *);
         a->payload_offset = a->weak_offset + a->weak * sizeof(gc_weak);
         r = archetype_class_register(env, d->name, is_actor, is_actor && d->cluster, a->strong,
-                                     a->payload_offset + d->payload, a->refs_offset, &a->cls);
+                                     a->pins > 0, a->payload_offset + d->payload,
+                                     a->refs_offset, &a->cls);
         if (r == GC_OK && is_actor && d->components > 0) {
             size_t ph = archetype_align(sizeof(archetype_part));
 
             snprintf(part_name, sizeof part_name, "%sPart", d->name);
-            a->part_refs_offset = ph;
-            a->part_weak_offset = ph + a->strong * sizeof(void *);
+            a->part_pins_offset = ph;
+            a->part_refs_offset = ph + archetype_pins_size(a->pins);
+            a->part_weak_offset = a->part_refs_offset + a->strong * sizeof(void *);
             a->part_payload_offset = a->part_weak_offset + a->weak * sizeof(gc_weak);
-            r = archetype_class_register(env, part_name, false, false, a->strong,
+            r = archetype_class_register(env, part_name, false, false, a->strong, a->pins > 0,
                                          a->part_payload_offset + d->payload,
                                          a->part_refs_offset, &a->part_cls);
         }
@@ -128,6 +180,7 @@ bool world_archetypes_compile(world_env *env, const world_profile *p, const char
     world_archetypes_free(env);
     env->archetypes = v;
     env->n_archetypes = p->n;
+    env->cells = p->cells;
     return true;
 }
 
@@ -152,9 +205,13 @@ int world_archetype_find(const world_env *env, const char *name)
 
 typedef struct archetype_build {
     world *w;
+    level *lvl;                    /* where its actors go: the persistent level, or a cell's */
     player_controller *owner;
     uint32_t top;                  /* the spawned archetype: its lifetime is the spawn's */
     uint32_t n;                    /* objects in env->spawn_scratch */
+    bool placed;                   /* a cell's startup actor (world_archetype_place) */
+    uint32_t seq;                  /* placed: its number in the cell (its name's) */
+    const float *pos;              /* placed: where it stands */
     gc_result r;
 } archetype_build;
 
@@ -214,19 +271,30 @@ static bool archetype_build_tree(archetype_build *b, uint32_t idx, archetype_act
     gc_heap *heap = env->heap;
     const world_archetype *arch = &env->archetypes[idx];
     const world_profile_archetype *d = &arch->def;
-    level *lvl = w->persistent_level;
+    level *lvl = b->lvl;
     char name[WORLD_PROFILE_NAME_MAX + 24];
     archetype_actor *aa;
     actor *a;
-    bool place;
+    uint32_t flags = 0;
 
     *out_actor = NULL;
     if (d->base == WORLD_PROFILE_BASE_COMPONENT)
         return parent != NULL && archetype_new_part(b, parent, arch->cls, idx, true, d->name);
-    place = parent == NULL || d->replicated || d->moves;
-    snprintf(name, sizeof name, "%s_%llu", d->name, (unsigned long long)env->next_net_id);
+    /* A cell's child actors stand still and stay off the wire: only its top actors take a
+     * slot, as only the replicated or moving children of a spawn do. */
+    if (parent == NULL || (!b->placed && (d->replicated || d->moves)))
+        flags |= ACTOR_CREATE_PLACE;
+    if (b->placed) {
+        flags |= ACTOR_CREATE_STARTUP;
+        if (parent == NULL)
+            snprintf(name, sizeof name, "%s_%u", d->name, b->seq);
+        else
+            snprintf(name, sizeof name, "%s%u", d->name, parent->owns.count);
+    } else {
+        snprintf(name, sizeof name, "%s_%llu", d->name, (unsigned long long)env->next_net_id);
+    }
     b->r = actor_create(w, lvl, arch->cls, ACTOR_KIND_ARCHETYPE,
-                        parent != NULL ? (void *)parent : (void *)lvl, name, place, &a);
+                        parent != NULL ? (void *)parent : (void *)lvl, name, flags, &a);
     if (b->r != GC_OK)
         return false;
     aa = (archetype_actor *)a;
@@ -236,10 +304,10 @@ static bool archetype_build_tree(archetype_build *b, uint32_t idx, archetype_act
     }
     *out_actor = aa;
     a->archetype = idx + 1;
-    a->replicates = d->replicated;
-    a->moves = d->moves;
+    a->replicates = d->replicated && !b->placed;
+    a->moves = d->moves && !b->placed;
     aa->top_level = parent == NULL;
-    aa->heading = (float)(a->net_id % 628) / 100.0f;
+    aa->heading = (float)((b->placed ? b->seq : a->net_id) % 628) / 100.0f;
     if (b->owner != NULL) {
         /* A persistent actor names its player (replication) but does not hold the player's
          * controller: it must not keep the player alive once the player has gone. */
@@ -247,7 +315,9 @@ static bool archetype_build_tree(archetype_build *b, uint32_t idx, archetype_act
             WORLD_STORE_REF(heap, a->owner, &b->owner->base);
         a->owner_player_id = b->owner->player_id;
     }
-    if (parent == NULL) {
+    if (parent == NULL && b->placed) {
+        memcpy(a->pos, b->pos, sizeof a->pos);
+    } else if (parent == NULL) {
         actor_place_near_owner(a, b->owner);
         if (d->lifetime == WORLD_PROFILE_LIFETIME_SECONDS)
             aa->life_left = d->seconds;
@@ -270,6 +340,30 @@ static bool archetype_build_tree(archetype_build *b, uint32_t idx, archetype_act
     return true;
 }
 
+/* The first placed actor of a level, or NULL. */
+static void *archetype_first_placed(const level *lvl)
+{
+    return lvl != NULL && lvl->actors.count > WORLD_FIRST_DYNAMIC_SLOT
+               ? lvl->actors.data[WORLD_FIRST_DYNAMIC_SLOT]
+               : NULL;
+}
+
+/* `placed` for this build: its own cell's first actor, or that of the visible cell where the
+ * spawned actor stands. */
+static void *archetype_placed_target(const archetype_build *b)
+{
+    const actor *top = b->n > 0 ? b->w->env->spawn_scratch[0] : NULL;
+    world_cell *cell;
+
+    if (b->placed)
+        return archetype_first_placed(b->lvl);
+    if (top == NULL)
+        return NULL;
+    cell = world_streaming_cell_at(b->w, top->pos[0], top->pos[1]);
+    return cell != NULL && cell->state == WORLD_LEVEL_LOADED ? archetype_first_placed(cell->lvl)
+                                                             : NULL;
+}
+
 /* The object a term names for scratch[i] (NULL: none). */
 static void *archetype_target(const archetype_build *b, uint32_t i, world_profile_ref_kind kind,
                               uint32_t back, void *owner)
@@ -280,9 +374,11 @@ static void *archetype_target(const archetype_build *b, uint32_t i, world_profil
     case WORLD_PROFILE_REF_OWNER:
         return owner;
     case WORLD_PROFILE_REF_LEVEL:
-        return b->w->persistent_level;
+        return b->lvl;
     case WORLD_PROFILE_REF_EARLIER:
         return back <= i ? v[i - back] : NULL;
+    case WORLD_PROFILE_REF_PLACED:
+        return archetype_placed_target(b);
     case WORLD_PROFILE_REF_SIBLINGS:
         break;
     }
@@ -311,8 +407,8 @@ static void archetype_wire(archetype_build *b)
         const world_archetype *arch;
         void *owner;
         char *base = obj;
-        size_t refs_off, weak_off, payload_off;
-        uint32_t s = 0, wk = 0;
+        size_t refs_off, weak_off, pins_off, payload_off;
+        uint32_t s = 0, wk = 0, pn = 0;
 
         if (gc_object_is_a(heap, obj, env->classes.actor)) {
             archetype_actor *aa = obj;
@@ -321,6 +417,7 @@ static void archetype_wire(archetype_build *b)
             owner = aa->top_level ? (void *)aa->base.owner : gc_object_outer(heap, obj);
             refs_off = arch->refs_offset;
             weak_off = arch->weak_offset;
+            pins_off = arch->pins_offset;
             payload_off = arch->payload_offset;
         } else {
             archetype_part *part = obj;
@@ -329,7 +426,12 @@ static void archetype_wire(archetype_build *b)
             owner = part->base.owner_actor;
             refs_off = part->is_child ? arch->refs_offset : arch->part_refs_offset;
             weak_off = part->is_child ? arch->weak_offset : arch->part_weak_offset;
+            pins_off = part->is_child ? arch->pins_offset : arch->part_pins_offset;
             payload_off = part->is_child ? arch->payload_offset : arch->part_payload_offset;
+        }
+        if (arch->pins > 0) {
+            ((archetype_pins *)(base + pins_off))->heap = heap;
+            ((archetype_pins *)(base + pins_off))->n = arch->pins;
         }
         for (uint32_t t = 0; t < arch->def.n_refs; t++) {
             const world_profile_ref *ref = &arch->def.refs[t];
@@ -337,9 +439,15 @@ static void archetype_wire(archetype_build *b)
             for (uint32_t k = 1; k <= ref->count; k++) {
                 void *target = archetype_target(b, i, ref->kind, k, owner);
 
-                if (ref->weak) {
+                if (ref->hold == WORLD_PROFILE_HOLD_WEAK) {
                     gc_weak h = gc_weak_make(heap, target);
                     memcpy(base + weak_off + wk++ * sizeof(gc_weak), &h, sizeof h);
+                } else if (ref->hold == WORLD_PROFILE_HOLD_STRONG) {
+                    archetype_pins *pins = (archetype_pins *)(base + pins_off);
+                    /* Refused only for a target being destroyed: the handle stays empty. */
+                    if (target != NULL)
+                        (void)gc_strong_set(heap, &pins->h[pn], target);
+                    pn++;
                 } else {
                     void **slot = (void **)(base + refs_off) + s++;
                     WORLD_STORE_REF(heap, *slot, target);
@@ -385,7 +493,7 @@ gc_result actor_spawn_archetype(world *w, uint32_t index, player_controller *own
                                 actor **out_actor)
 {
     world_env *env = w->env;
-    archetype_build b = { w, owner, index, 0, GC_OK };
+    archetype_build b = { w, w->persistent_level, owner, index, 0, false, 0, NULL, GC_OK };
     const world_archetype *arch;
     archetype_actor *top = NULL;
 
@@ -418,6 +526,30 @@ gc_result actor_spawn_archetype(world *w, uint32_t index, player_controller *own
     archetype_clusters(env, top);
     archetype_announce(w, b.n);
     *out_actor = &top->base;
+    return GC_OK;
+}
+
+gc_result world_archetype_place(world *w, level *lvl, uint32_t index, uint32_t seq,
+                                const float pos[3], bool cluster, uint32_t *out_objects)
+{
+    world_env *env = w->env;
+    archetype_build b = { w, lvl, NULL, index, 0, true, seq, pos, GC_OK };
+    archetype_actor *top = NULL;
+
+    if (index >= env->n_archetypes || env->archetypes[index].def.base != WORLD_PROFILE_BASE_ACTOR)
+        return GC_E_INVALID;
+    if (!archetype_build_tree(&b, index, NULL, &top)) {
+        for (uint32_t i = 0; i < b.n; i++) {
+            actor *a = env->spawn_scratch[i];
+            if (gc_object_is_a(env->heap, a, env->classes.actor))
+                actor_abandon(w, a);
+        }
+        return b.r != GC_OK ? b.r : GC_E_NOMEM;
+    }
+    archetype_wire(&b);
+    if (cluster)
+        archetype_clusters(env, top);
+    *out_objects = b.n;
     return GC_OK;
 }
 

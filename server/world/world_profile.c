@@ -20,12 +20,14 @@ typedef struct profile_ctx {
     world_profile *p;
     char section[96];
     world_profile_archetype *cur;      /* NULL outside an archetype */
+    bool in_cells;                     /* in the [cells] section */
     char msg[400];
     bool failed;
 } profile_ctx;
 
 static const char profile_keys[] =
     "base, components, children, refs, payload, lifetime, cluster, replicated, moves";
+static const char profile_cell_keys[] = "placed, player_starts";
 
 static int profile_fail(profile_ctx *c, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -39,6 +41,8 @@ static int profile_fail(profile_ctx *c, const char *key, const char *fmt, ...)
         return 0;
     if (c->cur != NULL)
         n = snprintf(c->msg, sizeof c->msg, "[archetype %s] ", c->cur->name);
+    else if (c->in_cells)
+        n = snprintf(c->msg, sizeof c->msg, "[cells] ");
     if (key != NULL && n >= 0 && (size_t)n < sizeof c->msg)
         n += snprintf(c->msg + n, sizeof c->msg - (size_t)n, "%s: ", key);
     va_start(ap, fmt);
@@ -127,7 +131,7 @@ static int profile_children(profile_ctx *c, world_profile_archetype *a, const ch
 
 static int profile_refs(profile_ctx *c, world_profile_archetype *a, const char *value)
 {
-    static const char *const kinds[] = { "owner", "siblings", "level", "earlier" };
+    static const char *const kinds[] = { "owner", "siblings", "level", "earlier", "placed" };
     char buf[512], *save = NULL, *term;
 
     if (strlen(value) >= sizeof buf)
@@ -135,7 +139,7 @@ static int profile_refs(profile_ctx *c, world_profile_archetype *a, const char *
     snprintf(buf, sizeof buf, "%s", value);
     a->n_refs = 0;
     for (term = strtok_r(buf, ",", &save); term != NULL; term = strtok_r(NULL, ",", &save)) {
-        world_profile_ref r = { WORLD_PROFILE_REF_OWNER, 1, false };
+        world_profile_ref r = { WORLD_PROFILE_REF_OWNER, 1, false, WORLD_PROFILE_HOLD_REF };
         char *t = term, *colon, *end;
         bool known = false;
 
@@ -146,7 +150,12 @@ static int profile_refs(profile_ctx *c, world_profile_archetype *a, const char *
             *--end = '\0';
         if (strncmp(t, "weak ", 5) == 0) {
             r.weak = true;
+            r.hold = WORLD_PROFILE_HOLD_WEAK;
             for (t += 5; *t == ' '; t++)
+                ;
+        } else if (strncmp(t, "strong ", 7) == 0) {
+            r.hold = WORLD_PROFILE_HOLD_STRONG;
+            for (t += 7; *t == ' '; t++)
                 ;
         }
         colon = strchr(t, ':');
@@ -158,8 +167,9 @@ static int profile_refs(profile_ctx *c, world_profile_archetype *a, const char *
                 known = true;
             }
         if (!known)
-            return profile_fail(c, "refs", "'%s': expected owner, siblings, level or "
-                                "earlier:N, each optionally after 'weak'", t);
+            return profile_fail(c, "refs", "'%s': expected owner, siblings, level, "
+                                "earlier:N or placed, each optionally after 'weak' or 'strong'",
+                                t);
         if (r.kind == WORLD_PROFILE_REF_EARLIER) {
             if (colon == NULL || !text_uint(colon + 1, 1, WORLD_PROFILE_EARLIER_MAX,
                                                &r.count))
@@ -245,6 +255,81 @@ static int profile_key(profile_ctx *c, world_profile_archetype *a, const char *k
     return 1;
 }
 
+/* Objects one cell places: each placed actor is a spawn of its archetype. */
+static uint64_t profile_cell_objects(const world_profile *p)
+{
+    uint64_t objects = 0;
+
+    for (uint32_t i = 0; i < p->cells.n_placed; i++)
+        objects += (uint64_t)p->archetypes[p->cells.placed[i].archetype].objects *
+                   p->cells.placed[i].count;
+    return objects;
+}
+
+static int profile_placed(profile_ctx *c, const char *value)
+{
+    world_profile_cells *cells = &c->p->cells;
+    char buf[512], *save = NULL, *term;
+    uint64_t objects;
+
+    if (strlen(value) >= sizeof buf)
+        return profile_fail(c, "placed", "too long (at most %zu characters)", sizeof buf - 1);
+    snprintf(buf, sizeof buf, "%s", value);
+    cells->n_placed = 0;
+    for (term = strtok_r(buf, ",", &save); term != NULL; term = strtok_r(NULL, ",", &save)) {
+        char *colon, *name = term, *end;
+        uint32_t count = 1;
+        int idx;
+
+        while (*name == ' ' || *name == '\t')
+            name++;
+        end = name + strlen(name);
+        while (end > name && (end[-1] == ' ' || end[-1] == '\t'))
+            *--end = '\0';
+        colon = strchr(name, ':');
+        if (colon != NULL) {
+            *colon = '\0';
+            if (!text_uint(colon + 1, 1, WORLD_PROFILE_PLACED_COUNT_MAX, &count))
+                return profile_fail(c, "placed", "'%s:%s': expected NAME:N with N in [1, %d]",
+                                    name, colon + 1, WORLD_PROFILE_PLACED_COUNT_MAX);
+        }
+        if (name[0] == '\0')
+            return profile_fail(c, "placed", "an empty name (expected NAME:N,...)");
+        idx = world_profile_find(c->p, name);
+        if (idx < 0)
+            return profile_fail(c, "placed", "'%s' is not an archetype defined above [cells]",
+                                name);
+        if (c->p->archetypes[idx].base != WORLD_PROFILE_BASE_ACTOR)
+            return profile_fail(c, "placed", "'%s' is a component archetype: a cell places "
+                                "actors (base = actor)", name);
+        if (cells->n_placed >= WORLD_PROFILE_PLACED_MAX)
+            return profile_fail(c, "placed", "more than %d kinds of placed actors",
+                                WORLD_PROFILE_PLACED_MAX);
+        cells->placed[cells->n_placed].archetype = (uint32_t)idx;
+        cells->placed[cells->n_placed].count = count;
+        cells->n_placed++;
+    }
+    objects = profile_cell_objects(c->p);
+    if (objects > WORLD_PROFILE_CELL_OBJECTS_MAX)
+        return profile_fail(c, "placed", "one cell would place %llu objects (at most %d)",
+                            (unsigned long long)objects, WORLD_PROFILE_CELL_OBJECTS_MAX);
+    cells->objects = (uint32_t)objects;
+    return 1;
+}
+
+static int profile_cell_key(profile_ctx *c, const char *key, const char *value)
+{
+    if (strcmp(key, "placed") == 0)
+        return profile_placed(c, value);
+    if (strcmp(key, "player_starts") == 0) {
+        if (!text_uint(value, 0, WORLD_PROFILE_PLAYER_STARTS_MAX, &c->p->cells.player_starts))
+            return profile_fail(c, key, "'%s': expected an integer in [0, %d]", value,
+                                WORLD_PROFILE_PLAYER_STARTS_MAX);
+        return 1;
+    }
+    return profile_fail(c, NULL, "unknown field '%s' (known: %s)", key, profile_cell_keys);
+}
+
 static bool profile_name_ok(const char *name)
 {
     if (name[0] == '\0' || strlen(name) >= WORLD_PROFILE_NAME_MAX)
@@ -262,9 +347,17 @@ static int profile_section(profile_ctx *c, const char *section)
     const char *name;
 
     c->cur = NULL;
+    c->in_cells = false;
+    if (strcmp(section, "cells") == 0) {
+        if (c->p->cells.present)
+            return profile_fail(c, NULL, "[cells] is given twice");
+        c->p->cells.present = true;
+        c->in_cells = true;
+        return 1;
+    }
     if (strncmp(section, "archetype ", 10) != 0)
-        return profile_fail(c, NULL, "unknown section [%s] (expected [archetype NAME])",
-                            section);
+        return profile_fail(c, NULL, "unknown section [%s] (expected [archetype NAME] or "
+                            "[cells])", section);
     for (name = section + 10; *name == ' '; name++)
         ;
     if (!profile_name_ok(name))
@@ -296,6 +389,8 @@ static int profile_ini_cb(void *user, const char *section, const char *key, cons
         if (!profile_section(c, section))
             return 0;
     }
+    if (c->in_cells)
+        return profile_cell_key(c, key, value);
     if (c->cur == NULL)
         return profile_fail(c, NULL, "'%s' outside a section: expected [archetype NAME] first",
                             key);
@@ -337,6 +432,9 @@ static void profile_section_lines(world_profile *p, const char *text)
         while (t < s + len && (*t == ' ' || *t == '\t'))
             t++;
         if (t < s + len && *t == '[') {
+            if (p->cells.present && p->cells.line == 0 && len - (size_t)(t - s) >= 7 &&
+                strncmp(t, "[cells]", 7) == 0)
+                p->cells.line = line;
             for (uint32_t i = 0; i < p->n; i++) {
                 const char *name = p->archetypes[i].name;
                 const char *n = memchr(t, ']', len - (size_t)(t - s));
@@ -354,9 +452,10 @@ static void profile_section_lines(world_profile *p, const char *text)
 bool world_profile_parse(world_profile *out, const char *name, const char *text, char *err,
                          size_t err_size)
 {
-    profile_ctx c = { out, "", NULL, "", false };
+    profile_ctx c = { out, "", NULL, false, "", false };
 
     out->n = 0;
+    memset(&out->cells, 0, sizeof out->cells);
     if (!profile_finish(&c, name, ini_parse_string(text, profile_ini_cb, &c), err, err_size))
         return false;
     profile_section_lines(out, text);
@@ -372,6 +471,7 @@ bool world_profile_load(world_profile *out, const char *path, char *err, size_t 
     bool ok;
 
     out->n = 0;
+    memset(&out->cells, 0, sizeof out->cells);
     if (f == NULL) {
         snprintf(err, err_size, "cannot read the world profile '%s': %s", path, strerror(errno));
         return false;

@@ -18,8 +18,16 @@
  *
  * refs terms: owner (the object that owns it: a part's actor, an actor's parent), siblings (the
  * next part of the same actor, the last the first: a ring), level, earlier:N (N objects spawned
- * before it in the same spawn); `weak` before a term makes it a weak handle. Children may not
- * contain their own ancestors (a spawn would not end); references may form any cycle.
+ * before it in the same spawn), placed (the first placed actor of the streaming cell it stands
+ * in); `weak` before a term makes it a weak handle, `strong` a strong one (UE's
+ * TStrongObjectPtr: it keeps its target alive even when the target is marked garbage). Children
+ * may not contain their own ancestors (a spawn would not end); references may form any cycle.
+ *
+ * An optional [cells] section makes the world a grid of streaming cells (world_streaming.h):
+ *
+ *   [cells]
+ *   placed = House:2, Tree:40 ; the actors every cell places (actor archetypes defined above)
+ *   player_starts = 4         ; pawns spawn at one of N points (0: anywhere in world.Extent)
  */
 #ifndef REAP_WORLD_PROFILE_H
 #define REAP_WORLD_PROFILE_H
@@ -39,6 +47,10 @@ enum {
     WORLD_PROFILE_PAYLOAD_MAX = 65536,
     WORLD_PROFILE_DEPTH_MAX = 8,       /* an archetype, its children, theirs... */
     WORLD_PROFILE_SPAWN_OBJECTS_MAX = 10000,
+    WORLD_PROFILE_PLACED_MAX = 16,     /* kinds of placed actors per cell */
+    WORLD_PROFILE_PLACED_COUNT_MAX = 10000,
+    WORLD_PROFILE_CELL_OBJECTS_MAX = 200000, /* objects one cell places, children included */
+    WORLD_PROFILE_PLAYER_STARTS_MAX = 64,
 };
 
 typedef enum world_profile_base {
@@ -51,12 +63,20 @@ typedef enum world_profile_ref_kind {
     WORLD_PROFILE_REF_SIBLINGS,
     WORLD_PROFILE_REF_LEVEL,
     WORLD_PROFILE_REF_EARLIER,
+    WORLD_PROFILE_REF_PLACED,
 } world_profile_ref_kind;
+
+typedef enum world_profile_ref_hold {
+    WORLD_PROFILE_HOLD_REF = 0,        /* an ordinary reference: nulled if its target is garbage */
+    WORLD_PROFILE_HOLD_WEAK,           /* a weak handle */
+    WORLD_PROFILE_HOLD_STRONG,         /* a strong handle (a reference count on the target) */
+} world_profile_ref_hold;
 
 typedef struct world_profile_ref {
     world_profile_ref_kind kind;
     uint32_t count;                    /* earlier:N; 1 otherwise */
-    bool weak;
+    bool weak;                         /* hold == WORLD_PROFILE_HOLD_WEAK */
+    world_profile_ref_hold hold;
 } world_profile_ref;
 
 typedef struct world_profile_child {
@@ -88,9 +108,20 @@ typedef struct world_profile_archetype {
     uint32_t depth;                    /* 1 without children */
 } world_profile_archetype;
 
+/* The [cells] section: what every streaming cell places. */
+typedef struct world_profile_cells {
+    bool present;                      /* the file has a [cells] section */
+    world_profile_child placed[WORLD_PROFILE_PLACED_MAX]; /* archetype and count */
+    uint32_t n_placed;
+    uint32_t objects;                  /* objects one cell places, children and parts included */
+    uint32_t player_starts;            /* 0: pawns spawn anywhere in world.Extent */
+    uint32_t line;                     /* of the section, for messages */
+} world_profile_cells;
+
 typedef struct world_profile {
     world_profile_archetype archetypes[WORLD_PROFILE_ARCHETYPES_MAX];
     uint32_t n;
+    world_profile_cells cells;
 } world_profile;
 
 /* Reads path into out. False with err "FILE:LINE: [archetype NAME] FIELD: what is wrong"

@@ -90,7 +90,7 @@ static void test_errors_name_the_file_the_line_and_the_field(void **state)
                  "p.ini:3: [archetype A] lifetime: 'forever': expected visit, persistent or");
     expect_error("[archetype A]\ncluster = maybe\n", "p.ini:2: [archetype A] cluster: 'maybe'");
     expect_error("[archetype A]\nrefs = owner, parent\n",
-                 "p.ini:2: [archetype A] refs: 'parent': expected owner, siblings, level or");
+                 "p.ini:2: [archetype A] refs: 'parent': expected owner, siblings, level, earlier:N or placed");
     expect_error("[archetype A]\nrefs = earlier\n", "p.ini:2: [archetype A] refs: 'earlier'");
     expect_error("[archetype A]\nrefs = owner:2\n",
                  "p.ini:2: [archetype A] refs: 'owner:2': only earlier takes a count");
