@@ -54,6 +54,11 @@ static void engine_gc_config_from_cvars(const cvar_registry *cv, uint32_t tick_h
     c->reachability_time_limit = cvar_get(cv, CVAR_GC_INCREMENTAL_REACHABILITY_TIME_LIMIT);
     c->low_memory_time_between_purging_levels =
         cvar_get(cv, CVAR_GC_LOW_MEMORY_TIME_BETWEEN_PURGING_LEVELS);
+    c->force_after_level_streamed_out = cvar_get_bool(cv, CVAR_S_FORCE_GC_AFTER_LEVEL_STREAMED_OUT);
+    c->sliced_after_level_streamed_out = cvar_get_bool(cv, CVAR_S_SLICED_GC_AFTER_LEVEL_STREAMED_OUT);
+    c->incremental_reachability = cvar_get_bool(cv, CVAR_GC_ALLOW_INCREMENTAL_REACHABILITY);
+    c->soft_collect_levels_pending =
+        cvar_get_int(cv, CVAR_S_CONTINUOUSLY_INCREMENTAL_GC_PENDING_PURGE);
 }
 
 /* Streaming's cvars (world_streaming.h), the clock kept. UE's time limits are milliseconds. */
@@ -218,29 +223,6 @@ static void engine_trim_memory(engine *e)
     e->trim_destroyed = st.objects_destroyed;
 }
 
-/* UE's UWorld::UpdateLevelStreaming asks for collections as levels stream out: a full purge
- * when more levels are pending purge than at the last look (s.ForceGCAfterLevelStreamedOut),
- * a soft collection while enough are (s.ContinuouslyIncrementalGCWhileLevelsPendingPurge).
- * Beyond UE, with incremental reachability or pacing the forced one runs in slices too
- * (s.SlicedGCAfterLevelStreamedOut). */
-static void engine_streaming_gc_rules(engine *e, const engine_gc_frame *fr)
-{
-    const cvar_registry *cv = &e->cvars;
-    uint32_t pending = fr->levels_pending_purge;
-    int64_t soft_at = cvar_get_int(cv, CVAR_S_CONTINUOUSLY_INCREMENTAL_GC_PENDING_PURGE);
-
-    if (pending > e->levels_pending_seen && cvar_get_bool(cv, CVAR_S_FORCE_GC_AFTER_LEVEL_STREAMED_OUT)) {
-        bool sliced = cvar_get_bool(cv, CVAR_S_SLICED_GC_AFTER_LEVEL_STREAMED_OUT) &&
-                      (e->gc_config.frame_slack_pacing ||
-                       cvar_get_bool(cv, CVAR_GC_ALLOW_INCREMENTAL_REACHABILITY));
-
-        engine_gc_force_for(&e->gc, &e->gc_config, fr, !sliced, ENGINE_GC_REASON_STREAMING);
-    }
-    e->levels_pending_seen = pending;
-    if (soft_at > 0 && pending >= (uint64_t)soft_at)
-        engine_gc_force_for(&e->gc, &e->gc_config, fr, false, ENGINE_GC_REASON_PENDING_PURGE);
-}
-
 static bool engine_gc_pending(const engine *e)
 {
     return gc_is_incremental_purge_pending(e->heap) ||
@@ -271,7 +253,7 @@ void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
     fr.predicted_work_seconds = engine_gc_slack_predict(&e->gc_slack);
     fr.levels_pending_purge = world_streaming_pending_purge(&e->env);
 
-    engine_streaming_gc_rules(e, &fr);
+    engine_gc_streaming_rules(&e->gc, &e->gc_config, &fr, &e->levels_pending_seen);
     action = engine_conditional_collect_garbage(&e->gc, &e->gc_config, &fr, &ops);
     /* A full purge that ran leaves neither a mark nor a purge pending. */
     REAP_ASSERT(action != ENGINE_GC_FORCED_FULL_PURGE || e->gc.collections == collections ||

@@ -220,6 +220,24 @@ void engine_gc_count(engine_gc_schedule *s, engine_gc_reason reason)
     s->by_reason[reason]++;
 }
 
+void engine_gc_streaming_rules(engine_gc_schedule *s, const engine_gc_config *cfg,
+                               const engine_gc_frame *fr, uint32_t *io_seen)
+{
+    uint32_t pending = fr->levels_pending_purge;
+
+    if (pending > *io_seen && cfg->force_after_level_streamed_out) {
+        /* Beyond UE: its forced full purges never mark incrementally. */
+        bool sliced = cfg->sliced_after_level_streamed_out &&
+                      (cfg->frame_slack_pacing || cfg->incremental_reachability);
+
+        engine_gc_force_for(s, cfg, fr, !sliced, ENGINE_GC_REASON_STREAMING);
+    }
+    *io_seen = pending;
+    if (cfg->soft_collect_levels_pending > 0 &&
+        (int64_t)pending >= cfg->soft_collect_levels_pending)
+        engine_gc_force_for(s, cfg, fr, false, ENGINE_GC_REASON_PENDING_PURGE);
+}
+
 void engine_gc_delay(engine_gc_schedule *s)
 {
     s->should_delay = true;

@@ -79,6 +79,10 @@ typedef struct engine_gc_config {
     double reachability_time_limit;          /* gc.IncrementalReachabilityTimeLimit: pacing's
                                                 floor for a mark slice */
     double low_memory_time_between_purging_levels; /* gc.LowMemory.TimeBetweenPurgingPendingLevels */
+    bool force_after_level_streamed_out;     /* s.ForceGCAfterLevelStreamedOut */
+    bool sliced_after_level_streamed_out;    /* s.SlicedGCAfterLevelStreamedOut (reap's own) */
+    bool incremental_reachability;           /* gc.AllowIncrementalReachability */
+    int64_t soft_collect_levels_pending;     /* s.ContinuouslyIncrementalGCWhileLevelsPendingPurge */
 } engine_gc_config;
 
 /* What the worlds look like this frame. */
@@ -188,6 +192,16 @@ void engine_gc_force_for(engine_gc_schedule *s, const engine_gc_config *cfg,
                          const engine_gc_frame *fr, bool full_purge, engine_gc_reason reason);
 /* Counts a collection started outside the schedule (the console's). */
 void engine_gc_count(engine_gc_schedule *s, engine_gc_reason reason);
+
+/* UE's UWorld::UpdateLevelStreaming asks for collections as levels stream out; call it before
+ * engine_conditional_collect_garbage each frame. With s.ForceGCAfterLevelStreamedOut, more
+ * levels pending purge than at the last call force a full purge (run by the call that
+ * follows), or, with s.SlicedGCAfterLevelStreamedOut and incremental reachability or pacing
+ * on, a soft collection that runs in slices; with
+ * s.ContinuouslyIncrementalGCWhileLevelsPendingPurge = N > 0, N or more pending force a soft
+ * one. *io_seen: the count at the last call. */
+void engine_gc_streaming_rules(engine_gc_schedule *s, const engine_gc_config *cfg,
+                               const engine_gc_frame *fr, uint32_t *io_seen);
 
 /* UE DelayGarbageCollection: the next call that would act skips once (e.g. after a hitch). */
 void engine_gc_delay(engine_gc_schedule *s);

@@ -496,7 +496,7 @@ void engine_close(engine *e)
     if (e->heap != NULL)
         gc_heap_destroy(e->heap);
     e->heap = NULL;
-    world_archetypes_free(&e->env);
+    world_env_close(&e->env);
     free(e->worlds);
     e->worlds = NULL;
     e->world_count = 0;

@@ -233,6 +233,8 @@ struct world {
 gc_result world_classes_register(gc_heap *heap, world_classes *out_classes);
 
 void world_env_init(world_env *env, gc_heap *heap);
+/* Frees what env allocated (the archetypes, streaming's lists), once its heap is destroyed. */
+void world_env_close(world_env *env);
 
 /* Creates World<index> with its persistent level Level0 (world settings and default volume in
  * slots 0-1) and adds it to the root set. *out_world is owned by the heap. */

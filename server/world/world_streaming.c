@@ -230,6 +230,17 @@ uint32_t world_streaming_pending_purge(const world_env *env)
     return env->streaming.pending_purge;
 }
 
+void world_streaming_env_free(world_env *env)
+{
+    world_streaming_env *se = &env->streaming;
+
+    free(se->worlds);
+    free(se->survivors);
+    se->worlds = NULL;
+    se->survivors = NULL;
+    se->world_count = se->world_cap = se->survivor_count = se->survivor_cap = 0;
+}
+
 /* ---- loading ---------------------------------------------------------------------------- */
 
 /* Creates the cell's level in the world, its two fixtures in slots 0-1, and queues it. */
@@ -586,16 +597,28 @@ static void streaming_gc_pre_cb(gc_heap *heap, gc_event ev, void *userdata)
 
 typedef struct verify_walk {
     gc_heap *heap;
+    world_streaming_env *se;
     const void *lvl;
     uint32_t found;
     char path[256];
-    void *first;
 } verify_walk;
+
+/* A line of a survivor's report: to the log, and into the env's last report. */
+static void report_line(world_streaming_env *se, const char *line)
+{
+    size_t n = strlen(se->report);
+
+    log_error("streaming: %s", line);
+    if (n + 1 < sizeof se->report)
+        snprintf(se->report + n, sizeof se->report - n, "%s\n", line);
+}
 
 static void verify_chain_line_cb(const char *line, void *userdata)
 {
-    (void)userdata;
-    log_error("streaming:   %s", line);
+    char buf[640];
+
+    snprintf(buf, sizeof buf, "  %s", line);
+    report_line(userdata, buf);
 }
 
 /* An object still alive whose outer chain ends in the streamed-out level. */
@@ -609,11 +632,14 @@ static void verify_object_cb(void *obj, void *userdata)
         if (o != v->lvl)
             continue;
         if (v->found++ < WORLD_STREAMING_VERIFY_LINES) {
+            char line[400];
+
             gc_object_path(v->heap, obj, v->path, sizeof v->path);
-            log_error("streaming: %s didn't get garbage collected! The chain that keeps it:",
-                      v->path);
-            if (gc_reference_chain(v->heap, obj, verify_chain_line_cb, NULL) != GC_OK)
-                log_error("streaming:   (no chain from a root found)");
+            snprintf(line, sizeof line, "%s didn't get garbage collected! The chain that keeps it:",
+                     v->path);
+            report_line(v->se, line);
+            if (gc_reference_chain(v->heap, obj, verify_chain_line_cb, v->se) != GC_OK)
+                report_line(v->se, "  (no chain from a root found)");
         }
         return;
     }
@@ -656,20 +682,24 @@ static void streaming_gc_post_mark_cb(gc_heap *heap, gc_event ev, void *userdata
             if (lvl == NULL) {
                 se->stats.levels_collected++;
             } else {
-                verify_walk v = { heap, lvl, 0, "", NULL };
+                verify_walk v = { heap, se, lvl, 0, "" };
+                char line[400];
 
                 se->stats.levels_survived++;
                 streaming_survivor_keep(se, heap, lvl);
-                log_error("streaming: %s.Cell_X%d_Y%d was streamed out but survived a "
-                          "collection%s", w->name, c->x, c->y,
-                          se->cfg.verify_removed ? "" : " (s.ForceVerifyLevelsGotRemovedByGC=1 "
-                                                        "names what keeps it)");
+                se->report[0] = '\0';
+                snprintf(line, sizeof line, "%s.Cell_X%d_Y%d was streamed out but survived a "
+                         "collection%s", w->name, c->x, c->y,
+                         se->cfg.verify_removed ? "" : " (s.ForceVerifyLevelsGotRemovedByGC=1 "
+                                                       "names what keeps it)");
+                report_line(se, line);
                 if (se->cfg.verify_removed) {
                     gc_object_foreach(heap, verify_object_cb, &v);
                     se->stats.verify_survivors += v.found;
-                    log_error("streaming: streamed out levels were not completely garbage "
-                              "collected: %u object(s) of %s.Cell_X%d_Y%d are alive", v.found,
-                              w->name, c->x, c->y);
+                    snprintf(line, sizeof line, "streamed out levels were not completely "
+                             "garbage collected: %u object(s) of %s.Cell_X%d_Y%d are alive",
+                             v.found, w->name, c->x, c->y);
+                    report_line(se, line);
                 }
             }
             c->purged = (gc_weak){ 0, 0 };

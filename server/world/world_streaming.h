@@ -135,6 +135,7 @@ typedef struct world_streaming_env {
     bool callbacks_added;
     gc_weak *survivors;           /* streamed-out levels that outlived a collection */
     uint32_t survivor_count, survivor_cap;
+    char report[2048];            /* the last survivor's report: what the log said of it */
     /* Called when a level starts to unload (the net side drops what it held of it). */
     void (*level_unload_cb)(void *ctx, world *w, level *lvl);
     void *level_unload_ctx;
@@ -162,5 +163,8 @@ world_cell *world_streaming_cell_at(world *w, float x, float y);
 
 /* Levels pending purge in every world. */
 uint32_t world_streaming_pending_purge(const world_env *env);
+
+/* Frees what the env's streaming side allocated (after every world is gone). */
+void world_streaming_env_free(world_env *env);
 
 #endif /* REAP_WORLD_STREAMING_H */

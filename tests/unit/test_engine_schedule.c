@@ -823,6 +823,171 @@ static void test_a_heavy_frame_leaves_the_prediction_after_the_window(void **sta
     assert_true(engine_gc_slack_predict(&w) == 0.002);
 }
 
+/* ---- streaming levels (UE UWorld::UpdateLevelStreaming's requests) ---------------------- */
+
+/* One frame as the engine runs it: the streaming rules, then the schedule. */
+static engine_gc_action streaming_frame(fixture *fx, uint32_t pending, uint32_t *seen)
+{
+    fx->fr.frame++;
+    fx->fr.delta_seconds = 0.01;
+    fx->fr.levels_pending_purge = pending;
+    engine_gc_streaming_rules(&fx->sched, &fx->cfg, &fx->fr, seen);
+    return engine_conditional_collect_garbage(&fx->sched, &fx->cfg, &fx->fr, &fx->ops);
+}
+
+static void test_a_level_streamed_out_forces_a_full_purge_at_the_next_call(void **state)
+{
+    fixture *fx = *state;
+    uint32_t seen = 0;
+
+    fx->cfg.force_after_level_streamed_out = true;
+    assert_int_equal(streaming_frame(fx, 0, &seen), ENGINE_GC_PURGE_STEP);
+
+    assert_int_equal(streaming_frame(fx, 1, &seen), ENGINE_GC_FORCED_FULL_PURGE);
+
+    assert_int_equal(fx->gc.full_purges, 1);
+    assert_int_equal(fx->sched.by_reason[ENGINE_GC_REASON_STREAMING], 1);
+}
+
+static void test_a_pending_count_that_stays_or_falls_forces_nothing(void **state)
+{
+    fixture *fx = *state;
+    uint32_t seen = 0;
+
+    fx->cfg.force_after_level_streamed_out = true;
+    streaming_frame(fx, 2, &seen);
+    assert_int_equal(fx->gc.full_purges, 1);
+
+    streaming_frame(fx, 2, &seen);
+    streaming_frame(fx, 1, &seen);
+
+    assert_int_equal(fx->gc.full_purges, 1);
+    assert_int_equal(fx->gc.collects, 1);
+}
+
+static void test_without_forced_gc_a_stream_out_waits_for_the_interval(void **state)
+{
+    fixture *fx = *state;
+    uint32_t seen = 0;
+
+    fx->cfg.force_after_level_streamed_out = false;
+
+    streaming_frame(fx, 1, &seen);
+
+    assert_int_equal(fx->gc.collects, 0);
+}
+
+static void test_ues_stream_out_purge_blocks_even_with_incremental_reachability(void **state)
+{
+    fixture *fx = *state;
+    uint32_t seen = 0;
+
+    fx->cfg.force_after_level_streamed_out = true;
+    fx->cfg.incremental_reachability = true;
+    fx->cfg.sliced_after_level_streamed_out = false;
+
+    assert_int_equal(streaming_frame(fx, 1, &seen), ENGINE_GC_FORCED_FULL_PURGE);
+    assert_int_equal(fx->gc.full_purges, 1);
+}
+
+static void test_a_sliced_stream_out_collection_marks_in_slices(void **state)
+{
+    fixture *fx = *state;
+    uint32_t seen = 0;
+
+    fx->cfg.force_after_level_streamed_out = true;
+    fx->cfg.incremental_reachability = true;
+    fx->cfg.sliced_after_level_streamed_out = true;
+    fx->gc.collect_mark_steps = 2;
+
+    assert_int_equal(streaming_frame(fx, 1, &seen), ENGINE_GC_COLLECT);
+    assert_int_equal(fx->gc.full_purges, 0);
+    assert_true(fx->gc.reach_pending);
+    assert_int_equal(streaming_frame(fx, 1, &seen), ENGINE_GC_REACHABILITY_STEP);
+
+    assert_int_equal(fx->sched.by_reason[ENGINE_GC_REASON_STREAMING], 1);
+}
+
+static void test_pacing_slices_a_stream_out_collection_too(void **state)
+{
+    fixture *fx = *state;
+    uint32_t seen = 0;
+
+    fx->cfg.force_after_level_streamed_out = true;
+    fx->cfg.frame_slack_pacing = true;
+    fx->cfg.sliced_after_level_streamed_out = true;
+
+    assert_int_equal(streaming_frame(fx, 1, &seen), ENGINE_GC_COLLECT);
+    assert_int_equal(fx->gc.full_purges, 0);
+    assert_int_equal(fx->gc.time_limit_calls, 1); /* the mark got pacing's budget */
+}
+
+static void test_enough_levels_pending_force_a_soft_collection(void **state)
+{
+    fixture *fx = *state;
+    uint32_t seen = 0;
+
+    fx->cfg.force_after_level_streamed_out = false;
+    fx->cfg.soft_collect_levels_pending = 2;
+    streaming_frame(fx, 1, &seen);
+    assert_int_equal(fx->gc.collects, 0);
+
+    assert_int_equal(streaming_frame(fx, 2, &seen), ENGINE_GC_COLLECT);
+
+    assert_int_equal(fx->gc.full_purges, 0);
+    assert_int_equal(fx->sched.by_reason[ENGINE_GC_REASON_PENDING_PURGE], 1);
+}
+
+static void test_low_memory_with_levels_pending_uses_the_pending_levels_interval(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.low_memory_threshold_mb = 512;
+    fx->cfg.low_memory_time_between_purging = 30;
+    fx->cfg.low_memory_time_between_purging_levels = 15;
+    fx->fr.free_memory_mb = 100;
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 30);
+
+    fx->fr.levels_pending_purge = 1;
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 15);
+
+    fx->fr.free_memory_mb = 1000; /* memory is fine again: levels change nothing */
+    assert_true(engine_gc_interval(&fx->cfg, &fx->fr) == 60);
+}
+
+static void test_collections_are_counted_by_what_started_them(void **state)
+{
+    fixture *fx = *state;
+
+    run_frames(fx, 1, 61);                 /* the interval */
+    engine_gc_force(&fx->sched, &fx->cfg, &fx->fr, true);
+    run_frames(fx, 1, 0.01);               /* forced */
+    fx->cfg.low_memory_threshold_mb = 512;
+    fx->fr.free_memory_mb = 100;
+    run_frames(fx, 1, 31);                 /* the low-memory interval */
+    engine_gc_count(&fx->sched, ENGINE_GC_REASON_CONSOLE);
+
+    assert_int_equal(fx->sched.by_reason[ENGINE_GC_REASON_INTERVAL], 1);
+    assert_int_equal(fx->sched.by_reason[ENGINE_GC_REASON_FORCED], 1);
+    assert_int_equal(fx->sched.by_reason[ENGINE_GC_REASON_LOW_MEMORY], 1);
+    assert_int_equal(fx->sched.by_reason[ENGINE_GC_REASON_CONSOLE], 1);
+    assert_string_equal(engine_gc_reason_name(ENGINE_GC_REASON_PENDING_PURGE), "pending_purge");
+}
+
+static void test_a_streaming_collection_is_not_measured_against_ues_schedule(void **state)
+{
+    fixture *fx = *state;
+    uint32_t seen = 0;
+
+    fx->cfg.force_after_level_streamed_out = true;
+    fx->cfg.incremental_reachability = true;
+    fx->cfg.sliced_after_level_streamed_out = true;
+
+    streaming_frame(fx, 1, &seen);
+
+    assert_false(fx->sched.tracking);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -877,6 +1042,16 @@ int main(void)
         cmocka_unit_test_setup(test_the_slack_prediction_is_zero_before_any_frame, setup),
         cmocka_unit_test_setup(test_the_slack_prediction_is_the_worst_of_the_recent_frames, setup),
         cmocka_unit_test_setup(test_a_heavy_frame_leaves_the_prediction_after_the_window, setup),
+        cmocka_unit_test_setup(test_a_level_streamed_out_forces_a_full_purge_at_the_next_call, setup),
+        cmocka_unit_test_setup(test_a_pending_count_that_stays_or_falls_forces_nothing, setup),
+        cmocka_unit_test_setup(test_without_forced_gc_a_stream_out_waits_for_the_interval, setup),
+        cmocka_unit_test_setup(test_ues_stream_out_purge_blocks_even_with_incremental_reachability, setup),
+        cmocka_unit_test_setup(test_a_sliced_stream_out_collection_marks_in_slices, setup),
+        cmocka_unit_test_setup(test_pacing_slices_a_stream_out_collection_too, setup),
+        cmocka_unit_test_setup(test_enough_levels_pending_force_a_soft_collection, setup),
+        cmocka_unit_test_setup(test_low_memory_with_levels_pending_uses_the_pending_levels_interval, setup),
+        cmocka_unit_test_setup(test_collections_are_counted_by_what_started_them, setup),
+        cmocka_unit_test_setup(test_a_streaming_collection_is_not_measured_against_ues_schedule, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
