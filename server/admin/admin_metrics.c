@@ -37,6 +37,7 @@ static void metric_f64(strbuf *out, const char *name, const char *type, const ch
 }
 
 static void admin_metrics_render_frame(engine *e, strbuf *out);
+static void admin_metrics_render_levels(engine *e, strbuf *out);
 
 /* Series an operator of the process watches first (the process_* names are Prometheus'
  * client conventions), and the admin endpoint's own. */
@@ -126,6 +127,13 @@ void admin_metrics_render(engine *e, strbuf *out)
     metric_u64(out, "reap_gc_early_starts_total", "counter",
                "Collections pacing started before the interval, in a frame's slack.",
                e->gc.early_starts);
+    metric_header(out, "reap_gc_collections_by_reason_total", "counter",
+                  "Collections started, by what started them: the interval, a level streamed "
+                  "out, levels pending purge, the low-memory interval, a forcing cvar, the "
+                  "console.");
+    for (int r = ENGINE_GC_REASON_INTERVAL; r < ENGINE_GC_REASON_COUNT; r++)
+        metric_reason(out, "reap_gc_collections_by_reason_total",
+                      engine_gc_reason_name((engine_gc_reason)r), e->gc.by_reason[r]);
 
     metric_u64(out, "reap_players_connected", "gauge", "Players that joined a world.",
                net_driver_player_count(e->net));
@@ -159,12 +167,18 @@ void admin_metrics_render(engine *e, strbuf *out)
                               gc_class_name(a->part_cls), counts[2 * i + 1]);
         }
     }
+    admin_metrics_render_levels(e, out);
     stats_histogram_write(&e->tick_seconds, "reap_tick_seconds", "Work time of one frame.", out);
     metric_u64(out, "reap_frame", "gauge",
                "Deprecated (removed in the next release): use reap_frames_total.", e->frame);
     admin_metrics_render_ops(e, out);
     metric_u64(out, "reap_slow_frames_total", "counter",
                "Frames longer than engine.SlowFrameMs.", e->slow_frames);
+    metric_u64(out, "reap_frames_over_budget_total", "counter",
+               "Frames longer than the frame period (1 / --tick-hz).", e->frames_over_budget);
+    metric_u64(out, "reap_frames_over_budget_gc_total", "counter",
+               "Frames over the period that would have fit without their gc phase: the "
+               "collector's.", e->frames_over_budget_gc);
     metric_u64(out, "reap_net_bad_messages_total", "counter",
                "Client messages answered with an error (undecodable, unknown, oversize or over "
                "policy).", nc->bad_messages);
@@ -195,6 +209,49 @@ void admin_metrics_render(engine *e, strbuf *out)
                "Connections that ended without a goodbye (timeout or abrupt loss).",
                nc->timeouts);
     admin_metrics_render_frame(e, out);
+}
+
+/* Levels by state and what streaming did (world_streaming.h). */
+static void admin_metrics_render_levels(engine *e, strbuf *out)
+{
+    static const world_level_state shown[] = { WORLD_LEVEL_LOADED, WORLD_LEVEL_LOADING,
+                                               WORLD_LEVEL_UNLOADING,
+                                               WORLD_LEVEL_PENDING_PURGE };
+    const world_streaming_stats *s = &e->env.streaming.stats;
+
+    metric_header(out, "reap_world_levels", "gauge",
+                  "Levels per world by state (the persistent level counts as loaded; streaming "
+                  "cells by their state, pending_purge: streamed out, waiting for a "
+                  "collection).");
+    for (uint32_t i = 0; i < e->world_count; i++) {
+        const world *w = e->worlds[i];
+
+        for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
+            strbuf_printf(out, "reap_world_levels{world=\"%s\",state=\"%s\"} %u\n", w->name,
+                          world_level_state_name(shown[k]),
+                          w->streaming.counts[shown[k]] +
+                              (shown[k] == WORLD_LEVEL_LOADED ? 1u : 0u));
+    }
+    metric_header(out, "reap_world_level_streams_total", "counter",
+                  "Streaming levels made visible (in) and removed from their world (out).");
+    strbuf_printf(out, "reap_world_level_streams_total{direction=\"in\"} %llu\n",
+                  (unsigned long long)s->streamed_in);
+    strbuf_printf(out, "reap_world_level_streams_total{direction=\"out\"} %llu\n",
+                  (unsigned long long)s->streamed_out);
+    stats_histogram_write(&s->load_wait, "reap_world_level_load_wait_seconds",
+                          "From a streaming level's load request (a pawn in range) to the level "
+                          "being visible, held-back and purge waits included.", out);
+    metric_u64(out, "reap_world_level_loads_held_total", "counter",
+               "Level loads held back while a level was pending purge "
+               "(s.ForceGCAfterLevelStreamedOut).", s->loads_held);
+    metric_u64(out, "reap_world_levels_collected_total", "counter",
+               "Streamed-out levels a collection found unreachable.", s->levels_collected);
+    metric_u64(out, "reap_world_levels_survived_total", "counter",
+               "Streamed-out levels still alive after the collection that should have freed "
+               "them.", s->levels_survived);
+    metric_u64(out, "reap_world_level_verify_survivors_total", "counter",
+               "Objects of streamed-out levels s.ForceVerifyLevelsGotRemovedByGC found alive.",
+               s->verify_survivors);
 }
 
 /* The frame's cost by phase, and what replication sends. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "console_leaks.h"
+#include "console_levels.h"
 #include "engine.h"
 #include "log.h"
 #include "net_driver.h"
@@ -349,10 +350,11 @@ static console_status console_worlds(engine *e, int argc, char **argv, strbuf *o
     (void)argv;
     for (uint32_t i = 0; i < e->world_count; i++) {
         const world *w = e->worlds[i];
-        strbuf_printf(out, "%-8s %s frames=%llu connections=%u levels=%u actors=%u slots=%u\n",
-                      w->name, w->begun_play ? "playing" : "waiting",
-                      (unsigned long long)w->frames, w->connections, w->levels.count,
-                      world_actor_count(w), world_actor_slots(w));
+        strbuf_printf(out, "%-8s %s frames=%llu connections=%u ", w->name,
+                      w->begun_play ? "playing" : "waiting", (unsigned long long)w->frames,
+                      w->connections);
+        console_levels_summary(w, out);
+        strbuf_printf(out, " actors=%u slots=%u\n", world_actor_count(w), world_actor_slots(w));
     }
     return CONSOLE_OK;
 }
@@ -377,6 +379,9 @@ static const console_command console_commands[] = {
     { "gc stats", "gc stats", "collector statistics and the schedule's state (also 'stat gc')",
       console_gc_stats, 0 },
     { "stat gc", "stat gc", "the same as 'gc stats' (UE's stat command)", console_gc_stats, 0 },
+    { "stat levels", "stat levels",
+      "streaming levels: cells by state, streams in and out, load waits, survivors",
+      console_stat_levels, 0 },
     { "gc leaks", "gc leaks mark | gc leaks since=MARK",
       "objects created since a mark that are still alive, by class, with chains",
       console_gc_leaks, 1 },
@@ -390,7 +395,8 @@ static const console_command console_commands[] = {
     { "players", "players",
       "list connections (traffic, messages/s in, dropped unread, refused)", console_players,
       0 },
-    { "worlds", "worlds", "list worlds with their actor and slot counts", console_worlds, 0 },
+    { "worlds", "worlds", "list worlds with their levels, actor and slot counts", console_worlds,
+      0 },
     { "quit", "quit", "stop the server (goodbye to clients, full purge, exit 0)",
       console_quit, 0 },
 };

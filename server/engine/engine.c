@@ -80,6 +80,16 @@ static bool engine_job_dashboard_cb(void *ctx, uint64_t now_ns)
     in.objects_before = st.objects_before;
     in.unreachable = st.unreachable;
     in.purge_pending = gc_is_incremental_purge_pending(e->heap);
+    for (uint32_t w = 0; w < e->world_count; w++) {
+        const world_streaming *ws = &e->worlds[w]->streaming;
+
+        in.streaming |= ws->dim > 0;
+        in.levels_loaded += ws->counts[WORLD_LEVEL_LOADED];
+        in.levels_changing += ws->counts[WORLD_LEVEL_LOADING] + ws->counts[WORLD_LEVEL_UNLOADING];
+        in.levels_pending_purge += ws->counts[WORLD_LEVEL_PENDING_PURGE];
+    }
+    in.streamed_in_total = e->env.streaming.stats.streamed_in;
+    in.streamed_out_total = e->env.streaming.stats.streamed_out;
     dashboard_second(e->dashboard, &in);
     return true;
 }
@@ -139,6 +149,12 @@ void engine_frame(engine *e)
         stats_histogram_observe(&e->phase_seconds[p],
                                 (double)(t_phase[p + 1] - t_phase[p]) / 1e9);
     engine_gc_slack_observe(&e->gc_slack, (double)(t_repl - t_start) / 1e9);
+    if (frame_ms * 1e3 > 1e6 / e->opts.tick_hz) {
+        /* The collector's when the frame would have fit without its gc phase. */
+        e->frames_over_budget++;
+        if ((double)(t_repl - t_start) / 1e3 <= 1e6 / e->opts.tick_hz)
+            e->frames_over_budget_gc++;
+    }
     dashboard_frame(e->dashboard, t_phase);
     slow_ms = cvar_get(&e->cvars, CVAR_ENGINE_SLOW_FRAME_MS);
     if (slow_ms > 0 && frame_ms > slow_ms) {

@@ -108,6 +108,8 @@ typedef struct engine {
     engine_gc_slack gc_slack;     /* recent frames' net + world + repl, for pacing */
     uint64_t seen_collections;    /* gc_stats.collections already logged */
     uint64_t slow_frames;
+    uint64_t frames_over_budget;       /* frames longer than the --tick-hz period */
+    uint64_t frames_over_budget_gc;    /* of those, the ones the gc phase put over it */
     uint64_t gc_assumption_violations; /* gc.VerifyAssumptions findings, summed */
     uint64_t gc_garbage_references;    /* references to garbage nulled (when tracked) */
     uint64_t trim_destroyed;           /* objects destroyed at the last malloc_trim */

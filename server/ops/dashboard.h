@@ -43,6 +43,13 @@ typedef struct dashboard_inputs {
     uint32_t objects_before;
     uint32_t unreachable;
     bool purge_pending;
+    /* Streaming levels, every world together (all 0 without streaming cells). */
+    bool streaming;               /* some world has cells */
+    uint32_t levels_loaded;       /* cells visible */
+    uint32_t levels_changing;     /* cells loading or unloading */
+    uint32_t levels_pending_purge;
+    uint64_t streamed_in_total;   /* counters; the sample holds their rates */
+    uint64_t streamed_out_total;
 } dashboard_inputs;
 
 typedef struct dashboard_sample {
@@ -57,6 +64,8 @@ typedef struct dashboard_sample {
     float phase_ms[DASHBOARD_PHASES]; /* mean per frame */
     float rss_mb;
     float sent_bytes_per_second;
+    uint32_t levels_loaded, levels_changing, levels_pending_purge;
+    float streamed_in_per_second, streamed_out_per_second;
 } dashboard_sample;
 
 typedef struct dashboard_collection {
@@ -90,8 +99,10 @@ typedef struct dashboard_ring {
     float frame_max_ms;
     double phase_sum_ms[DASHBOARD_PHASES];
     uint64_t last_bytes;
+    uint64_t last_streamed_in, last_streamed_out;
     double last_t;
     bool have_last;
+    bool streaming;               /* a second said some world has cells */
 } dashboard_ring;
 
 /* Takes every buffer the ring will use: worlds (>= 1) actor counts per sample, frame_cap

@@ -122,9 +122,22 @@ void dashboard_ring_second(dashboard_ring *r, const dashboard_inputs *in)
                                              : 0;
     s->rss_mb = (float)in->rss_mb;
     s->sent_bytes_per_second = 0;
+    s->streamed_in_per_second = s->streamed_out_per_second = 0;
     if (r->have_last && in->t > r->last_t && in->bytes_sent_total >= r->last_bytes)
         s->sent_bytes_per_second =
             (float)((double)(in->bytes_sent_total - r->last_bytes) / (in->t - r->last_t));
+    if (r->have_last && in->t > r->last_t && in->streamed_in_total >= r->last_streamed_in &&
+        in->streamed_out_total >= r->last_streamed_out) {
+        s->streamed_in_per_second =
+            (float)((double)(in->streamed_in_total - r->last_streamed_in) / (in->t - r->last_t));
+        s->streamed_out_per_second = (float)((double)(in->streamed_out_total -
+                                                      r->last_streamed_out) /
+                                             (in->t - r->last_t));
+    }
+    s->levels_loaded = in->levels_loaded;
+    s->levels_changing = in->levels_changing;
+    s->levels_pending_purge = in->levels_pending_purge;
+    r->streaming = r->streaming || in->streaming;
     for (uint32_t w = 0; w < r->worlds; w++)
         r->actors[(size_t)r->head * r->worlds + w] = in->actors != NULL ? in->actors[w] : 0;
     r->head = (r->head + 1) % DASHBOARD_SECONDS;
@@ -132,6 +145,8 @@ void dashboard_ring_second(dashboard_ring *r, const dashboard_inputs *in)
         r->count++;
 
     r->last_bytes = in->bytes_sent_total;
+    r->last_streamed_in = in->streamed_in_total;
+    r->last_streamed_out = in->streamed_out_total;
     r->last_t = in->t;
     r->have_last = true;
     r->frame_count = 0;
@@ -167,12 +182,15 @@ const dashboard_collection *dashboard_ring_collection(const dashboard_ring *r, u
 
 typedef enum dashboard_column {
     COL_T, COL_PLAYERS, COL_CONNECTIONS, COL_OBJECTS, COL_FRAMES, COL_TICK_P50, COL_TICK_P99,
-    COL_TICK_MAX, COL_NET, COL_WORLD, COL_REPL, COL_GC, COL_RSS, COL_SENT, COL_COUNT
+    COL_TICK_MAX, COL_NET, COL_WORLD, COL_REPL, COL_GC, COL_RSS, COL_SENT, COL_LEVELS_LOADED,
+    COL_LEVELS_CHANGING, COL_LEVELS_PENDING_PURGE, COL_STREAMED_IN, COL_STREAMED_OUT, COL_COUNT
 } dashboard_column;
 
 static const char *const dashboard_column_names[COL_COUNT] = {
     "t", "players", "connections", "objects", "frames", "tick_p50", "tick_p99", "tick_max",
     "phase_net", "phase_world", "phase_repl", "phase_gc", "rss_mb", "sent_bps",
+    "levels_loaded", "levels_changing", "levels_pending_purge", "streamed_in_ps",
+    "streamed_out_ps",
 };
 
 static double dashboard_column_value(const dashboard_sample *s, dashboard_column c)
@@ -192,6 +210,11 @@ static double dashboard_column_value(const dashboard_sample *s, dashboard_column
     case COL_GC: return s->phase_ms[3];
     case COL_RSS: return s->rss_mb;
     case COL_SENT: return s->sent_bytes_per_second;
+    case COL_LEVELS_LOADED: return s->levels_loaded;
+    case COL_LEVELS_CHANGING: return s->levels_changing;
+    case COL_LEVELS_PENDING_PURGE: return s->levels_pending_purge;
+    case COL_STREAMED_IN: return s->streamed_in_per_second;
+    case COL_STREAMED_OUT: return s->streamed_out_per_second;
     case COL_COUNT: break;
     }
     return 0;
@@ -227,7 +250,8 @@ void dashboard_ring_json(const dashboard_ring *r, const char *const *world_names
     dashboard_json_number(out, now);
     strbuf_puts(out, ",\"budget_ms\":");
     dashboard_json_number(out, budget_ms);
-    strbuf_printf(out, ",\"window_s\":%d,\"worlds\":[", DASHBOARD_SECONDS);
+    strbuf_printf(out, ",\"window_s\":%d,\"streaming\":%s,\"worlds\":[", DASHBOARD_SECONDS,
+                  r->streaming ? "true" : "false");
     for (uint32_t w = 0; w < r->worlds; w++) {
         if (w > 0)
             strbuf_puts(out, ",");

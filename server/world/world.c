@@ -151,6 +151,12 @@ void world_env_init(world_env *env, gc_heap *heap)
     stats_histogram_init(&env->streaming.stats.load_wait);
 }
 
+void world_env_close(world_env *env)
+{
+    world_archetypes_free(env);
+    world_streaming_env_free(env);
+}
+
 static uint64_t world_splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);

@@ -230,6 +230,26 @@ uint32_t world_streaming_pending_purge(const world_env *env)
     return env->streaming.pending_purge;
 }
 
+static int wait_cmp(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+
+    return (x > y) - (x < y);
+}
+
+double world_streaming_wait_quantile(const world_streaming_stats *st, double q)
+{
+    float v[WORLD_STREAMING_RECENT_WAITS];
+    uint32_t n = st->recent_count, k;
+
+    if (n == 0)
+        return 0;
+    memcpy(v, st->recent_waits, n * sizeof *v);
+    qsort(v, n, sizeof *v, wait_cmp);
+    k = (uint32_t)ceil(q * (double)n);
+    return v[k > 0 ? k - 1 : 0];
+}
+
 void world_streaming_env_free(world_env *env)
 {
     world_streaming_env *se = &env->streaming;
@@ -313,8 +333,15 @@ static void cell_finish_load(world *w, world_cell *c, double now)
     c->lvl->pending_visibility = false;
     cell_set_state(st, c, WORLD_LEVEL_LOADED);
     se->stats.streamed_in++;
-    if (c->requested >= 0)
-        stats_histogram_observe(&se->stats.load_wait, now - c->requested);
+    if (c->requested >= 0) {
+        world_streaming_stats *s = &se->stats;
+
+        stats_histogram_observe(&s->load_wait, now - c->requested);
+        s->recent_waits[s->recent_next] = (float)(now - c->requested);
+        s->recent_next = (s->recent_next + 1) % WORLD_STREAMING_RECENT_WAITS;
+        if (s->recent_count < WORLD_STREAMING_RECENT_WAITS)
+            s->recent_count++;
+    }
     c->requested = -1;
     c->held = false;
 }

@@ -57,6 +57,8 @@ typedef enum world_level_state {
 
 const char *world_level_state_name(world_level_state s);
 
+enum { WORLD_STREAMING_RECENT_WAITS = 4096 };
+
 /* Monotonic seconds, for the time slices (injectable: tests pass a fake clock). */
 typedef double (*world_clock_fn)(void *ctx);
 
@@ -91,7 +93,12 @@ typedef struct world_streaming_stats {
     uint64_t loads_held;          /* load starts put off by a level pending purge */
     uint32_t pending_purge_max;   /* the most levels pending purge at once */
     stats_histogram load_wait;    /* a load's request to its level being visible, seconds */
+    float recent_waits[WORLD_STREAMING_RECENT_WAITS]; /* the last waits, exact (a ring) */
+    uint32_t recent_count, recent_next;
 } world_streaming_stats;
+
+/* The q-quantile (0..1) of the recent load waits, seconds; 0 before any. */
+double world_streaming_wait_quantile(const world_streaming_stats *st, double q);
 
 /* One cell of a world (plain data; the level it names is held by the world's level array
  * while LOADING, LOADED or UNLOADING). */
