@@ -46,6 +46,7 @@ typedef struct leak_scan {
     gc_heap *heap;
     const world_env *env;            /* NULL: no world profile to consult */
     uint32_t persistent;             /* of lifetime = persistent archetypes: not leaks */
+    uint32_t streamed;               /* in a streaming cell's level still loaded: not leaks */
     leak_mark *mark;                 /* marking: filled; since: compared against */
     bool failed;                     /* out of memory while marking */
     uint32_t found, other;
@@ -83,6 +84,10 @@ static void leak_since_cb(void *obj, void *userdata)
         return; /* alive at the mark */
     if (s->env != NULL && world_object_is_persistent(s->env, s->heap, obj)) {
         s->persistent++; /* it outlives its player by design */
+        return;
+    }
+    if (s->env != NULL && world_object_in_streamed_level(s->env, s->heap, obj)) {
+        s->streamed++; /* it goes when its cell unloads */
         return;
     }
     s->found++;
@@ -155,6 +160,9 @@ static console_status leak_report(gc_heap *heap, const world_env *env, uint32_t 
     if (s->persistent > 0)
         strbuf_printf(out, "  (not counted: %u objects of lifetime = persistent archetypes, "
                       "which outlive their players by design)\n", s->persistent);
+    if (s->streamed > 0)
+        strbuf_printf(out, "  (not counted: %u objects of streaming levels still loaded, which "
+                      "go when their cells unload)\n", s->streamed);
     for (uint32_t i = 0; i < s->n_classes; i++) {
         const leak_class *lc = &s->classes[i];
         strbuf_printf(out, "  %-24s %u\n", gc_class_name(lc->cls), lc->count);

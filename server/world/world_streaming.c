@@ -250,6 +250,20 @@ double world_streaming_wait_quantile(const world_streaming_stats *st, double q)
     return v[k > 0 ? k - 1 : 0];
 }
 
+bool world_object_in_streamed_level(const world_env *env, gc_heap *heap, const void *obj)
+{
+    if (env->streaming.world_count == 0)
+        return false;
+    for (const void *o = obj; o != NULL; o = gc_object_outer(heap, o)) {
+        if (gc_object_class(heap, o) == env->classes.level) {
+            const level *lvl = o;
+
+            return lvl->cell != NULL && lvl->cell->lvl == lvl;
+        }
+    }
+    return false;
+}
+
 void world_streaming_env_free(world_env *env)
 {
     world_streaming_env *se = &env->streaming;

@@ -171,6 +171,11 @@ world_cell *world_streaming_cell_at(world *w, float x, float y);
 /* Levels pending purge in every world. */
 uint32_t world_streaming_pending_purge(const world_env *env);
 
+/* True when obj lies in (its outer chain reaches) the level a streaming cell holds now: it
+ * goes when that cell unloads, not with any player. A level that outlived its cell's unload
+ * holds no cell: its objects are not this. */
+bool world_object_in_streamed_level(const world_env *env, gc_heap *heap, const void *obj);
+
 /* Frees what the env's streaming side allocated (after every world is gone). */
 void world_streaming_env_free(world_env *env);
 

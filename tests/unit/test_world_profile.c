@@ -90,7 +90,8 @@ static void test_errors_name_the_file_the_line_and_the_field(void **state)
                  "p.ini:3: [archetype A] lifetime: 'forever': expected visit, persistent or");
     expect_error("[archetype A]\ncluster = maybe\n", "p.ini:2: [archetype A] cluster: 'maybe'");
     expect_error("[archetype A]\nrefs = owner, parent\n",
-                 "p.ini:2: [archetype A] refs: 'parent': expected owner, siblings, level, earlier:N or placed");
+                 "p.ini:2: [archetype A] refs: 'parent': expected owner, siblings, level, "
+                 "earlier:N or placed");
     expect_error("[archetype A]\nrefs = earlier\n", "p.ini:2: [archetype A] refs: 'earlier'");
     expect_error("[archetype A]\nrefs = owner:2\n",
                  "p.ini:2: [archetype A] refs: 'owner:2': only earlier takes a count");
@@ -137,6 +138,63 @@ static void test_the_limits_are_errors_at_the_field_that_breaks_them(void **stat
     expect_error("[archetype Bad-Name]\nbase = actor\n", "p.ini:2: [archetype Bad-Name]: an");
 }
 
+static void test_a_cells_section_lists_what_every_cell_places(void **state)
+{
+    const char *text =
+        "[archetype Leaf]\nbase = component\n"
+        "[archetype Tree]\ncomponents = 2\nchildren = Leaf:3\n"
+        "[archetype Rock]\nrefs = level, strong placed, weak placed\n"
+        "[cells]\nplaced = Tree:10, Rock:4\nplayer_starts = 3\n";
+    const world_profile_archetype *rock;
+
+    (void)state;
+    assert_true(world_profile_parse(&profile, "p.ini", text, err, sizeof err));
+
+    assert_true(profile.cells.present);
+    assert_int_equal(profile.cells.line, 8);
+    assert_int_equal(profile.cells.n_placed, 2);
+    assert_int_equal(profile.cells.placed[0].archetype, 1);
+    assert_int_equal(profile.cells.placed[0].count, 10);
+    assert_int_equal(profile.cells.objects, 10 * (1 + 2 + 3) + 4);
+    assert_int_equal(profile.cells.player_starts, 3);
+    rock = &profile.archetypes[2];
+    assert_int_equal(rock->refs[1].kind, WORLD_PROFILE_REF_PLACED);
+    assert_int_equal(rock->refs[1].hold, WORLD_PROFILE_HOLD_STRONG);
+    assert_int_equal(rock->refs[2].hold, WORLD_PROFILE_HOLD_WEAK);
+}
+
+static void test_a_profile_without_cells_has_none(void **state)
+{
+    (void)state;
+    assert_true(world_profile_parse(&profile, "p.ini", "[archetype A]\nbase = actor\n", err,
+                                    sizeof err));
+
+    assert_false(profile.cells.present);
+    assert_int_equal(profile.cells.objects, 0);
+}
+
+static void test_a_bad_cells_section_names_the_file_the_line_and_the_field(void **state)
+{
+    (void)state;
+    expect_error("[archetype A]\n[cells]\nplaced = B:2\n",
+                 "p.ini:3: [cells] placed: 'B' is not an archetype defined above [cells]");
+    expect_error("[archetype C]\nbase = component\n[cells]\nplaced = C:1\n",
+                 "p.ini:4: [cells] placed: 'C' is a component archetype");
+    expect_error("[archetype A]\n[cells]\nplaced = A:0\n",
+                 "p.ini:3: [cells] placed: 'A:0': expected NAME:N with N in [1, 10000]");
+    expect_error("[archetype A]\ncomponents = 64\n[cells]\nplaced = A:5000\n",
+                 "p.ini:4: [cells] placed: one cell would place 325000 objects (at most 200000)");
+    expect_error("[archetype A]\n[cells]\nterrain = hills\n",
+                 "p.ini:3: [cells] unknown field 'terrain' (known: placed, player_starts)");
+    expect_error("[archetype A]\n[cells]\nplayer_starts = 65\n",
+                 "p.ini:3: [cells] player_starts: '65': expected an integer in [0, 64]");
+    expect_error("[archetype A]\nbase = actor\n[cells]\nplaced = A:1\n[archetype B]\n"
+                 "base = actor\n[cells]\nplaced = A\n",
+                 "p.ini:8: [cells] is given twice");
+    expect_error("[archetype A]\nrefs = strong weak owner\n",
+                 "p.ini:2: [archetype A] refs: 'weak owner'");
+}
+
 static void test_a_missing_file_is_an_error_naming_it(void **state)
 {
     (void)state;
@@ -169,6 +227,9 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_file_the_line_and_the_field),
         cmocka_unit_test(test_children_name_archetypes_defined_above_so_no_spawn_contains_itself),
         cmocka_unit_test(test_the_limits_are_errors_at_the_field_that_breaks_them),
+        cmocka_unit_test(test_a_cells_section_lists_what_every_cell_places),
+        cmocka_unit_test(test_a_profile_without_cells_has_none),
+        cmocka_unit_test(test_a_bad_cells_section_names_the_file_the_line_and_the_field),
         cmocka_unit_test(test_a_missing_file_is_an_error_naming_it),
         cmocka_unit_test(test_the_shipped_profiles_read_cleanly),
     };
