@@ -474,6 +474,27 @@ static void test_ues_sections_set_the_same_cvars_and_unknown_ue_keys_only_warn(v
     assert_int_equal(opts.config_warnings, 3);
 }
 
+static void test_ues_streaming_settings_are_project_settings_below_console_variables(void **state)
+{
+    engine_options opts;
+    cvar_registry reg;
+    char err[512] = "";
+
+    (void)state;
+    int r = load_ini_text("[/Script/Engine.StreamingSettings]\n"
+                          "s.LevelStreamingActorsUpdateTimeLimit=3.000000\n"
+                          "s.UnregisterComponentsTimeLimit=2.0\n"
+                          "[ConsoleVariables]\ns.UnregisterComponentsTimeLimit=0.5\n"
+                          "wp.Runtime.EnableServerStreaming=1\n",
+                          &opts, &reg, err, sizeof err);
+
+    assert_int_equal(r, 0);
+    assert_true(cvar_get(&reg, CVAR_S_ACTORS_UPDATE_TIME_LIMIT) == 3.0);
+    assert_true(cvar_get(&reg, CVAR_S_UNREGISTER_COMPONENTS_TIME_LIMIT) == 0.5);
+    assert_int_equal(cvar_get_int(&reg, CVAR_WP_ENABLE_SERVER_STREAMING), 1);
+    assert_int_equal(opts.config_warnings, 0);
+}
+
 static void test_a_typo_in_reaps_own_sections_still_stops_the_server(void **state)
 {
     engine_options opts;
@@ -609,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_the_line_limit_of_reaps_files_does_not_count_a_crlf),
         cmocka_unit_test(test_a_duplicate_key_in_reaps_sections_is_an_error_naming_it),
         cmocka_unit_test(test_ues_sections_set_the_same_cvars_and_unknown_ue_keys_only_warn),
+        cmocka_unit_test(test_ues_streaming_settings_are_project_settings_below_console_variables),
         cmocka_unit_test(test_a_typo_in_reaps_own_sections_still_stops_the_server),
         cmocka_unit_test(test_the_shipped_ue_sample_loads),
         cmocka_unit_test(test_a_reload_takes_the_files_new_values_and_keeps_higher_sources),
