@@ -119,7 +119,9 @@ gc_result world_classes_register(gc_heap *heap, world_classes *out_classes)
             return r;                                                                           \
     } while (0)
     ADD(world, "World", world, NULL, 0, world_members, world_destructor);
-    ADD(level, "Level", level, NULL, 0, level_members, level_destructor);
+    /* A streaming cell's level roots the cluster of its placed actors (the persistent level
+     * never does: its actors come and go). */
+    ADD(level, "Level", level, NULL, GC_CLASS_CLUSTER_ROOT, level_members, level_destructor);
     ADD(actor, "Actor", actor, NULL, 0, actor_members, NULL);
     ADD(world_settings, "WorldSettings", actor, c.actor, 0, NULL, NULL);
     ADD(default_volume, "DefaultVolume", actor, c.actor, 0, NULL, NULL);

@@ -504,6 +504,37 @@ static void test_without_the_verify_a_survivor_is_counted_but_not_named(void **s
     assert_null(strstr(fx->env.streaming.report, "didn't get garbage collected"));
 }
 
+/* A Shrine holds cell (0, 0)'s first Hut by a strong handle through a collection. */
+static void strong_hold_through_a_collection(fixture *fx, bool clusters)
+{
+    actor *shrine;
+
+    fx->env.streaming.cfg.level_clusters = clusters;
+    put_pawn(fx, centre(0), centre(0));
+    frame(fx, 0.1);
+    assert_true(gc_object_in_cluster(cell(fx, 0, 0)->lvl) == clusters);
+    assert_int_equal(actor_spawn_archetype(fx->w, (uint32_t)world_archetype_find(&fx->env,
+                                                                                 "Shrine"),
+                                           fx->pc, &shrine),
+                     GC_OK);
+    collect(fx);
+    /* when the cell streams out, the strongly held Hut keeps its level. */
+    stream_out_corner(fx);
+    collect(fx);
+    assert_int_equal(fx->env.streaming.stats.levels_survived, 1);
+    assert_non_null(gc_object_find(fx->heap, "World0.Cell_X0_Y0.Hut_0"));
+}
+
+static void test_a_strong_handle_keeps_a_clustered_level_through_collections(void **state)
+{
+    strong_hold_through_a_collection(*state, true);
+}
+
+static void test_a_strong_handle_keeps_an_unclustered_level_through_collections(void **state)
+{
+    strong_hold_through_a_collection(*state, false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -524,6 +555,8 @@ int main(void)
         T(test_the_grid_loads_every_cell_at_start_without_server_streaming),
         T(test_a_surviving_level_is_named_with_its_chain_by_the_verify),
         T(test_without_the_verify_a_survivor_is_counted_but_not_named),
+        T(test_a_strong_handle_keeps_a_clustered_level_through_collections),
+        T(test_a_strong_handle_keeps_an_unclustered_level_through_collections),
 #undef T
     };
 
