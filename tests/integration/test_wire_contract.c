@@ -645,6 +645,25 @@ static void test_a_pawn_circles_until_its_first_input_then_keeps_the_velocity_as
     harness_server_free(&s);
 }
 
+/* ---- the README's worked examples ------------------------------------------------------- */
+
+static void test_the_readme_wire_examples_are_what_a_real_server_sends(void **state)
+{
+    harness_proc p;
+    const char *args[] = { "tests/docs/wire_examples.py", harness_build_dir(), "--check", NULL };
+
+    (void)state;
+    harness_proc_start_cmd(&p, "/usr/bin/python3", args, NULL);
+    if (!harness_proc_wait(&p, 90.0)) {
+        harness_proc_kill(&p);
+        fail_msg("wire_examples.py did not finish within 90 s:\n%s", p.out);
+    }
+    if (p.status != 0)
+        fail_msg("%s", p.out);
+    assert_non_null(strstr(p.out, "wire examples match"));
+    harness_proc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -659,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_unknown_fields_are_skipped_and_a_group_is_refused),
         cmocka_unit_test(test_other_movers_are_updated_at_their_distance_bands_period),
         cmocka_unit_test(test_a_pawn_circles_until_its_first_input_then_keeps_the_velocity_asked),
+        cmocka_unit_test(test_the_readme_wire_examples_are_what_a_real_server_sends),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -89,6 +89,7 @@ typedef struct wire_peer {
     wire_peer_actor actors[WIRE_PEER_ACTORS];
     uint32_t n_actors;
     uint64_t last_update_frame;
+    uint32_t updates_by_count[4];   /* ActorUpdate messages of 0, 1, 2, 3 or more records */
 
     /* Every update record of one watched net id: its frame and position. */
     uint64_t watch_id;
@@ -194,6 +195,7 @@ static inline void wire_peer_on_updates(wire_peer *p, const Reap__ActorUpdate *u
     wire_actor a;
 
     p->last_update_frame = u->frame;
+    p->updates_by_count[u->count < 3 ? u->count : 3]++;
     wire_reader_init(&r, u->records.data, u->records.len, u->count);
     while (wire_next_update(&r, &a)) {
         wire_peer_actor *held = wire_peer_find_slot(p, a.mover_slot);
