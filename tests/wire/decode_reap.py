@@ -375,7 +375,7 @@ EXAMPLES = {
                 lambda rows: body_name(rows) == "actor_destroy"),
     "error": ("the Error refusing her spawn of 0 props (seq 4)", "ada",
               lambda rows: body_name(rows) == "error"),
-    "refusal": ("the Error refusing cy's Hello with protocol version 4", "cy",
+    "refusal": ("the Error refusing cy's Hello of the previous protocol version", "cy",
                 lambda rows: body_name(rows) == "error"),
     "check": ("the ReplicationCheck answering her request (seq 5)", "ada",
               lambda rows: body_name(rows) == "replication_check"),
