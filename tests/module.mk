@@ -21,3 +21,11 @@ $(TEST_UNIT_BINS) $(TEST_INTEG_BINS): $(BUILD)/%: $(BUILD)/%.o $(GC_TESTING_LIB)
 
 -include tests/bench/module.mk
 -include tests/fuzz/module.mk
+
+# tests/wire/wire_capture: plays the session of the README's wire examples against a server
+# and saves the packets (tests/docs/wire_examples.py); built with the test that runs it.
+WIRE_CAPTURE := $(BUILD)/tests/wire/wire_capture
+$(BUILD)/tests/wire/wire_capture.o: | $(TEST_PREREQS)
+$(WIRE_CAPTURE): $(BUILD)/tests/wire/wire_capture.o $(PROTO_LIB)
+	$(CC) $(LDFLAGS_BASE) $< $(PROTO_LIB) $(PROTO_LIBS) $(call pc_libs,libenet) -lm -o $@
+$(BUILD)/tests/integration/test_wire_contract: | $(WIRE_CAPTURE)

@@ -103,11 +103,8 @@ static void net_on_connect(net_driver *nd, ENetPeer *peer)
     log_debug("net: connection from %s", conn->address);
     if (nd->conn_count > nd->max_players) {
         /* The spare peers: a full server says so instead of staying silent. */
-        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL, "server full", 0);
-        conn->state = NET_CONN_CLOSING;
-        conn->kicked = true;
+        net_close_with_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL, "server full", 0);
         nd->counters.refused_full++;
-        enet_peer_disconnect_later(peer, 0);
     }
 }
 

@@ -9,6 +9,7 @@
  * (net_policy.c): spawns, requests and move inputs each have their own.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,15 +84,93 @@ bool net_name_is_valid(const char *name)
     return true;
 }
 
+/* A hello the server cannot accept: one Error that says the connection ends (Error.disconnect),
+ * counted as a bad message, and the connection closes once it is delivered. It is not counted
+ * towards net.MaxBadMessages: the connection ends anyway, and a kick would be a second Error. */
+static void net_refuse_hello(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
+                             uint32_t seq, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void net_refuse_hello(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
+                             uint32_t seq, const char *fmt, ...)
+{
+    char text[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    nd->counters.bad_messages++;
+    log_debug("net: %s: hello refused: %s", conn->address, text);
+    net_close_with_error(nd, conn, code, text, seq);
+}
+
+/* The Welcome of a connection that just joined: who it is, and what it needs to know to decode
+ * and to expect what it will be sent (reap.proto says what each field promises). */
+static void net_send_welcome(net_driver *nd, net_connection *conn, uint32_t seq)
+{
+    const cvar_registry *cv = nd->env.cvars;
+    const world *w = conn->world;
+    const world_env *wenv = w->env;
+    const player_controller *pc = conn->controller;
+    net_policy_limits lim = net_limits(nd);
+    Reap__Envelope out = REAP__ENVELOPE__INIT;
+    Reap__Welcome welcome = REAP__WELCOME__INIT;
+    Reap__ClientLimits limits = REAP__CLIENT_LIMITS__INIT;
+    Reap__UpdateBand bands[NET_BANDS], *band_list[NET_BANDS];
+    char *archetypes[WORLD_PROFILE_ARCHETYPES_MAX], *spawnable[WORLD_PROFILE_ARCHETYPES_MAX + 2];
+    float cull = (float)cvar_get(cv, CVAR_NET_CULL_DISTANCE);
+
+    welcome.player_id = conn->player_id;
+    welcome.world = (char *)w->name;
+    welcome.tick_hz = nd->env.tick_hz;
+    welcome.position_step = net_repl_index(nd, w)->step;
+    welcome.controller_net_id = pc->base.net_id;
+    welcome.pawn_net_id = pc->pawn != NULL ? pc->pawn->base.net_id : 0;
+    welcome.server_version = (char *)REAP_VERSION;
+    for (uint32_t i = 0; i < wenv->n_archetypes && i < WORLD_PROFILE_ARCHETYPES_MAX; i++) {
+        archetypes[welcome.n_archetypes++] = (char *)wenv->archetypes[i].def.name;
+        /* What net_handle_spawn accepts by name: actor archetypes, then the two built-ins. */
+        if (wenv->archetypes[i].def.base == WORLD_PROFILE_BASE_ACTOR)
+            spawnable[welcome.n_spawnable++] = (char *)wenv->archetypes[i].def.name;
+    }
+    spawnable[welcome.n_spawnable++] = (char *)"Prop";
+    spawnable[welcome.n_spawnable++] = (char *)"Projectile";
+    welcome.archetypes = archetypes;
+    welcome.spawnable = spawnable;
+    welcome.cull_distance = cull;
+    welcome.world_extent = wenv->extent;
+    for (int k = 0; k < NET_BANDS; k++) {
+        reap__update_band__init(&bands[k]);
+        bands[k].max_distance = cull / (float)net_band_divisor[k];
+        bands[k].period = net_band_period[k];
+        band_list[k] = &bands[k];
+    }
+    welcome.n_update_bands = NET_BANDS;
+    welcome.update_bands = band_list;
+    welcome.own_update_period = NET_OWN_UPDATE_PERIOD;
+    welcome.max_client_rate = (uint32_t)cvar_get_int(cv, CVAR_NET_MAX_CLIENT_RATE);
+    limits.max_pawn_speed = lim.max_pawn_speed;
+    limits.max_move_inputs_per_second = lim.move_rate;
+    limits.spawn_rate_per_second = lim.spawn_rate;
+    limits.spawn_burst = lim.spawn_burst;
+    limits.max_spawn_per_request = lim.max_spawn_per_request;
+    limits.max_actors_per_player = lim.max_actors_per_player;
+    limits.request_rate_per_second = lim.request_rate;
+    limits.request_burst = lim.request_burst;
+    limits.max_message_bytes = (uint32_t)cvar_get_int(cv, CVAR_NET_MAX_MESSAGE_BYTES);
+    limits.max_bad_messages = lim.max_bad_messages;
+    welcome.limits = &limits;
+    out.seq = seq;
+    out.body_case = REAP__ENVELOPE__BODY_WELCOME;
+    out.welcome = &welcome;
+    net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
+}
+
 /* A hello the server cannot accept (another protocol version, a bad name, no such world)
- * is answered with the error, and the connection closes once the error is delivered: a
- * client that cannot speak to this server has nothing more to say. */
+ * closes the connection (net_refuse_hello): a client that cannot speak to this server has
+ * nothing more to say. */
 static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
 {
     const Reap__Hello *h = env->hello;
-    Reap__Envelope out = REAP__ENVELOPE__INIT;
-    Reap__Welcome welcome = REAP__WELCOME__INIT;
-    char *archetypes[WORLD_PROFILE_ARCHETYPES_MAX];
     player_controller *pc;
     world *w;
     gc_result r;
@@ -102,27 +181,24 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
         return;
     }
     if (h->protocol_version != MSG_PROTOCOL_VERSION) {
-        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_VERSION, env->seq,
-                   "protocol version %u is not supported (this server speaks %u)",
-                   h->protocol_version, MSG_PROTOCOL_VERSION);
-        net_close_after_error(conn);
+        net_refuse_hello(nd, conn, REAP__ERROR_CODE__ERROR_CODE_VERSION, env->seq,
+                         "protocol version %u is not supported (this server speaks %u)",
+                         h->protocol_version, MSG_PROTOCOL_VERSION);
         return;
     }
     if (!net_name_is_valid(h->player_name)) {
-        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
-                   "player name must be valid UTF-8 without control characters and shorter "
-                   "than %d bytes", PLAYER_NAME_MAX);
-        net_close_after_error(conn);
+        net_refuse_hello(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
+                         "player name must be valid UTF-8 without control characters and "
+                         "shorter than %d bytes", PLAYER_NAME_MAX);
         return;
     }
     w = net_find_world(nd, h->world);
     if (w == NULL) {
         char shown[48];
         net_sanitize(h->world, shown, sizeof shown);
-        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD, env->seq,
-                   "no world named '%s' (this server has World0..World%u)", shown,
-                   nd->env.world_count - 1);
-        net_close_after_error(conn);
+        net_refuse_hello(nd, conn, REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD, env->seq,
+                         "no world named '%s' (this server has World0..World%u)", shown,
+                         nd->env.world_count - 1);
         return;
     }
     conn->player_id = ++nd->next_player_id;
@@ -133,9 +209,8 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     r = actor_spawn_player(w, conn->player_id, conn->name, &pc);
     if (r != GC_OK) {
         log_error("net: cannot spawn player for %s: %s", conn->address, gc_result_str(r));
-        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL, "cannot spawn player",
-                       env->seq);
-        net_close_after_error(conn);
+        net_close_with_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL,
+                             "cannot spawn player", env->seq);
         return;
     }
     conn->controller = pc;
@@ -144,22 +219,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     w->connections++;
     nd->player_count++;
     net_repl_join(nd, conn);
-
-    welcome.player_id = conn->player_id;
-    welcome.world = w->name;
-    welcome.tick_hz = nd->env.tick_hz;
-    welcome.position_step = net_repl_index(nd, w)->step;
-    welcome.controller_net_id = pc->base.net_id;
-    welcome.pawn_net_id = pc->pawn != NULL ? pc->pawn->base.net_id : 0;
-    welcome.server_version = (char *)REAP_VERSION;
-    welcome.n_archetypes = 0;
-    for (uint32_t i = 0; i < w->env->n_archetypes && i < WORLD_PROFILE_ARCHETYPES_MAX; i++)
-        archetypes[welcome.n_archetypes++] = w->env->archetypes[i].def.name;
-    welcome.archetypes = archetypes;
-    out.seq = env->seq;
-    out.body_case = REAP__ENVELOPE__BODY_WELCOME;
-    out.welcome = &welcome;
-    net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
+    net_send_welcome(nd, conn, env->seq);
     log_info("player %u '%s' joined %s from %s", conn->player_id, conn->name, w->name,
              conn->address);
     if (nd->env.player_joined_cb != NULL)
@@ -344,14 +404,17 @@ static void net_handle_ping(net_driver *nd, net_connection *conn, const Reap__En
     net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
 }
 
-/* A refused input is counted; its sender hears why at most once a second, so a client whose
- * settings differ is told without a storm of errors (malformed numbers are bad messages). */
+/* Every refused input, whatever the reason, is counted and never a bad message: inputs are
+ * unreliable and frequent, and one client's wrong setting (or a NaN from its physics) must
+ * not end its connection within a fraction of a second. Its sender hears why at most once a
+ * second, so it is told without a storm of errors. */
 static void net_handle_move(net_driver *nd, net_connection *conn, const Reap__Envelope *env)
 {
     const Reap__MoveInput *in = env->move_input;
     net_policy_limits lim = net_limits(nd);
     double now = net_now(nd);
     net_policy_verdict v = net_policy_check_move(&conn->policy, &lim, now, in->vx, in->vy);
+    char text[160];
 
     if (v == NET_POLICY_ALLOW) {
         if (conn->controller->pawn != NULL)
@@ -359,21 +422,22 @@ static void net_handle_move(net_driver *nd, net_connection *conn, const Reap__En
         return;
     }
     nd->counters.refused_inputs++;
-    if (v == NET_POLICY_BAD_VALUE) {
-        net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
-                   "move input with a velocity that is not a finite number");
+    if (conn->input_noticed && now - conn->last_input_notice < 1.0)
         return;
-    }
-    if (now - conn->last_input_notice < 1.0)
-        return;
+    conn->input_noticed = true;
     conn->last_input_notice = now;
-    if (v == NET_POLICY_TOO_FAST)
-        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
-                       "move input faster than net.MaxPawnSpeed; ignored", env->seq);
+    if (v == NET_POLICY_BAD_VALUE)
+        snprintf(text, sizeof text, "move input with a velocity that is not a finite number; "
+                 "ignored");
+    else if (v == NET_POLICY_TOO_FAST)
+        snprintf(text, sizeof text, "move input faster than net.MaxPawnSpeed=%g; ignored",
+                 lim.max_pawn_speed);
     else
-        net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_RATE,
-                       "move inputs over net.MaxMoveInputsPerSecond; extra ones ignored",
-                       env->seq);
+        snprintf(text, sizeof text, "move inputs over net.MaxMoveInputsPerSecond=%g; extra "
+                 "ones ignored", lim.move_rate);
+    net_send_error(nd, conn, v == NET_POLICY_OVER_RATE ? REAP__ERROR_CODE__ERROR_CODE_RATE
+                                                       : REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                   text, env->seq);
 }
 
 static void net_handle_check(net_driver *nd, net_connection *conn, const Reap__Envelope *env)

@@ -56,13 +56,20 @@ void net_index_encode(net_index *ix, uint32_t idx, const actor *a, uint32_t fram
                                             e->mover_slot, q);
     if (e->mover_slot != 0) {
         net_mover_hot *m = &ix->mhot[e->mover_slot];
+        uint8_t update[WIRE_UPDATE_TAIL_MAX];
         bool has_z;
+        size_t len = wire_update_tail(update, q, &has_z);
 
-        m->update_len = (uint8_t)wire_update_tail(m->update, q, &has_z);
-        m->update_has_z = has_z;
+        /* A move within the same quantization step leaves the record as it was: nothing new to
+         * send (reap.proto, ActorUpdate), so the frame it changed stays. */
+        if (len != m->update_len || memcmp(update, m->update, len) != 0) {
+            memcpy(m->update, update, len);
+            m->update_len = (uint8_t)len;
+            m->update_has_z = has_z;
+            m->changed_frame = frame;
+        }
         m->x = a->pos[0];
         m->y = a->pos[1];
-        m->changed_frame = frame;
     }
     e->move_serial = a->move_serial;
     ix->records_encoded++;

@@ -99,7 +99,8 @@ typedef struct net_connection {
     double connected_at;            /* engine time of the ENet connect (hello deadline) */
     bool oversize_reported;         /* a packet ENet will drop was refused: which one */
     uint16_t oversize_seq;
-    double last_input_notice;       /* last error sent for a refused MoveInput */
+    bool input_noticed;             /* an error was sent for a refused MoveInput... */
+    double last_input_notice;       /* ...at this time */
     /* The datagram filter's: per channel, the first reliable message it dropped and is
      * waiting for again; later ones on that channel are dropped too, so ENet never holds
      * messages out of order behind it. */
@@ -209,6 +210,13 @@ void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacket *pack
 bool net_name_is_valid(const char *name);
 
 /* ---- net_replication.c ---- */
+/* Update rates of other players' movers by distance d from the player's pawn (ReplicationGraph's
+ * DynamicSpatialFrequency; repl_band; Welcome.update_bands): band k holds d below
+ * cull / net_band_divisor[k] (the last up to cull itself) and is sent every net_band_period[k]
+ * frames; the player's own movers every NET_OWN_UPDATE_PERIOD frames wherever they are. */
+enum { NET_BANDS = 4, NET_OWN_UPDATE_PERIOD = 3 };
+extern const uint8_t net_band_period[NET_BANDS];
+extern const uint8_t net_band_divisor[NET_BANDS];
 /* Before the connections of w: resolves the world's spawned outbox once. */
 void net_repl_begin_world(net_driver *nd, world *w);
 void net_repl_join(net_driver *nd, net_connection *conn);

@@ -44,7 +44,6 @@ enum {
     REPL_MSG_OVERHEAD = 16,  /* an ActorSpawn/ActorUpdate envelope around its records, at most */
     REPL_SPAWN_BOOST = 2,    /* a pending spawn outranks an update of the same priority */
     REPL_SNAPSHOT_BOOST = 8, /* ... by this much while the join snapshot streams */
-    REPL_OWN_PERIOD = 3,     /* frames between two updates of the player's own movers */
     REPL_MIN_SPAWN_BYTES = 8, /* the smallest spawn record with its ids, about */
     REPL_RELEVANCY_PERIOD = 1, /* seconds between two relevancy passes at most */
     REPL_BATCH_PERIOD = 3,     /* frames between two spawn and destroy messages, past the
@@ -94,6 +93,9 @@ static bool repl_is_relevant(const repl_frame *f, const actor *a, float x, float
     return dx * dx + dy * dy <= f->cull * f->cull;
 }
 
+const uint8_t net_band_period[NET_BANDS] = { 1, 2, 3, 6 };
+const uint8_t net_band_divisor[NET_BANDS] = { 8, 4, 2, 1 };
+
 /* Frames between two updates of a moving actor d2 (squared) from the pawn: every frame within
  * an eighth of the cull distance, every 2nd within a quarter, every 3rd within half, every 6th
  * beyond (30, 15, 10 and 5 Hz at 30 frames a second). The player's own movers every 3rd frame:
@@ -104,15 +106,15 @@ static bool repl_is_relevant(const repl_frame *f, const actor *a, float x, float
  * the bands are wide. */
 static uint8_t repl_band(const repl_frame *f, uint32_t owner_player_id, float d2)
 {
-    static const uint8_t by_band[4] = { 1, 2, 3, 6 };
+    /* The squares of net_band_divisor's distances: (cull / 8)^2 x 1, 4, 16. */
     float e2 = f->cull * f->cull * (1.0f / 64.0f);
 
     if (owner_player_id == f->c->player_id)
-        return REPL_OWN_PERIOD;
+        return NET_OWN_UPDATE_PERIOD;
     if (!f->has_pawn)
         return 1;
     /* Counted, not branched on: in a crowd the band is a coin toss for the branch predictor. */
-    return by_band[(d2 >= e2) + (d2 >= 4.0f * e2) + (d2 >= 16.0f * e2)];
+    return net_band_period[(d2 >= e2) + (d2 >= 4.0f * e2) + (d2 >= 16.0f * e2)];
 }
 
 /* Squared distance of (x, y) from the pawn (0 without one). */

@@ -42,8 +42,8 @@ size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Rea
                                                   : ENET_PACKET_FLAG_RELIABLE));
 }
 
-void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, const char *text,
-                    uint32_t seq)
+static void net_error_send(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
+                                   const char *text, uint32_t seq, bool disconnect)
 {
     Reap__Envelope env = REAP__ENVELOPE__INIT;
     Reap__Error err = REAP__ERROR__INIT;
@@ -51,10 +51,17 @@ void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, 
     err.code = code;
     err.text = (char *)text;
     err.request_seq = seq;
+    err.disconnect = disconnect;
     env.seq = seq;
     env.body_case = REAP__ENVELOPE__BODY_ERROR;
     env.error = &err;
     net_send(nd, conn, MSG_CHANNEL_CONTROL, &env);
+}
+
+void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, const char *text,
+                    uint32_t seq)
+{
+    net_error_send(nd, conn, code, text, seq, false);
 }
 
 net_policy_limits net_limits(const net_driver *nd)
@@ -92,7 +99,7 @@ static void net_cool_down(net_driver *nd, const ENetAddress *a, double now)
 void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
               uint32_t seq)
 {
-    net_send_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_KICKED, why, seq);
+    net_error_send(nd, conn, REAP__ERROR_CODE__ERROR_CODE_KICKED, why, seq, true);
     log_warn("net: kicking %s (player %u): %s", conn->address, conn->player_id, why);
     conn->kicked = true;
     conn->state = NET_CONN_CLOSING;
@@ -103,10 +110,12 @@ void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, cons
     enet_peer_disconnect_later(conn->peer, 0);
 }
 
-void net_close_after_error(net_connection *conn)
+void net_close_with_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
+                          const char *text, uint32_t seq)
 {
     if (conn->state == NET_CONN_CLOSING)
         return;
+    net_error_send(nd, conn, code, text, seq, true);
     conn->kicked = true;
     conn->state = NET_CONN_CLOSING;
     enet_peer_disconnect_later(conn->peer, 0);

@@ -28,20 +28,25 @@ size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Rea
 /* Queues a packet the caller built (NULL: nothing; a refused one is destroyed) and counts it, as
  * net_send does; its size, or 0. */
 size_t net_send_packet(net_driver *nd, net_connection *conn, uint8_t channel, ENetPacket *packet);
+/* An Error the connection survives (Error.disconnect false). */
 void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, const char *text,
                     uint32_t seq);
-/* Answers bad input: an error to this peer, one count, and a disconnect on repeated abuse. */
+/* Answers bad input: an error to this peer (the connection stays), one count, and on the
+ * net.MaxBadMessages-th a kick after it. */
 void net_reject(net_driver *nd, net_connection *conn, Reap__ErrorCode code, uint32_t seq,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Sends ERROR_CODE_KICKED with why, logs it once, counts it under reason, and closes the
+/* Sends ERROR_CODE_KICKED with why (Error.disconnect set), logs it once, counts it under
+ * reason, and closes the
  * connection once the error is delivered. Abuse (bad messages, a flood) also puts the
  * address in the cooldown (its CONNECTs are refused for NET_COOLDOWN_S; host and port, not
  * the host alone: players behind one NAT are not punished for one of them); silence does not
  * (load-test bots share one address and port). */
 void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
               uint32_t seq);
-/* Closes a connection once what is queued for it (the error just sent) is delivered: for
- * a client that cannot go on (wrong protocol, bad hello). Not a kick: nothing is counted. */
-void net_close_after_error(net_connection *conn);
+/* Sends the Error (Error.disconnect set) and closes the connection once it is delivered: for a
+ * client that cannot go on (wrong protocol, bad hello, no room). Not a kick: nothing is
+ * counted. Nothing happens to a connection already closing (it was told). */
+void net_close_with_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
+                          const char *text, uint32_t seq);
 
 #endif /* REAP_NET_SEND_H */

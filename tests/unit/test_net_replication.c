@@ -638,6 +638,34 @@ static void test_far_movers_are_updated_less_often_than_near_ones(void **state)
     assert_in_range(fx->m.updates_of[1], 9, 11);
 }
 
+static void test_a_move_within_one_quantization_step_sends_no_update(void **state)
+{
+    fixture *fx = *state;
+    player_controller *near_pc;
+    actor *near;
+
+    /* Given another player's pawn beside the player's, its spawn sent... */
+    assert_int_equal(actor_spawn_player(fx->w, 3, "near", &near_pc), GC_OK);
+    near = &near_pc->pawn->base;
+    place(fx, near, 100.0f, 0);
+    frames(fx, 5);
+    assert_true(mirror_holds(&fx->m, near->net_id));
+    fx->m.watch[0] = near->net_id;
+
+    /* ...moving a hundredth of a unit a frame (x 100.04 still rounds to step 1000)... */
+    for (int i = 0; i < 4; i++) {
+        walk(fx, near, 0.01f, 0);
+        frame(fx);
+    }
+
+    /* ...it is sent no update: its record would say what the spawn said... */
+    assert_int_equal(fx->m.updates_of[0], 0);
+    /* ...until its quantized position changes. */
+    walk(fx, near, 1.0f, 0);
+    frame(fx);
+    assert_int_equal(fx->m.updates_of[0], 1);
+}
+
 static void test_the_players_own_movers_are_updated_every_third_frame(void **state)
 {
     fixture *fx = *state;
@@ -823,6 +851,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_while_the_join_snapshot_streams_the_movers_already_sent_wait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_far_movers_are_updated_less_often_than_near_ones,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_move_within_one_quantization_step_sends_no_update,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_records_encoded_equal_the_changes_with_one_watcher,
                                         setup, teardown),
