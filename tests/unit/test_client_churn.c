@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "churn.h"
 #include "churn_internal.h"
-#include "client.h"
+#include "cli.h"
+#include "report.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

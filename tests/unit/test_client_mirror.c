@@ -9,8 +9,7 @@
 
 #include <cmocka.h>
 
-#include "churn_internal.h"
-#include "client.h"
+#include "client_mirror.h"
 
 static void test_an_added_actor_is_found_by_its_net_id(void **state)
 {

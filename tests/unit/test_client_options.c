@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "client.h"
+#include "cli.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
