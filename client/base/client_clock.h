@@ -10,6 +10,11 @@
 
 /* CLOCK_MONOTONIC, seconds. */
 double churn_clock(void);
+/* Seconds since t0 (a churn_clock() reading: a run's start). */
+static inline double churn_since(double t0)
+{
+    return churn_clock() - t0;
+}
 /* The process's user + system CPU time, seconds; -1 when unknown. */
 double churn_cpu_seconds(void);
 /* A seed that differs between runs and between processes: the time, the pid, the clock. */

@@ -1,7 +1,7 @@
 /*
  * cli.h - reap-client's command line: the run's flags (cli_options.c) and scenario files
  * (cli_scenario.c) read into client_options; the commands `merge` (cli_merge.c) and `compare`
- * (cli_compare.c); --procs (cli_procs.c); main.c picks one.
+ * (cli_compare.c); the run and its report (cli_run.c); --procs (cli_procs.c); main.c picks one.
  */
 #ifndef REAP_CLIENT_CLI_H
 #define REAP_CLIENT_CLI_H
@@ -45,6 +45,10 @@ bool client_admin_token_read(const char *path, char *out, size_t out_size, char 
 /* Reads an ini scenario into opts->stages (see deploy/scenarios/); errors name the file and the
  * line. */
 bool client_scenario_load(client_options *opts, const char *path, char *err, size_t err_size);
+
+/* The churn load generator's run (opts->bots > 0) and its report in opts->out_dir. Returns a
+ * CLIENT_EXIT_* (CLIENT_EXIT_THRESHOLD when the run completed but a threshold failed). */
+int churn_run_command(const client_options *opts, FILE *out);
 
 /* `reap-client merge DIR... --out DIR`: merges the reports of shards into one. */
 int churn_merge_main(int argc, char **argv, FILE *out);

@@ -18,7 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "churn_run.h"
 #include "client_clock.h"
 #include "client_exit.h"
 #include "client_files.h"
@@ -51,7 +50,7 @@ static int procs_child(const client_options *parent, uint32_t index, const char 
         fprintf(stderr, "reap-client: cannot write '%s': %s\n", path, strerror(errno));
         return CLIENT_EXIT_FAILED;
     }
-    return churn_run(&o, log);
+    return churn_run_command(&o, log);
 }
 
 static volatile sig_atomic_t procs_terminated;

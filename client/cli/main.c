@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "churn_run.h"
 #include "cli.h"
 #include "client_exit.h"
 #include "client_session.h"
@@ -52,7 +51,7 @@ int main(int argc, char **argv)
     if (opts.bots > 0 && opts.procs > 1 && opts.shards == 1)
         return churn_run_procs(&opts, stdout);
     if (opts.bots > 0)
-        return churn_run(&opts, stdout);
+        return churn_run_command(&opts, stdout);
     session_options_of(&opts, &session);
     return client_run(&session, stdout);
 }

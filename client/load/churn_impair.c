@@ -13,13 +13,15 @@
  * its visit ends; what it had already queued towards the server still goes out (it was on
  * the wire), then its socket closes and its port rests like any visit's.
  */
-#include "churn_internal.h"
-#include "client_vec.h"
+#include "churn_impair.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "client_clock.h"
+#include "client_rng.h"
+#include "client_vec.h"
 
 #define CHURN_REORDER_HOLD_MIN 0.010   /* a reordered datagram waits at least this long more */
 #define CHURN_RELAY_BUFFER (256 * 1024)
@@ -28,22 +30,12 @@
 
 /* ---- fates --------------------------------------------------------------------------------- */
 
-static double impair_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
 uint64_t churn_impair_seed(uint64_t run_seed, uint32_t bot, uint32_t visit, bool up)
 {
     uint64_t s = run_seed ^ 0x1A2B3C4D5E6F7081ull;
 
     s ^= ((uint64_t)bot << 33) ^ ((uint64_t)visit << 1) ^ (up ? 1u : 0u);
-    impair_random(&s); /* decorrelate neighbouring seeds */
+    client_rng_uniform(&s); /* decorrelate neighbouring seeds */
     return s;
 }
 
@@ -52,8 +44,8 @@ void churn_impair_decide(const client_impair *im, churn_impair_stream *st, doubl
 {
     /* Every draw is made whatever the parameters, so one setting changing does not shift the
      * stream the others see. */
-    double u_loss = impair_random(&st->rng), u_jitter = impair_random(&st->rng);
-    double u_dup = impair_random(&st->rng), u_reorder = impair_random(&st->rng);
+    double u_loss = client_rng_uniform(&st->rng), u_jitter = client_rng_uniform(&st->rng);
+    double u_dup = client_rng_uniform(&st->rng), u_reorder = client_rng_uniform(&st->rng);
     double due = now + im->latency + im->jitter * (2 * u_jitter - 1);
 
     out->drop = u_loss < im->loss;
@@ -145,6 +137,9 @@ static void queue_release(churn_impair_queue *q, churn_datagram *d)
     q->free = d;
 }
 
+static void relay_free_if_done(churn_relay *r);
+static void impair_timer_cb(uv_timer_t *timer);
+
 /* ---- relays --------------------------------------------------------------------------------- */
 
 static void relay_poll_closed_cb(uv_handle_t *handle)
@@ -152,79 +147,79 @@ static void relay_poll_closed_cb(uv_handle_t *handle)
     churn_relay *r = handle->data;
 
     r->poll_open = false;
-    churn_relay_free_if_done(r);
+    relay_free_if_done(r);
 }
 
-void churn_relay_free_if_done(churn_relay *r)
+static void relay_free_if_done(churn_relay *r)
 {
-    churn *c = r->c;
+    churn_impair *imp = r->imp;
 
     if (!r->closed || r->poll_open || r->queued > 0)
         return;
-    c->port_rest_until[r->port] = churn_now(c) + CHURN_PORT_REST_S;
+    client_ports_rest(imp->ports, r->port, churn_since(imp->t0));
     enet_socket_destroy(r->socket);
     if (r->prev != NULL)
         r->prev->next = r->next;
     else
-        c->relays = r->next;
+        imp->relays = r->next;
     if (r->next != NULL)
         r->next->prev = r->prev;
     free(r);
 }
 
-static void impair_arm(churn *c)
+static void impair_arm(churn_impair *imp)
 {
     double wait;
 
-    if (c->iq.n == 0) {
-        uv_timer_stop(&c->impair_timer);
+    if (imp->iq.n == 0) {
+        uv_timer_stop(&imp->timer);
         return;
     }
-    uv_update_time(&c->loop);
-    wait = c->iq.heap[0]->due - churn_now(c);
-    uv_timer_start(&c->impair_timer, churn_impair_timer_cb,
+    uv_update_time(imp->loop);
+    wait = imp->iq.heap[0]->due - churn_since(imp->t0);
+    uv_timer_start(&imp->timer, impair_timer_cb,
                    wait > 0 ? (uint64_t)ceil(wait * 1e3) : 0, 0);
 }
 
 /* What is due goes out: towards the server from the relay's port, towards the bot's host from
  * the relay (whose address the host knows as the server's). */
-void churn_impair_timer_cb(uv_timer_t *timer)
+static void impair_timer_cb(uv_timer_t *timer)
 {
-    churn *c = timer->data;
-    double now = churn_now(c);
+    churn_impair *imp = timer->data;
+    double now = churn_since(imp->t0);
 
-    while (c->iq.n > 0 && c->iq.heap[0]->due <= now + 0.0005) {
-        churn_datagram *d = queue_pop(&c->iq);
+    while (imp->iq.n > 0 && imp->iq.heap[0]->due <= now + 0.0005) {
+        churn_datagram *d = queue_pop(&imp->iq);
         churn_relay *r = d->relay;
         ENetBuffer buf = { .data = d->data, .dataLength = d->len };
 
         if (d->up)
-            enet_socket_send(r->socket, &c->addr, &buf, 1);
+            enet_socket_send(r->socket, &imp->server, &buf, 1);
         else if (!r->closed)
             enet_socket_send(r->socket, &r->bot_addr, &buf, 1);
         r->queued--;
-        queue_release(&c->iq, d);
-        churn_relay_free_if_done(r);
+        queue_release(&imp->iq, d);
+        relay_free_if_done(r);
     }
-    impair_arm(c);
+    impair_arm(imp);
 }
 
-static void relay_enqueue(churn *c, churn_relay *r, bool up, const uint8_t *data, size_t len,
-                          double now)
+static void relay_enqueue(churn_impair *imp, churn_relay *r, bool up, const uint8_t *data,
+                          size_t len, double now)
 {
     churn_fate fate;
 
     if (len > CHURN_DATAGRAM_MAX)
         return;
     churn_impair_decide(r->im, &r->stream[up], now, &fate);
-    c->totals->impair_datagrams++;
-    c->totals->impair_dropped += fate.drop;
-    c->totals->impair_duplicated += fate.copies > 1;
-    c->totals->impair_reordered += fate.reordered;
-    churn_datagram *head = c->iq.n > 0 ? c->iq.heap[0] : NULL;
+    imp->totals->impair_datagrams++;
+    imp->totals->impair_dropped += fate.drop;
+    imp->totals->impair_duplicated += fate.copies > 1;
+    imp->totals->impair_reordered += fate.reordered;
+    churn_datagram *head = imp->iq.n > 0 ? imp->iq.heap[0] : NULL;
 
     for (int k = 0; k < fate.copies; k++) {
-        churn_datagram *d = queue_alloc(&c->iq);
+        churn_datagram *d = queue_alloc(&imp->iq);
         if (d == NULL)
             return;
         d->relay = r;
@@ -232,21 +227,21 @@ static void relay_enqueue(churn *c, churn_relay *r, bool up, const uint8_t *data
         d->due = fate.due;
         d->len = (uint32_t)len;
         memcpy(d->data, data, len);
-        if (!queue_push(&c->iq, d)) {
-            queue_release(&c->iq, d);
+        if (!queue_push(&imp->iq, d)) {
+            queue_release(&imp->iq, d);
             return;
         }
         r->queued++;
     }
-    if (c->iq.n > 0 && c->iq.heap[0] != head)
-        impair_arm(c); /* a new earliest datagram */
+    if (imp->iq.n > 0 && imp->iq.heap[0] != head)
+        impair_arm(imp); /* a new earliest datagram */
 }
 
 static void relay_poll_cb(uv_poll_t *handle, int status, int events)
 {
     churn_relay *r = handle->data;
-    churn *c = r->c;
-    double now = churn_now(c);
+    churn_impair *imp = r->imp;
+    double now = churn_since(imp->t0);
     uint8_t data[CHURN_DATAGRAM_MAX];
 
     (void)status;
@@ -260,41 +255,23 @@ static void relay_poll_cb(uv_poll_t *handle, int status, int events)
         if (n <= 0)
             break;
         up = from.host == r->bot_addr.host && from.port == r->bot_addr.port;
-        if (!up && (from.host != c->addr.host || from.port != c->addr.port))
+        if (!up && (from.host != imp->server.host || from.port != imp->server.port))
             continue; /* neither the visit's host nor the server */
-        relay_enqueue(c, r, up, data, (size_t)n, now);
+        relay_enqueue(imp, r, up, data, (size_t)n, now);
     }
 }
 
-churn_relay *churn_relay_open(churn *c, const client_impair *im, uint32_t bot, uint32_t visit,
-                              double now)
+churn_relay *churn_relay_open(churn_impair *imp, const client_impair *im, uint32_t bot,
+                              uint32_t visit, double now)
 {
-    ENetAddress any = { .host = ENET_HOST_ANY, .port = 0 };
-    ENetSocket rejects[CHURN_PORT_TRIES], s = ENET_SOCKET_NULL;
     ENetAddress bound;
-    uint32_t n = 0;
+    ENetSocket s = client_ports_open_socket(imp->ports, now, &bound);
     churn_relay *r;
 
-    while (n < CHURN_PORT_TRIES) {
-        s = enet_socket_create(ENET_SOCKET_TYPE_DATAGRAM);
-        if (s == ENET_SOCKET_NULL)
-            break;
-        if (enet_socket_bind(s, &any) != 0 || enet_socket_get_address(s, &bound) != 0) {
-            enet_socket_destroy(s);
-            s = ENET_SOCKET_NULL;
-            break;
-        }
-        if (c->port_rest_until[bound.port] <= now)
-            break;
-        rejects[n++] = s;
-        s = ENET_SOCKET_NULL;
-    }
-    while (n > 0)
-        enet_socket_destroy(rejects[--n]);
     if (s == ENET_SOCKET_NULL)
         return NULL;
     r = calloc(1, sizeof *r);
-    if (r == NULL || uv_poll_init(&c->loop, &r->poll, s) != 0) {
+    if (r == NULL || uv_poll_init(imp->loop, &r->poll, s) != 0) {
         enet_socket_destroy(s);
         free(r);
         return NULL;
@@ -302,18 +279,18 @@ churn_relay *churn_relay_open(churn *c, const client_impair *im, uint32_t bot, u
     enet_socket_set_option(s, ENET_SOCKOPT_NONBLOCK, 1);
     enet_socket_set_option(s, ENET_SOCKOPT_RCVBUF, CHURN_RELAY_BUFFER);
     enet_socket_set_option(s, ENET_SOCKOPT_SNDBUF, CHURN_RELAY_BUFFER);
-    r->c = c;
+    r->imp = imp;
     r->socket = s;
     r->port = bound.port;
     r->im = im;
     r->poll.data = r;
     r->poll_open = true;
-    r->stream[0].rng = churn_impair_seed(c->opts->seed_effective, bot, visit, false);
-    r->stream[1].rng = churn_impair_seed(c->opts->seed_effective, bot, visit, true);
-    r->next = c->relays;
-    if (c->relays != NULL)
-        c->relays->prev = r;
-    c->relays = r;
+    r->stream[0].rng = churn_impair_seed(imp->seed, bot, visit, false);
+    r->stream[1].rng = churn_impair_seed(imp->seed, bot, visit, true);
+    r->next = imp->relays;
+    if (imp->relays != NULL)
+        imp->relays->prev = r;
+    imp->relays = r;
     if (uv_poll_start(&r->poll, UV_READABLE, relay_poll_cb) != 0) {
         churn_relay_close(r);
         return NULL;
@@ -329,12 +306,27 @@ void churn_relay_close(churn_relay *r)
     if (r->poll_open)
         uv_close((uv_handle_t *)&r->poll, relay_poll_closed_cb);
     else
-        churn_relay_free_if_done(r);
+        relay_free_if_done(r);
 }
 
-void churn_impair_close(churn *c)
+void churn_impair_open(churn_impair *imp, uv_loop_t *loop, ENetAddress server, double t0,
+                       uint64_t seed, client_ports *ports, churn_totals *totals)
 {
-    churn_impair_queue *q = &c->iq;
+    memset(imp, 0, sizeof *imp);
+    imp->loop = loop;
+    imp->server = server;
+    imp->t0 = t0;
+    imp->seed = seed;
+    imp->ports = ports;
+    imp->totals = totals;
+    uv_timer_init(loop, &imp->timer);
+    imp->timer.data = imp;
+    imp->timer_open = true;
+}
+
+void churn_impair_close(churn_impair *imp)
+{
+    churn_impair_queue *q = &imp->iq;
 
     /* The run is over: what is still queued is dropped. */
     while (q->n > 0) {
@@ -349,11 +341,14 @@ void churn_impair_close(churn *c)
     }
     free(q->heap);
     memset(q, 0, sizeof *q);
-    for (churn_relay *r = c->relays, *next; r != NULL; r = next) {
+    for (churn_relay *r = imp->relays, *next; r != NULL; r = next) {
         next = r->next;
         if (r->closed)
-            churn_relay_free_if_done(r); /* its queue was just dropped */
+            relay_free_if_done(r); /* its queue was just dropped */
         else
             churn_relay_close(r);
     }
+    if (imp->timer_open)
+        uv_close((uv_handle_t *)&imp->timer, NULL);
+    imp->timer_open = false;
 }

@@ -7,7 +7,7 @@
  * since the mark that are still alive, by class, with the reference chain of a few. A clean
  * run leaves none: everything a player brought in went with it.
  */
-#include "churn_internal.h"
+#include "churn_leaks.h"
 
 #include <math.h>
 #include <poll.h>
@@ -15,13 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client_clock.h"
+
 #define CHURN_LEAKS_TIMEOUT 5.0          /* per console request */
 #define CHURN_LEAKS_DRAIN 40.0           /* at most, for the server to see every player go */
 
-static double churn_leaks_objects(churn *c)
+static double churn_leaks_objects(const churn_admin *admin)
 {
     char err[200];
-    char *page = churn_admin_request(c->admin, "GET", "/metrics", NULL, CHURN_LEAKS_TIMEOUT,
+    char *page = churn_admin_request(admin, "GET", "/metrics", NULL, CHURN_LEAKS_TIMEOUT,
                                      err, sizeof err);
     churn_scrape s;
     double v = NAN;
@@ -34,19 +36,20 @@ static double churn_leaks_objects(churn *c)
     return v;
 }
 
-bool churn_leaks_mark(churn *c, char *mark, size_t mark_size, char *err, size_t err_size)
+bool churn_leaks_mark(const churn_admin *admin, char *mark, size_t mark_size, long *out_baseline,
+                      char *err, size_t err_size)
 {
     char *reply;
     unsigned id;
     long alive = -1;
 
     mark[0] = '\0';
-    c->leak_baseline = -1;
-    if (c->admin == NULL) {
+    *out_baseline = -1;
+    if (admin == NULL) {
         snprintf(err, err_size, "it needs --admin URL (the server's console)");
         return false;
     }
-    reply = churn_admin_request(c->admin, "POST", "/console", "gc leaks mark",
+    reply = churn_admin_request(admin, "POST", "/console", "gc leaks mark",
                                 CHURN_LEAKS_TIMEOUT, err, err_size);
     if (reply == NULL)
         return false;
@@ -57,20 +60,20 @@ bool churn_leaks_mark(churn *c, char *mark, size_t mark_size, char *err, size_t 
         return false;
     }
     snprintf(mark, mark_size, "%u", id);
-    c->leak_baseline = alive;
+    *out_baseline = alive;
     free(reply);
     return true;
 }
 
 /* Waits (bounded) until the server counts no player: abrupt leavers time out first. */
-static bool churn_leaks_drain(churn *c)
+static bool churn_leaks_drain(const churn_admin *admin)
 {
     double deadline = churn_clock() + CHURN_LEAKS_DRAIN;
 
     while (churn_clock() < deadline) {
         char err[200];
-        char *page = churn_admin_request(c->admin, "GET", "/metrics", NULL,
-                                         CHURN_LEAKS_TIMEOUT, err, sizeof err);
+        char *page = churn_admin_request(admin, "GET", "/metrics", NULL, CHURN_LEAKS_TIMEOUT,
+                                         err, sizeof err);
         churn_scrape s;
         double players = NAN, conns = NAN;
 
@@ -88,7 +91,8 @@ static bool churn_leaks_drain(churn *c)
     return false;
 }
 
-void churn_leaks_verdict(churn *c, const char *mark, churn_leaks *out)
+void churn_leaks_verdict(const churn_admin *admin, const client_console *con, const char *mark,
+                         long baseline, churn_leaks *out)
 {
     char err[300], cmd[64];
     char *reply;
@@ -99,17 +103,17 @@ void churn_leaks_verdict(churn *c, const char *mark, churn_leaks *out)
     out->checked = true;
     out->leaked = -1;
     out->baseline = out->after = -1;
-    if (!c->opts->quiet)
-        churn_say(c, "leak verdict: waiting for the server to see every player go, then a "
-                  "full collection");
-    if (!churn_leaks_drain(c)) {
+    if (con != NULL)
+        client_say(con, "leak verdict: waiting for the server to see every player go, then a "
+                   "full collection");
+    if (!churn_leaks_drain(admin)) {
         out->detail = strdup("players were still connected after the run: no verdict");
         return;
     }
-    reply = churn_admin_request(c->admin, "POST", "/console", "obj gc", 30.0, err, sizeof err);
+    reply = churn_admin_request(admin, "POST", "/console", "obj gc", 30.0, err, sizeof err);
     free(reply);
     snprintf(cmd, sizeof cmd, "gc leaks since=%s", mark);
-    reply = churn_admin_request(c->admin, "POST", "/console", cmd, CHURN_LEAKS_TIMEOUT, err,
+    reply = churn_admin_request(admin, "POST", "/console", cmd, CHURN_LEAKS_TIMEOUT, err,
                                 sizeof err);
     if (reply == NULL) {
         out->detail = strdup(err);
@@ -120,8 +124,8 @@ void churn_leaks_verdict(churn *c, const char *mark, churn_leaks *out)
     if (sscanf(reply, "leaks since mark %u: %ld", &id, &leaked) == 2)
         out->leaked = leaked;
     {
-        double after = churn_leaks_objects(c);
+        double after = churn_leaks_objects(admin);
         out->after = isnan(after) ? -1 : (long)after;
     }
-    out->baseline = c->leak_baseline;
+    out->baseline = baseline;
 }

@@ -39,7 +39,8 @@ static bool threshold_name_known(const char *name)
     if (us == NULL)
         return false;
     for (size_t i = 0; i < sizeof lats / sizeof *lats; i++)
-        if (strlen(lats[i]) == (size_t)(us - name) && strncmp(name, lats[i], (size_t)(us - name)) == 0)
+        if (strlen(lats[i]) == (size_t)(us - name) &&
+            strncmp(name, lats[i], (size_t)(us - name)) == 0)
             for (size_t k = 0; k < sizeof stats / sizeof *stats; k++)
                 if (strcmp(us + 1, stats[k]) == 0)
                     return true;

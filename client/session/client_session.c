@@ -7,8 +7,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "client_clock.h"
+#include "client_console.h"
 #include "client_exit.h"
 #include "client_mirror.h"
 #include "client_net.h"
@@ -45,28 +46,18 @@ typedef struct client {
     uint8_t out_buf[CLIENT_OUT_BYTES];
 } client;
 
-static double client_now(void)
+static void session_say(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void session_say(client *c, const char *fmt, ...)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void client_say(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void client_say(client *c, const char *fmt, ...)
-{
+    client_console con = { c->out, false };
     va_list ap;
 
     if (c->opts->quiet)
         return;
-    fputs("reap-client: ", c->out);
     va_start(ap, fmt);
-    vfprintf(c->out, fmt, ap);
+    client_vsay(&con, fmt, ap);
     va_end(ap);
-    fputc('\n', c->out);
-    fflush(c->out);
 }
 
 static bool client_send(client *c, uint8_t channel, Reap__Envelope *env)
@@ -103,7 +94,7 @@ static void client_on_message(client *c, const Reap__Envelope *env)
             c->spawns_seen++;
         }
         if (!wire_reader_ok(&r))
-            client_say(c, "a spawn message from the server is malformed (dropped its rest)");
+            session_say(c, "a spawn message from the server is malformed (dropped its rest)");
         break;
     }
     case REAP__ENVELOPE__BODY_ACTOR_DESTROY:
@@ -125,7 +116,7 @@ static void client_on_message(client *c, const Reap__Envelope *env)
         break;
     case REAP__ENVELOPE__BODY_GOODBYE:
         /* The disconnect itself follows; waits end when it arrives. */
-        client_say(c, "server said goodbye: %s", env->goodbye->reason);
+        session_say(c, "server said goodbye: %s", env->goodbye->reason);
         break;
     default:
         break;
@@ -160,11 +151,11 @@ typedef bool (*client_cond_fn)(const client *c, const void *arg);
 /* Services ENet until cond holds, the server goes away, an Error arrives, or the deadline. */
 static bool client_wait(client *c, client_cond_fn cond, const void *arg, double seconds)
 {
-    double deadline = client_now() + seconds;
+    double deadline = churn_clock() + seconds;
     ENetEvent ev;
 
     while (!cond(c, arg)) {
-        double left = deadline - client_now();
+        double left = deadline - churn_clock();
         enet_uint32 ms;
 
         if (c->disconnected || c->failed || left <= 0)
@@ -265,7 +256,7 @@ static int client_join(client *c)
     if (!client_send(c, MSG_CHANNEL_CONTROL, &env) ||
         !client_wait(c, client_cond_welcomed, NULL, o->timeout))
         return client_fail(c, "hello");
-    client_say(c, "joined %s as player %u (server %s:%u)", c->world, c->player_id, o->host,
+    session_say(c, "joined %s as player %u (server %s:%u)", c->world, c->player_id, o->host,
                o->port);
     return CLIENT_EXIT_OK;
 }
@@ -274,7 +265,7 @@ static int client_spawn_props(client *c)
 {
     const client_session_options *o = c->opts;
     uint32_t requested = 0;
-    double t0 = client_now();
+    double t0 = churn_clock();
 
     while (requested < o->spawn) {
         Reap__Envelope env = REAP__ENVELOPE__INIT;
@@ -294,11 +285,11 @@ static int client_spawn_props(client *c)
     }
     if (!client_wait(c, client_cond_spawned, &requested, o->timeout))
         return client_fail(c, "replication of spawned props");
-    client_say(c, "spawned %u props: %u acknowledged, %u replicated in %.3f s", o->spawn,
+    session_say(c, "spawned %u props: %u acknowledged, %u replicated in %.3f s", o->spawn,
                c->acked,
                client_mirror_count_owned(&c->mirror, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP,
                                          c->player_id),
-               client_now() - t0);
+               churn_clock() - t0);
     return CLIENT_EXIT_OK;
 }
 
@@ -312,7 +303,7 @@ static int client_leave(client *c)
         /* No goodbye and no ENet disconnect: the server only learns of it by timing out. */
         enet_peer_reset(c->peer);
         c->peer = NULL;
-        client_say(c, "left abruptly (the server will time the connection out)");
+        session_say(c, "left abruptly (the server will time the connection out)");
         return CLIENT_EXIT_OK;
     }
     bye.reason = (char *)"client done";
@@ -327,7 +318,7 @@ static int client_leave(client *c)
                 "within %g s\n", o->timeout);
         return CLIENT_EXIT_FAILED;
     }
-    client_say(c, "left gracefully");
+    session_say(c, "left gracefully");
     return CLIENT_EXIT_OK;
 }
 
@@ -347,7 +338,7 @@ static int client_session(client *c)
         client_wait(c, client_cond_never, NULL, o->hold);
         if (c->disconnected || c->failed)
             return client_fail(c, "hold");
-        client_say(c, "held %.1f s: %llu spawns, %llu destroys, %llu updates replicated",
+        session_say(c, "held %.1f s: %llu spawns, %llu destroys, %llu updates replicated",
                    o->hold, (unsigned long long)c->spawns_seen,
                    (unsigned long long)c->destroys_seen, (unsigned long long)c->updates_seen);
     }
@@ -355,7 +346,7 @@ static int client_session(client *c)
     env.stats_request = &sreq;
     if (client_send(c, MSG_CHANNEL_CONTROL, &env) &&
         client_wait(c, client_cond_stats, NULL, o->timeout))
-        client_say(c, "server: frame %llu, %u objects, %u players, %llu collections, gc "
+        session_say(c, "server: frame %llu, %u objects, %u players, %llu collections, gc "
                    "interval %g s", (unsigned long long)c->stats.frame, c->stats.objects,
                    c->stats.players, (unsigned long long)c->stats.collections,
                    c->stats.interval_seconds);

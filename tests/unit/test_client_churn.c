@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "churn_internal.h"
+#include "churn_bot.h"
 #include "cli.h"
 #include "report.h"
 

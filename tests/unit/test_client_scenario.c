@@ -117,7 +117,8 @@ static void test_a_linear_ramp_rises_from_the_previous_stage_and_a_step_is_immed
     assert_int_equal(client_stages_target(o.stages, o.n_stages, 5, &stage), 50);
     assert_int_equal(client_stages_target(o.stages, o.n_stages, 15, &stage), 100);
     assert_int_equal(stage, 1);
-    assert_int_equal(client_stages_target(o.stages, o.n_stages, 30.5, &stage), 0); /* everyone leaves at once */
+    /* everyone leaves at once */
+    assert_int_equal(client_stages_target(o.stages, o.n_stages, 30.5, &stage), 0);
     assert_int_equal(stage, 2);
     assert_int_equal(client_stages_target(o.stages, o.n_stages, 99, &stage), 0);
 }
