@@ -1,9 +1,9 @@
 # client/: reap-client. Everything but cli/main.c goes into an archive that tests link too.
 # The folders are its layers, lowest first (README.md's "Source layout" says what each holds):
-# base (clocks, files, the growth helper), model (the run model: plain data and pure
-# functions), report (writers and offline tools that only read the model), session (one
-# player's connection), load (the bots, the stages, the impaired network, the server's
-# figures), cli (the command line and main.c).
+# base (clocks, files, console lines, the one growth helper and the one hash table), model
+# (the run model: plain data and pure functions), report (writers and offline tools that only
+# read the model), session (one player's connection), load (the bots, the stages, the impaired
+# network, the server's figures), cli (the command line and main.c).
 CLIENT_DIRS := client/base client/model client/report client/session client/load client/cli
 CLIENT_PKGS := libenet libprotobuf-c inih libuv jansson
 CLIENT_SRCS := $(filter-out client/cli/main.c,$(foreach d,$(CLIENT_DIRS),$(wildcard $(d)/*.c)))

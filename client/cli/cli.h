@@ -36,8 +36,6 @@ typedef enum client_getopt_result {
 client_getopt_result client_getopt(int argc, char **argv, const struct option *longopts,
                                    int *out_val, const char **out_value, char *err,
                                    size_t err_size);
-/* The long options reap-client's run takes (the man page test lists them). */
-const struct option *client_options_long(void);
 /* Reads an admin token file (trailing newline dropped; 16-256 printable characters). */
 bool client_admin_token_read(const char *path, char *out, size_t out_size, char *err,
                              size_t err_size);

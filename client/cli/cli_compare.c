@@ -3,6 +3,7 @@
  * figure by figure (report/report_compare.h); exits 99 when a gated figure is worse.
  */
 #include "cli.h"
+#include "cli_table.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -50,88 +51,146 @@ static void compare_dir_of(const char *arg, char *dir, size_t size)
     }
 }
 
+/* ---- the command line ------------------------------------------------------------------ */
+
+typedef struct compare_ctx {
+    const compare_figure *figs;   /* the figures a gate may name */
+    uint32_t n_figs;
+    const char *args[2];          /* BASE and NEW */
+    int n_args;
+    const char *gates[64];
+    uint32_t n_gates;
+    bool gate_all, quiet;
+    double tolerance;
+    char out_dir[1024];
+    FILE *out;
+} compare_ctx;
+
+static cli_set_result compare_help(void *ctx, const char *flag, const char *value, char *err,
+                                   size_t err_size)
+{
+    (void)flag, (void)value, (void)err, (void)err_size;
+    fputs(compare_usage, ((compare_ctx *)ctx)->out);
+    return CLI_SET_STOP;
+}
+
+static cli_set_result compare_quiet(void *ctx, const char *flag, const char *value, char *err,
+                                    size_t err_size)
+{
+    (void)flag, (void)value, (void)err, (void)err_size;
+    ((compare_ctx *)ctx)->quiet = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result compare_out(void *ctx, const char *flag, const char *value, char *err,
+                                  size_t err_size)
+{
+    compare_ctx *c = ctx;
+
+    (void)flag, (void)err, (void)err_size;
+    snprintf(c->out_dir, sizeof c->out_dir, "%s", value);
+    return CLI_SET_OK;
+}
+
+static cli_set_result compare_tolerance(void *ctx, const char *flag, const char *value,
+                                        char *err, size_t err_size)
+{
+    (void)flag;
+    if (!churn_compare_tolerance_parse(value, &((compare_ctx *)ctx)->tolerance)) {
+        snprintf(err, err_size, "--tolerance '%s': expected a share such as 5%% or 0.05 "
+                 "(0-10000%%)", value);
+        return CLI_SET_ERROR;
+    }
+    return CLI_SET_OK;
+}
+
+static cli_set_result compare_gate(void *ctx, const char *flag, const char *value, char *err,
+                                   size_t err_size)
+{
+    compare_ctx *c = ctx;
+
+    (void)flag;
+    if (strcmp(value, "all") == 0) {
+        c->gate_all = true;
+    } else if (!churn_compare_known(c->figs, c->n_figs, value)) {
+        snprintf(err, err_size, "--gate '%s': no such figure (try --help)", value);
+        return CLI_SET_ERROR;
+    } else if (c->n_gates >= sizeof c->gates / sizeof c->gates[0]) {
+        snprintf(err, err_size, "too many --gate options (at most %zu)",
+                 sizeof c->gates / sizeof c->gates[0]);
+        return CLI_SET_ERROR;
+    } else {
+        c->gates[c->n_gates++] = value;
+    }
+    return CLI_SET_OK;
+}
+
+/* BASE, then NEW. */
+static cli_set_result compare_arg(void *ctx, const char *flag, const char *value, char *err,
+                                  size_t err_size)
+{
+    compare_ctx *c = ctx;
+
+    (void)flag;
+    if (c->n_args >= 2) {
+        snprintf(err, err_size, "'%s': compare takes two reports, BASE and NEW", value);
+        return CLI_SET_ERROR;
+    }
+    c->args[c->n_args++] = value;
+    return CLI_SET_OK;
+}
+
+static const cli_option compare_options[] = {
+    { "tolerance", required_argument, 't', compare_tolerance, NULL },
+    { "gate", required_argument, 'g', compare_gate, NULL },
+    { "out", required_argument, 'o', compare_out, NULL },
+    { "quiet", no_argument, 'q', compare_quiet, NULL },
+    { "help", no_argument, 'h', compare_help, NULL },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const cli_command compare_command = { compare_options, compare_arg, 2 };
+
 int churn_compare_main(int argc, char **argv, FILE *out)
 {
-    static const struct option longopts[] = {
-        { "tolerance", required_argument, NULL, 't' },
-        { "gate", required_argument, NULL, 'g' },
-        { "out", required_argument, NULL, 'o' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     compare_run *runs = calloc(2, sizeof *runs);
     compare_figure *figs = calloc(COMPARE_FIGURES_MAX, sizeof *figs);
-    const char *args[2] = { NULL, NULL }, *gates[64], *value;
-    char out_dir[1024] = "build/compare", err[1400];
-    uint32_t n_figs = 0, n_gates = 0, gated_worse = 0;
-    int n_args = 0, rc = CLIENT_EXIT_OK, val;
-    double tolerance = 0.05;
-    bool quiet = false, gate_all = false;
+    compare_ctx *c = calloc(1, sizeof *c);
+    uint32_t n_figs = 0, gated_worse = 0;
+    int rc = CLIENT_EXIT_OK;
     client_getopt_result gr;
+    const char *out_dir;
+    double tolerance;
+    char err[1400];
 
-    if (runs == NULL || figs == NULL) {
+    if (runs == NULL || figs == NULL || c == NULL) {
         fprintf(stderr, "reap-client compare: out of memory\n");
         free(runs);
         free(figs);
+        free(c);
         return CLIENT_EXIT_FAILED;
     }
     churn_timeline_init(&runs[0].tl);
     churn_timeline_init(&runs[1].tl);
     n_figs = churn_compare_list(figs);
-    optind = 2; /* after "reap-client compare" */
-    opterr = 0;
-    while ((gr = client_getopt(argc, argv, longopts, &val, &value, err, sizeof err)) ==
-           CLIENT_GETOPT_OK) {
-        if (val == 'h') {
-            fputs(compare_usage, out);
-            goto done;
-        } else if (val == 'q') {
-            quiet = true;
-        } else if (val == 'o') {
-            snprintf(out_dir, sizeof out_dir, "%s", value);
-        } else if (val == 't') {
-            if (!churn_compare_tolerance_parse(value, &tolerance)) {
-                snprintf(err, sizeof err, "--tolerance '%s': expected a share such as 5%% or "
-                         "0.05 (0-10000%%)", value);
-                gr = CLIENT_GETOPT_ERROR;
-                break;
-            }
-        } else if (val == 'g') {
-            if (strcmp(value, "all") == 0) {
-                gate_all = true;
-            } else if (!churn_compare_known(figs, n_figs, value)) {
-                snprintf(err, sizeof err, "--gate '%s': no such figure (try --help)", value);
-                gr = CLIENT_GETOPT_ERROR;
-                break;
-            } else if (n_gates >= sizeof gates / sizeof gates[0]) {
-                snprintf(err, sizeof err, "too many --gate options (at most %zu)",
-                         sizeof gates / sizeof gates[0]);
-                gr = CLIENT_GETOPT_ERROR;
-                break;
-            } else {
-                gates[n_gates++] = value;
-            }
-        } else if (val == 1 && n_args < 2) {
-            args[n_args++] = value;
-        } else if (val == 1) {
-            snprintf(err, sizeof err, "'%s': compare takes two reports, BASE and NEW", value);
-            gr = CLIENT_GETOPT_ERROR;
-            break;
-        } else {
-            snprintf(err, sizeof err, "unknown option (try --help)");
-            gr = CLIENT_GETOPT_ERROR;
-            break;
-        }
-    }
-    if (gr == CLIENT_GETOPT_ERROR || (gr == CLIENT_GETOPT_END && n_args != 2)) {
+    c->figs = figs;
+    c->n_figs = n_figs;
+    c->tolerance = 0.05;
+    c->out = out;
+    snprintf(c->out_dir, sizeof c->out_dir, "build/compare");
+    gr = cli_parse(&compare_command, argc, argv, c, NULL, err, sizeof err);
+    if (gr == CLIENT_GETOPT_OK) /* --help */
+        goto done;
+    if (gr == CLIENT_GETOPT_ERROR || c->n_args != 2) {
         fprintf(stderr, "reap-client compare: %s\n", gr == CLIENT_GETOPT_ERROR ? err :
                 "expected BASE NEW (try --help)");
         rc = CLIENT_EXIT_USAGE;
         goto done;
     }
+    tolerance = c->tolerance;
+    out_dir = c->out_dir;
     for (int k = 0; k < 2; k++) {
-        compare_dir_of(args[k], runs[k].dir, sizeof runs[k].dir);
+        compare_dir_of(c->args[k], runs[k].dir, sizeof runs[k].dir);
         if (!churn_report_load(&runs[k].r, &runs[k].tl, 0, runs[k].dir, err, sizeof err)) {
             fprintf(stderr, "reap-client compare: %s\n", err);
             rc = CLIENT_EXIT_FAILED;
@@ -142,11 +201,11 @@ int churn_compare_main(int argc, char **argv, FILE *out)
     for (uint32_t i = 0; i < n_figs; i++) {
         compare_figure *f = &figs[i];
 
-        f->gated = gate_all && f->verdict != CHURN_VERDICT_UNMEASURED;
-        for (uint32_t g = 0; g < n_gates; g++)
-            f->gated |= strcmp(gates[g], f->name) == 0;
+        f->gated = c->gate_all && f->verdict != CHURN_VERDICT_UNMEASURED;
+        for (uint32_t g = 0; g < c->n_gates; g++)
+            f->gated |= strcmp(c->gates[g], f->name) == 0;
     }
-    if (!quiet) {
+    if (!c->quiet) {
         fprintf(out, "reap-client compare: base %s (run %s, %u bots, %.1f s) vs new %s (run %s, "
                 "%u bots, %.1f s), tolerance %.3g%%\n", runs[0].dir, runs[0].r.run_id,
                 runs[0].r.bots, runs[0].r.elapsed, runs[1].dir, runs[1].r.run_id,
@@ -155,16 +214,16 @@ int churn_compare_main(int argc, char **argv, FILE *out)
     }
     for (uint32_t i = 0; i < n_figs; i++) {
         const compare_figure *f = &figs[i];
-        char c[32];
+        char change[32];
 
         if (!f->gated || (f->verdict != CHURN_VERDICT_WORSE &&
                           f->verdict != CHURN_VERDICT_UNMEASURED))
             continue;
         gated_worse++;
-        churn_compare_change(c, sizeof c, f->change);
+        churn_compare_change(change, sizeof change, f->change);
         fprintf(out, "gate failed: %s is %s%s%s%s\n", f->name, churn_verdict_names[f->verdict],
                 f->verdict == CHURN_VERDICT_WORSE ? " (" : "",
-                f->verdict == CHURN_VERDICT_WORSE ? c : "",
+                f->verdict == CHURN_VERDICT_WORSE ? change : "",
                 f->verdict == CHURN_VERDICT_WORSE ? ")" : "");
     }
     if (!churn_compare_save(out_dir, &runs[0], &runs[1], figs, n_figs, tolerance, err,
@@ -173,7 +232,7 @@ int churn_compare_main(int argc, char **argv, FILE *out)
         rc = CLIENT_EXIT_FAILED;
         goto done;
     }
-    if (!quiet)
+    if (!c->quiet)
         fprintf(out, "reap-client compare: %s/compare.html, %s/compare.tsv\n", out_dir, out_dir);
     if (gated_worse > 0)
         rc = CLIENT_EXIT_THRESHOLD;
@@ -182,5 +241,6 @@ done:
     churn_timeline_free(&runs[1].tl);
     free(runs);
     free(figs);
+    free(c);
     return rc;
 }

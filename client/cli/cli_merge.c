@@ -3,6 +3,7 @@
  * (report/report_merge.h), judged by the shards' thresholds and the command line's.
  */
 #include "cli.h"
+#include "cli_table.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -106,72 +107,120 @@ done:
     return rc;
 }
 
+/* ---- the command line ------------------------------------------------------------------ */
+
+typedef struct merge_ctx {
+    churn_merge_args *a;
+    char out_dir[512], junit[512];
+    FILE *out;
+} merge_ctx;
+
+static cli_set_result merge_help(void *ctx, const char *flag, const char *value, char *err,
+                                 size_t err_size)
+{
+    (void)flag, (void)value, (void)err, (void)err_size;
+    fputs(merge_usage, ((merge_ctx *)ctx)->out);
+    return CLI_SET_STOP;
+}
+
+static cli_set_result merge_quiet(void *ctx, const char *flag, const char *value, char *err,
+                                  size_t err_size)
+{
+    (void)flag, (void)value, (void)err, (void)err_size;
+    ((merge_ctx *)ctx)->a->quiet = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result merge_out(void *ctx, const char *flag, const char *value, char *err,
+                                size_t err_size)
+{
+    merge_ctx *m = ctx;
+
+    (void)flag, (void)err, (void)err_size;
+    snprintf(m->out_dir, sizeof m->out_dir, "%s", value);
+    return CLI_SET_OK;
+}
+
+static cli_set_result merge_junit(void *ctx, const char *flag, const char *value, char *err,
+                                  size_t err_size)
+{
+    merge_ctx *m = ctx;
+
+    (void)flag, (void)err, (void)err_size;
+    snprintf(m->junit, sizeof m->junit, "%s", value);
+    return CLI_SET_OK;
+}
+
+static cli_set_result merge_threshold(void *ctx, const char *flag, const char *value,
+                                      char *err, size_t err_size)
+{
+    churn_merge_args *a = ((merge_ctx *)ctx)->a;
+
+    (void)flag;
+    return churn_merge_add_threshold(a->thresholds, &a->n_thresholds, value, err, err_size) ?
+           CLI_SET_OK : CLI_SET_ERROR;
+}
+
+/* A shard's report directory. */
+static cli_set_result merge_dir(void *ctx, const char *flag, const char *value, char *err,
+                                size_t err_size)
+{
+    churn_merge_args *a = ((merge_ctx *)ctx)->a;
+
+    (void)flag;
+    if (a->n_dirs >= CHURN_MERGE_DIRS_MAX) {
+        snprintf(err, err_size, "too many report directories (at most %d)",
+                 CHURN_MERGE_DIRS_MAX);
+        return CLI_SET_ERROR;
+    }
+    a->dirs[a->n_dirs++] = value;
+    return CLI_SET_OK;
+}
+
+static const cli_option merge_options[] = {
+    { "out", required_argument, 'o', merge_out, NULL },
+    { "threshold", required_argument, 't', merge_threshold, NULL },
+    { "junit", required_argument, 'j', merge_junit, NULL },
+    { "quiet", no_argument, 'q', merge_quiet, NULL },
+    { "help", no_argument, 'h', merge_help, NULL },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const cli_command merge_command = { merge_options, merge_dir, 2 };
+
 int churn_merge_main(int argc, char **argv, FILE *out)
 {
-    static const struct option longopts[] = {
-        { "out", required_argument, NULL, 'o' },
-        { "threshold", required_argument, NULL, 't' },
-        { "junit", required_argument, NULL, 'j' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
+    merge_ctx *m = calloc(1, sizeof *m);
     churn_merge_args *a = calloc(1, sizeof *a);
-    char out_dir[512] = "", junit[512] = "", err[600];
-    client_getopt_result gr;
-    const char *value;
-    int val, rc;
+    char err[600];
+    int rc = CLIENT_EXIT_USAGE;
 
-    if (a == NULL) {
+    if (m == NULL || a == NULL) {
         fprintf(stderr, "reap-client merge: out of memory\n");
+        free(m);
+        free(a);
         return CLIENT_EXIT_FAILED;
     }
-    optind = 2; /* after "reap-client merge" */
-    opterr = 0;
-    while ((gr = client_getopt(argc, argv, longopts, &val, &value, err, sizeof err)) ==
-           CLIENT_GETOPT_OK) {
-        if (val == 'h') {
-            fputs(merge_usage, out);
-            free(a);
-            return CLIENT_EXIT_OK;
-        } else if (val == 'q') {
-            a->quiet = true;
-        } else if (val == 'o') {
-            snprintf(out_dir, sizeof out_dir, "%s", value);
-        } else if (val == 'j') {
-            snprintf(junit, sizeof junit, "%s", value);
-        } else if (val == 't') {
-            if (!churn_merge_add_threshold(a->thresholds, &a->n_thresholds, value, err,
-                                           sizeof err)) {
-                gr = CLIENT_GETOPT_ERROR;
-                break;
-            }
-        } else if (val == 1 && a->n_dirs < CHURN_MERGE_DIRS_MAX) {
-            a->dirs[a->n_dirs++] = value;
-        } else if (val == 1) {
-            snprintf(err, sizeof err, "too many report directories (at most %d)",
-                     CHURN_MERGE_DIRS_MAX);
-            gr = CLIENT_GETOPT_ERROR;
-            break;
-        } else {
-            snprintf(err, sizeof err, "unknown option (try --help)");
-            gr = CLIENT_GETOPT_ERROR;
+    m->a = a;
+    m->out = out;
+    switch (cli_parse(&merge_command, argc, argv, m, NULL, err, sizeof err)) {
+    case CLIENT_GETOPT_ERROR:
+        fprintf(stderr, "reap-client merge: %s\n", err);
+        break;
+    case CLIENT_GETOPT_OK: /* --help */
+        rc = CLIENT_EXIT_OK;
+        break;
+    case CLIENT_GETOPT_END:
+        if (a->n_dirs == 0 || m->out_dir[0] == '\0') {
+            fprintf(stderr, "reap-client merge: expected DIR... --out DIR (try --help)\n");
             break;
         }
+        a->out_dir = m->out_dir;
+        a->junit_path = m->junit;
+        rc = churn_merge_run(a, out);
+        break;
     }
-    if (gr == CLIENT_GETOPT_ERROR) {
-        fprintf(stderr, "reap-client merge: %s\n", err);
-        free(a);
-        return CLIENT_EXIT_USAGE;
-    }
-    if (a->n_dirs == 0 || out_dir[0] == '\0') {
-        fprintf(stderr, "reap-client merge: expected DIR... --out DIR (try --help)\n");
-        free(a);
-        return CLIENT_EXIT_USAGE;
-    }
-    a->out_dir = out_dir;
-    a->junit_path = junit;
-    rc = churn_merge_run(a, out);
+    free(m);
     free(a);
     return rc;
 }

@@ -2,6 +2,7 @@
  * cli_options.c - reap-client's command line.
  */
 #include "cli.h"
+#include "cli_table.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -223,8 +224,335 @@ bool client_admin_token_read(const char *path, char *out, size_t out_size, char 
     return true;
 }
 
-/* The long options, in --help's order; val is the option's id (short options keep their
- * letter). getopt_long(3) does the splitting: --flag VALUE, --flag=VALUE, -h, -V. */
+/* ---- the options, one function each ---------------------------------------------------- */
+
+typedef struct run_ctx {
+    client_options *opts;
+    bool have_server;
+} run_ctx;
+
+static cli_set_result run_help(void *ctx, const char *flag, const char *value, char *err,
+                               size_t err_size)
+{
+    (void)flag, (void)value, (void)err, (void)err_size;
+    ((run_ctx *)ctx)->opts->help = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_version(void *ctx, const char *flag, const char *value, char *err,
+                                  size_t err_size)
+{
+    (void)flag, (void)value, (void)err, (void)err_size;
+    ((run_ctx *)ctx)->opts->version = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_quiet(void *ctx, const char *flag, const char *value, char *err,
+                                size_t err_size)
+{
+    (void)flag, (void)value, (void)err, (void)err_size;
+    ((run_ctx *)ctx)->opts->session.quiet = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_leak_check(void *ctx, const char *flag, const char *value, char *err,
+                                     size_t err_size)
+{
+    (void)flag, (void)value, (void)err, (void)err_size;
+    ((run_ctx *)ctx)->opts->leak_check = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_progress(void *ctx, const char *flag, const char *value, char *err,
+                                   size_t err_size)
+{
+    (void)value, (void)err, (void)err_size;
+    ((run_ctx *)ctx)->opts->progress = strcmp(flag, "--progress") == 0;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_server(void *ctx, const char *flag, const char *value, char *err,
+                                 size_t err_size)
+{
+    run_ctx *c = ctx;
+    client_session_options *session = &c->opts->session;
+
+    (void)flag;
+    if (!client_parse_endpoint(value, session->host, sizeof session->host, &session->port, err,
+                               err_size))
+        return CLI_SET_ERROR;
+    c->have_server = true;
+    return CLI_SET_OK;
+}
+
+/* --world and --name: a name of at most 31 characters. */
+static cli_set_result run_name(void *ctx, const char *flag, const char *value, char *err,
+                               size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+    char *dst = strcmp(flag, "--world") == 0 ? o->session.world : o->session.name;
+
+    if (strlen(value) >= sizeof o->session.world) {
+        snprintf(err, err_size, "bad value for %s: at most %zu characters", flag,
+                 sizeof o->session.world - 1);
+        return CLI_SET_ERROR;
+    }
+    snprintf(dst, sizeof o->session.world, "%s", value);
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_spawn(void *ctx, const char *flag, const char *value, char *err,
+                                size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+    uint64_t n;
+
+    (void)flag;
+    if (!client_parse_uint(value, 0, 100000, &n)) {
+        snprintf(err, err_size, "bad value '%s' for --spawn: expected an integer in "
+                 "[0, 100000]", value);
+        return CLI_SET_ERROR;
+    }
+    o->session.spawn = (uint32_t)n;
+    o->spawn_set = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_spawn_mix(void *ctx, const char *flag, const char *value, char *err,
+                                    size_t err_size)
+{
+    char why[200];
+
+    (void)flag;
+    if (!client_spawn_mix_parse(value, &((run_ctx *)ctx)->opts->spawn_mix, why, sizeof why)) {
+        snprintf(err, err_size, "bad value '%s' for --spawn-mix: %s", value, why);
+        return CLI_SET_ERROR;
+    }
+    return CLI_SET_OK;
+}
+
+/* --hold and --timeout: seconds (a timeout is more than none). */
+static cli_set_result run_seconds(void *ctx, const char *flag, const char *value, char *err,
+                                  size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+    bool hold = strcmp(flag, "--hold") == 0;
+    double *dst = hold ? &o->session.hold : &o->session.timeout;
+
+    if (!client_parse_seconds(value, 86400, dst) || (!hold && *dst <= 0)) {
+        snprintf(err, err_size, "bad value '%s' for %s: expected seconds in %s", value, flag,
+                 hold ? "[0, 86400]" : "(0, 86400]");
+        return CLI_SET_ERROR;
+    }
+    if (hold)
+        o->hold_set = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_disconnect(void *ctx, const char *flag, const char *value, char *err,
+                                     size_t err_size)
+{
+    (void)flag;
+    if (!client_disconnect_parse(value, &((run_ctx *)ctx)->opts->session.disconnect)) {
+        snprintf(err, err_size, "bad value '%s' for --disconnect: expected graceful or abrupt "
+                 "(or mixed, with --bots)", value);
+        return CLI_SET_ERROR;
+    }
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_bots(void *ctx, const char *flag, const char *value, char *err,
+                               size_t err_size)
+{
+    uint64_t n;
+
+    (void)flag;
+    if (!client_parse_uint(value, 1, CLIENT_BOTS_MAX, &n)) {
+        snprintf(err, err_size, "bad value '%s' for --bots: expected an integer in [1, %d]",
+                 value, CLIENT_BOTS_MAX);
+        return CLI_SET_ERROR;
+    }
+    ((run_ctx *)ctx)->opts->bots = (uint32_t)n;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_duration(void *ctx, const char *flag, const char *value, char *err,
+                                   size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    (void)flag;
+    if (!client_parse_seconds(value, CLIENT_DURATION_MAX, &o->duration) || o->duration <= 0) {
+        snprintf(err, err_size, "bad value '%s' for --duration: expected seconds in (0, %g]",
+                 value, CLIENT_DURATION_MAX);
+        return CLI_SET_ERROR;
+    }
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_out(void *ctx, const char *flag, const char *value, char *err,
+                              size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    (void)flag;
+    if (value[0] == '\0' || strlen(value) >= sizeof o->out_dir) {
+        snprintf(err, err_size, "bad value for --out: expected a directory path of 1 to %zu "
+                 "characters", sizeof o->out_dir - 1);
+        return CLI_SET_ERROR;
+    }
+    snprintf(o->out_dir, sizeof o->out_dir, "%s", value);
+    return CLI_SET_OK;
+}
+
+/* --move-rate and --projectile-rate: a rate per second up to the server's limit. */
+static cli_set_result run_rate(void *ctx, const char *flag, const char *value, char *err,
+                               size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+    bool move = strcmp(flag, "--move-rate") == 0;
+    double max = move ? CLIENT_MOVE_HZ_MAX : CLIENT_PROJECTILE_HZ_MAX;
+
+    if (!client_parse_seconds(value, max, move ? &o->move_hz : &o->projectile_hz)) {
+        snprintf(err, err_size, "bad value '%s' for %s: expected a rate per second in [0, %g]",
+                 value, flag, max);
+        return CLI_SET_ERROR;
+    }
+    if (move)
+        o->move_hz_set = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_scenario(void *ctx, const char *flag, const char *value, char *err,
+                                   size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    (void)flag;
+    if (value[0] == '\0' || strlen(value) >= sizeof o->scenario_path) {
+        snprintf(err, err_size, "bad value for --scenario: expected a file path");
+        return CLI_SET_ERROR;
+    }
+    snprintf(o->scenario_path, sizeof o->scenario_path, "%s", value);
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_threshold(void *ctx, const char *flag, const char *value, char *err,
+                                    size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    (void)flag;
+    if (o->n_thresholds >= CLIENT_THRESHOLDS_MAX) {
+        snprintf(err, err_size, "too many --threshold options (at most %d)",
+                 CLIENT_THRESHOLDS_MAX);
+        return CLI_SET_ERROR;
+    }
+    if (!client_threshold_parse(value, &o->thresholds[o->n_thresholds], err, err_size))
+        return CLI_SET_ERROR;
+    o->n_thresholds++;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_admin(void *ctx, const char *flag, const char *value, char *err,
+                                size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    (void)flag;
+    if (strncmp(value, "http://", 7) != 0 || strlen(value) >= sizeof o->admin_url) {
+        snprintf(err, err_size, "bad value '%s' for --admin: expected http://HOST:PORT[/metrics]",
+                 value);
+        return CLI_SET_ERROR;
+    }
+    snprintf(o->admin_url, sizeof o->admin_url, "%s", value);
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_shard(void *ctx, const char *flag, const char *value, char *err,
+                                size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+    unsigned si, n;
+    char tail;
+
+    (void)flag;
+    if (sscanf(value, "%u/%u%c", &si, &n, &tail) != 2 || n < 1 || n > CLIENT_BOTS_MAX ||
+        si >= n || value[0] < '0' || value[0] > '9') {
+        snprintf(err, err_size, "bad value '%s' for --shard: expected I/N with 0 <= I < N <= %d",
+                 value, CLIENT_BOTS_MAX);
+        return CLI_SET_ERROR;
+    }
+    o->shard = si;
+    o->shards = n;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_procs(void *ctx, const char *flag, const char *value, char *err,
+                                size_t err_size)
+{
+    uint64_t n;
+
+    (void)flag;
+    if (!client_parse_uint(value, 1, CLIENT_PROCS_MAX, &n)) {
+        snprintf(err, err_size, "bad value '%s' for --procs: expected an integer in [1, %d]",
+                 value, CLIENT_PROCS_MAX);
+        return CLI_SET_ERROR;
+    }
+    ((run_ctx *)ctx)->opts->procs = (uint32_t)n;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_impair(void *ctx, const char *flag, const char *value, char *err,
+                                 size_t err_size)
+{
+    (void)flag;
+    return client_impair_parse(value, &((run_ctx *)ctx)->opts->impair, err, err_size) ?
+           CLI_SET_OK : CLI_SET_ERROR;
+}
+
+static cli_set_result run_seed(void *ctx, const char *flag, const char *value, char *err,
+                               size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    (void)flag;
+    if (!client_parse_uint(value, 0, UINT64_MAX, &o->seed)) {
+        snprintf(err, err_size, "bad value '%s' for --seed: expected a non-negative integer",
+                 value);
+        return CLI_SET_ERROR;
+    }
+    o->seed_set = true;
+    return CLI_SET_OK;
+}
+
+static cli_set_result run_admin_token(void *ctx, const char *flag, const char *value, char *err,
+                                      size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    (void)flag;
+    return client_admin_token_read(value, o->admin_token, sizeof o->admin_token, err,
+                                   err_size) ? CLI_SET_OK : CLI_SET_ERROR;
+}
+
+static cli_set_result run_junit(void *ctx, const char *flag, const char *value, char *err,
+                                size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    (void)flag;
+    if (value[0] == '\0' || strlen(value) >= sizeof o->junit_path) {
+        snprintf(err, err_size, "bad value for --junit: expected a file path of 1 to %zu "
+                 "characters", sizeof o->junit_path - 1);
+        return CLI_SET_ERROR;
+    }
+    snprintf(o->junit_path, sizeof o->junit_path, "%s", value);
+    return CLI_SET_OK;
+}
+
+/* The run's options, in --help's order; a tag names a flag only the churn takes. getopt_long(3)
+ * does the splitting: --flag VALUE, --flag=VALUE, -h, -V. */
 enum {
     OPT_SERVER = 256, OPT_WORLD, OPT_NAME, OPT_SPAWN, OPT_HOLD, OPT_DISCONNECT, OPT_TIMEOUT,
     OPT_QUIET, OPT_BOTS, OPT_DURATION, OPT_MOVE_RATE, OPT_PROJECTILE_RATE, OPT_SCENARIO,
@@ -232,293 +560,52 @@ enum {
     OPT_OUT, OPT_JUNIT, OPT_SEED, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPAWN_MIX,
 };
 
-static const struct option client_long_options[] = {
-    { "server", required_argument, NULL, OPT_SERVER },
-    { "world", required_argument, NULL, OPT_WORLD },
-    { "name", required_argument, NULL, OPT_NAME },
-    { "spawn", required_argument, NULL, OPT_SPAWN },
-    { "hold", required_argument, NULL, OPT_HOLD },
-    { "spawn-mix", required_argument, NULL, OPT_SPAWN_MIX },
-    { "disconnect", required_argument, NULL, OPT_DISCONNECT },
-    { "timeout", required_argument, NULL, OPT_TIMEOUT },
-    { "quiet", no_argument, NULL, OPT_QUIET },
-    { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, 'V' },
-    { "bots", required_argument, NULL, OPT_BOTS },
-    { "duration", required_argument, NULL, OPT_DURATION },
-    { "move-rate", required_argument, NULL, OPT_MOVE_RATE },
-    { "projectile-rate", required_argument, NULL, OPT_PROJECTILE_RATE },
-    { "scenario", required_argument, NULL, OPT_SCENARIO },
-    { "threshold", required_argument, NULL, OPT_THRESHOLD },
-    { "admin", required_argument, NULL, OPT_ADMIN },
-    { "admin-token", required_argument, NULL, OPT_ADMIN_TOKEN },
-    { "leak-check", no_argument, NULL, OPT_LEAK_CHECK },
-    { "shard", required_argument, NULL, OPT_SHARD },
-    { "impair", required_argument, NULL, OPT_IMPAIR },
-    { "procs", required_argument, NULL, OPT_PROCS },
-    { "out", required_argument, NULL, OPT_OUT },
-    { "junit", required_argument, NULL, OPT_JUNIT },
-    { "seed", required_argument, NULL, OPT_SEED },
-    { "progress", no_argument, NULL, OPT_PROGRESS },
-    { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-    { NULL, 0, NULL, 0 },
+static const cli_option run_options[] = {
+    { "server", required_argument, OPT_SERVER, run_server, NULL },
+    { "world", required_argument, OPT_WORLD, run_name, NULL },
+    { "name", required_argument, OPT_NAME, run_name, NULL },
+    { "spawn", required_argument, OPT_SPAWN, run_spawn, NULL },
+    { "hold", required_argument, OPT_HOLD, run_seconds, NULL },
+    { "spawn-mix", required_argument, OPT_SPAWN_MIX, run_spawn_mix, "--spawn-mix" },
+    { "disconnect", required_argument, OPT_DISCONNECT, run_disconnect, NULL },
+    { "timeout", required_argument, OPT_TIMEOUT, run_seconds, NULL },
+    { "quiet", no_argument, OPT_QUIET, run_quiet, NULL },
+    { "help", no_argument, 'h', run_help, NULL },
+    { "version", no_argument, 'V', run_version, NULL },
+    { "bots", required_argument, OPT_BOTS, run_bots, NULL },
+    { "duration", required_argument, OPT_DURATION, run_duration, "--duration" },
+    { "move-rate", required_argument, OPT_MOVE_RATE, run_rate, "--move-rate" },
+    { "projectile-rate", required_argument, OPT_PROJECTILE_RATE, run_rate,
+      "--projectile-rate" },
+    { "scenario", required_argument, OPT_SCENARIO, run_scenario, NULL },
+    { "threshold", required_argument, OPT_THRESHOLD, run_threshold, "--threshold" },
+    { "admin", required_argument, OPT_ADMIN, run_admin, "--admin" },
+    { "admin-token", required_argument, OPT_ADMIN_TOKEN, run_admin_token, "--admin-token" },
+    { "leak-check", no_argument, OPT_LEAK_CHECK, run_leak_check, "--leak-check" },
+    { "shard", required_argument, OPT_SHARD, run_shard, "--shard" },
+    { "impair", required_argument, OPT_IMPAIR, run_impair, "--impair" },
+    { "procs", required_argument, OPT_PROCS, run_procs, "--procs" },
+    { "out", required_argument, OPT_OUT, run_out, "--out" },
+    { "junit", required_argument, OPT_JUNIT, run_junit, "--junit" },
+    { "seed", required_argument, OPT_SEED, run_seed, "--seed" },
+    { "progress", no_argument, OPT_PROGRESS, run_progress, "--progress" },
+    { "no-progress", no_argument, OPT_NO_PROGRESS, run_progress, "--progress" },
+    { NULL, 0, 0, NULL, NULL },
 };
 
-const struct option *client_options_long(void)
-{
-    return client_long_options;
-}
-
-/* The long option whose id is val ("--server"), for messages. */
-static const char *client_option_name(int val, char *buf, size_t size)
-{
-    for (const struct option *o = client_long_options; o->name != NULL; o++)
-        if (o->val == val) {
-            snprintf(buf, size, "--%s", o->name);
-            return buf;
-        }
-    snprintf(buf, size, "-%c", val);
-    return buf;
-}
-
-client_getopt_result client_getopt(int argc, char **argv, const struct option *longopts,
-                                   int *out_val, const char **out_value, char *err,
-                                   size_t err_size)
-{
-    int idx = -1;
-    int val = getopt_long(argc, argv, "-:hV", longopts, &idx);
-    char name[48];
-
-    if (val == -1)
-        return CLIENT_GETOPT_END;
-    if (val == 1) {
-        *out_val = 1;
-        *out_value = optarg;
-        return CLIENT_GETOPT_OK;
-    }
-    if (val == '?' || val == ':') {
-        const char *arg = optind - 1 >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
-        int len = (int)strcspn(arg, "=");
-
-        if (strncmp(arg, "--", 2) != 0)
-            snprintf(err, err_size, val == ':' ? "option '-%c' needs a value (try --help)" :
-                     "unknown option '-%c' (try --help)", optopt);
-        else if (val == ':')
-            snprintf(err, err_size, "option '%.*s' needs a value (try --help)", len, arg);
-        else if (optopt != 0 && arg[len] == '=')
-            snprintf(err, err_size, "option '%.*s' takes no value", len, arg);
-        else
-            snprintf(err, err_size, "unknown option '%.*s' (try --help)", len, arg);
-        return CLIENT_GETOPT_ERROR;
-    }
-    /* A value taken from the next argument (not after '=') that is itself a flag: the value
-     * is missing. */
-    if (optarg != NULL && optarg == argv[optind - 1] && strncmp(optarg, "--", 2) == 0 &&
-        optarg[2] != '\0') {
-        if (idx >= 0)
-            snprintf(name, sizeof name, "--%s", longopts[idx].name);
-        else
-            snprintf(name, sizeof name, "-%c", val);
-        snprintf(err, err_size, "option '%s' needs a value (try --help): '%s' is an option",
-                 name, optarg);
-        return CLIENT_GETOPT_ERROR;
-    }
-    *out_val = val;
-    *out_value = optarg;
-    return CLIENT_GETOPT_OK;
-}
+static const cli_command run_command = { run_options, NULL, 0 };
 
 client_options_result client_options_parse(client_options *opts, int argc, char **argv,
                                            char *err, size_t err_size)
 {
-    bool have_server = false;
+    run_ctx ctx = { opts, false };
     const char *churn_flag = NULL; /* a churn-only flag seen, for the error without --bots */
-    client_getopt_result gr;
-    int val;
-    const char *value;
-    char flag[48];
+    bool have_server;
 
-    optind = 0; /* glibc: start over (tests parse several command lines) */
-    opterr = 0;
-    while ((gr = client_getopt(argc, argv, client_long_options, &val, &value, err, err_size)) ==
-           CLIENT_GETOPT_OK) {
-        if (val == 1) {
-            snprintf(err, err_size, "unexpected argument '%s' (try --help)", value);
-            return CLIENT_OPTIONS_ERROR;
-        }
-        client_option_name(val, flag, sizeof flag);
-        switch (val) {
-        case 'h': opts->help = true; continue;
-        case 'V': opts->version = true; continue;
-        case OPT_QUIET: opts->quiet = true; continue;
-        case OPT_LEAK_CHECK: opts->leak_check = true; churn_flag = "--leak-check"; continue;
-        case OPT_PROGRESS: opts->progress = 1; churn_flag = "--progress"; continue;
-        case OPT_NO_PROGRESS: opts->progress = 0; churn_flag = "--progress"; continue;
-        default: break;
-        }
-        if (val == OPT_SERVER) {
-            if (!client_parse_endpoint(value, opts->host, sizeof opts->host, &opts->port, err,
-                                       err_size))
-                return CLIENT_OPTIONS_ERROR;
-            have_server = true;
-        } else if (val == OPT_WORLD || val == OPT_NAME) {
-            char *dst = flag[2] == 'w' ? opts->world : opts->name;
-            if (strlen(value) >= sizeof opts->world) {
-                snprintf(err, err_size, "bad value for %s: at most %zu characters", flag,
-                         sizeof opts->world - 1);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            snprintf(dst, sizeof opts->world, "%s", value);
-        } else if (val == OPT_SPAWN) {
-            uint64_t n;
-
-            if (!client_parse_uint(value, 0, 100000, &n)) {
-                snprintf(err, err_size, "bad value '%s' for --spawn: expected an integer in "
-                         "[0, 100000]", value);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            opts->spawn = (uint32_t)n;
-            opts->spawn_set = true;
-        } else if (val == OPT_SPAWN_MIX) {
-            char why[200];
-
-            if (!client_spawn_mix_parse(value, &opts->spawn_mix, why, sizeof why)) {
-                snprintf(err, err_size, "bad value '%s' for --spawn-mix: %s", value, why);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            churn_flag = "--spawn-mix";
-        } else if (val == OPT_HOLD || val == OPT_TIMEOUT) {
-            double *dst = flag[2] == 'h' ? &opts->hold : &opts->timeout;
-            if (!client_parse_seconds(value, 86400, dst) ||
-                (dst == &opts->timeout && *dst <= 0)) {
-                snprintf(err, err_size, "bad value '%s' for %s: expected seconds in %s", value,
-                         flag, dst == &opts->timeout ? "(0, 86400]" : "[0, 86400]");
-                return CLIENT_OPTIONS_ERROR;
-            }
-            if (dst == &opts->hold)
-                opts->hold_set = true;
-        } else if (val == OPT_DISCONNECT) {
-            if (!client_disconnect_parse(value, &opts->disconnect)) {
-                snprintf(err, err_size, "bad value '%s' for --disconnect: expected graceful or "
-                         "abrupt (or mixed, with --bots)", value);
-                return CLIENT_OPTIONS_ERROR;
-            }
-        } else if (val == OPT_BOTS) {
-            uint64_t n;
-
-            if (!client_parse_uint(value, 1, CLIENT_BOTS_MAX, &n)) {
-                snprintf(err, err_size, "bad value '%s' for --bots: expected an integer in "
-                         "[1, %d]", value, CLIENT_BOTS_MAX);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            opts->bots = (uint32_t)n;
-        } else if (val == OPT_DURATION) {
-            if (!client_parse_seconds(value, CLIENT_DURATION_MAX, &opts->duration) ||
-                opts->duration <= 0) {
-                snprintf(err, err_size, "bad value '%s' for --duration: expected seconds in "
-                         "(0, %g]", value, CLIENT_DURATION_MAX);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            churn_flag = "--duration";
-        } else if (val == OPT_OUT) {
-            if (value[0] == '\0' || strlen(value) >= sizeof opts->out_dir) {
-                snprintf(err, err_size, "bad value for --out: expected a directory path of 1 to "
-                         "%zu characters", sizeof opts->out_dir - 1);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            snprintf(opts->out_dir, sizeof opts->out_dir, "%s", value);
-            churn_flag = "--out";
-        } else if (val == OPT_MOVE_RATE || val == OPT_PROJECTILE_RATE) {
-            bool move = flag[2] == 'm';
-            double max = move ? CLIENT_MOVE_HZ_MAX : CLIENT_PROJECTILE_HZ_MAX;
-            double *dst = move ? &opts->move_hz : &opts->projectile_hz;
-            if (!client_parse_seconds(value, max, dst)) {
-                snprintf(err, err_size, "bad value '%s' for %s: expected a rate per second in "
-                         "[0, %g]", value, flag, max);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            if (move)
-                opts->move_hz_set = true;
-            churn_flag = move ? "--move-rate" : "--projectile-rate";
-        } else if (val == OPT_SCENARIO) {
-            if (value[0] == '\0' || strlen(value) >= sizeof opts->scenario_path) {
-                snprintf(err, err_size, "bad value for --scenario: expected a file path");
-                return CLIENT_OPTIONS_ERROR;
-            }
-            snprintf(opts->scenario_path, sizeof opts->scenario_path, "%s", value);
-        } else if (val == OPT_THRESHOLD) {
-            if (opts->n_thresholds >= CLIENT_THRESHOLDS_MAX) {
-                snprintf(err, err_size, "too many --threshold options (at most %d)",
-                         CLIENT_THRESHOLDS_MAX);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            if (!client_threshold_parse(value, &opts->thresholds[opts->n_thresholds], err,
-                                        err_size))
-                return CLIENT_OPTIONS_ERROR;
-            opts->n_thresholds++;
-            churn_flag = "--threshold";
-        } else if (val == OPT_ADMIN) {
-            if (strncmp(value, "http://", 7) != 0 || strlen(value) >= sizeof opts->admin_url) {
-                snprintf(err, err_size, "bad value '%s' for --admin: expected "
-                         "http://HOST:PORT[/metrics]", value);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            snprintf(opts->admin_url, sizeof opts->admin_url, "%s", value);
-            churn_flag = "--admin";
-        } else if (val == OPT_SHARD) {
-            unsigned si, n;
-            char tail;
-            if (sscanf(value, "%u/%u%c", &si, &n, &tail) != 2 || n < 1 || n > CLIENT_BOTS_MAX ||
-                si >= n || value[0] < '0' || value[0] > '9') {
-                snprintf(err, err_size, "bad value '%s' for --shard: expected I/N with 0 <= I "
-                         "< N <= %d", value, CLIENT_BOTS_MAX);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            opts->shard = si;
-            opts->shards = n;
-            churn_flag = "--shard";
-        } else if (val == OPT_PROCS) {
-            uint64_t n;
-
-            if (!client_parse_uint(value, 1, CLIENT_PROCS_MAX, &n)) {
-                snprintf(err, err_size, "bad value '%s' for --procs: expected an integer in "
-                         "[1, %d]", value, CLIENT_PROCS_MAX);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            opts->procs = (uint32_t)n;
-            churn_flag = "--procs";
-        } else if (val == OPT_IMPAIR) {
-            if (!client_impair_parse(value, &opts->impair, err, err_size))
-                return CLIENT_OPTIONS_ERROR;
-            churn_flag = "--impair";
-        } else if (val == OPT_SEED) {
-            if (!client_parse_uint(value, 0, UINT64_MAX, &opts->seed)) {
-                snprintf(err, err_size, "bad value '%s' for --seed: expected a non-negative "
-                         "integer", value);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            opts->seed_set = true;
-            churn_flag = "--seed";
-        } else if (val == OPT_ADMIN_TOKEN) {
-            if (!client_admin_token_read(value, opts->admin_token, sizeof opts->admin_token, err,
-                                         err_size))
-                return CLIENT_OPTIONS_ERROR;
-            churn_flag = "--admin-token";
-        } else if (val == OPT_JUNIT) {
-            if (value[0] == '\0' || strlen(value) >= sizeof opts->junit_path) {
-                snprintf(err, err_size, "bad value for --junit: expected a file path of 1 to "
-                         "%zu characters", sizeof opts->junit_path - 1);
-                return CLIENT_OPTIONS_ERROR;
-            }
-            snprintf(opts->junit_path, sizeof opts->junit_path, "%s", value);
-            churn_flag = "--junit";
-        } else {
-            snprintf(err, err_size, "unknown option '%s' (try --help)", flag);
-            return CLIENT_OPTIONS_ERROR;
-        }
-    }
-    if (gr == CLIENT_GETOPT_ERROR)
+    if (cli_parse(&run_command, argc, argv, &ctx, &churn_flag, err, err_size) ==
+        CLIENT_GETOPT_ERROR)
         return CLIENT_OPTIONS_ERROR;
+    have_server = ctx.have_server;
     if (opts->help || opts->version)
         return CLIENT_OPTIONS_EXIT;
     if (opts->procs > 1 && opts->shards > 1) {
@@ -536,7 +623,8 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         snprintf(err, err_size, "missing --server HOST:PORT (try --help)");
         return CLIENT_OPTIONS_ERROR;
     }
-    if (opts->bots == 0 && churn_flag == NULL && opts->disconnect == CLIENT_DISCONNECT_MIXED)
+    if (opts->bots == 0 && churn_flag == NULL &&
+        opts->session.disconnect == CLIENT_DISCONNECT_MIXED)
         churn_flag = "--disconnect mixed";
     if (opts->bots == 0 && churn_flag != NULL) {
         snprintf(err, err_size, "%s is for the churn load generator: it needs --bots N "
@@ -551,18 +639,18 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         client_stage *st = &opts->stages[0];
 
         if (!opts->spawn_set)
-            opts->spawn = CLIENT_CHURN_SPAWN_DEFAULT;
+            opts->session.spawn = CLIENT_CHURN_SPAWN_DEFAULT;
         if (!opts->hold_set)
-            opts->hold = CLIENT_CHURN_HOLD_DEFAULT;
+            opts->session.hold = CLIENT_CHURN_HOLD_DEFAULT;
         memset(st, 0, sizeof *st);
         snprintf(st->name, sizeof st->name, "churn");
         st->duration = opts->duration;
         st->bots_from = st->bots_to = opts->bots;
-        st->spawn = opts->spawn;
+        st->spawn = opts->session.spawn;
         st->move_hz = opts->move_hz;
         st->projectile_hz = opts->projectile_hz;
-        st->hold = opts->hold;
-        st->leave = opts->disconnect;
+        st->hold = opts->session.hold;
+        st->leave = opts->session.disconnect;
         st->impair = opts->impair;
         st->mix = opts->spawn_mix;
         opts->n_stages = 1;

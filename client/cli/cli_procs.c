@@ -84,7 +84,7 @@ int churn_run_procs(const client_options *opts, FILE *out)
             return CLIENT_EXIT_FAILED;
         }
     }
-    if (!o.quiet)
+    if (!o.session.quiet)
         fprintf(out, "reap-client: %u processes, %u bots, seed %llu: each shard's output in "
                 "%s/shard-I/client.log\n", n, o.bots, (unsigned long long)o.seed, o.out_dir);
     fflush(out);
@@ -150,7 +150,7 @@ int churn_run_procs(const client_options *opts, FILE *out)
         merge->dirs[merge->n_dirs++] = dirs[i];
     merge->out_dir = o.out_dir;
     merge->junit_path = o.junit_path;
-    merge->quiet = o.quiet;
+    merge->quiet = o.session.quiet;
     for (uint32_t i = 0; i < o.n_thresholds; i++)
         if (!churn_merge_add_threshold(merge->thresholds, &merge->n_thresholds,
                                        o.thresholds[i].text, err, sizeof err)) {

@@ -15,7 +15,7 @@
 
 int churn_run_command(const client_options *opts, FILE *out)
 {
-    client_console con = { out, !opts->quiet && (opts->progress > 0 ||
+    client_console con = { out, !opts->session.quiet && (opts->progress > 0 ||
                                                  (opts->progress < 0 && isatty(fileno(out)))) };
     churn_result *res;
     const churn_report *report;

@@ -9,25 +9,9 @@
 #include "client_exit.h"
 #include "client_session.h"
 
-/* The one-client mode's part of the command line. */
-static void session_options_of(const client_options *o, client_session_options *out)
-{
-    memset(out, 0, sizeof *out);
-    snprintf(out->host, sizeof out->host, "%s", o->host);
-    out->port = o->port;
-    snprintf(out->world, sizeof out->world, "%s", o->world);
-    snprintf(out->name, sizeof out->name, "%s", o->name);
-    out->spawn = o->spawn;
-    out->hold = o->hold;
-    out->disconnect = o->disconnect;
-    out->timeout = o->timeout;
-    out->quiet = o->quiet;
-}
-
 int main(int argc, char **argv)
 {
     client_options opts;
-    client_session_options session;
     char err[512];
 
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
@@ -52,6 +36,5 @@ int main(int argc, char **argv)
         return churn_run_procs(&opts, stdout);
     if (opts.bots > 0)
         return churn_run_command(&opts, stdout);
-    session_options_of(&opts, &session);
-    return client_run(&session, stdout);
+    return client_run(&opts.session, stdout);
 }

@@ -213,7 +213,7 @@ static void churn_bot_connect(churn_bots *bs, churn_bot *b, double now)
     peer->data = b;
     b->state = CHURN_BOT_CONNECTING;
     b->stage = bs->stage;
-    b->deadline = now + bs->opts->timeout;
+    b->deadline = now + bs->opts->session.timeout;
     b->connect_at = now;
     b->player_id = 0;
     b->acked = b->replicated = b->expected = b->n_awaited = 0;
@@ -230,11 +230,11 @@ static void churn_bot_hello(churn_bots *bs, churn_bot *b, double now)
     churn_meter_latency(bs->meter, CHURN_LAT_CONNECT, now - b->connect_at);
     hello.protocol_version = MSG_PROTOCOL_VERSION;
     hello.player_name = b->name;
-    hello.world = (char *)bs->opts->world;
+    hello.world = (char *)bs->opts->session.world;
     env.body_case = REAP__ENVELOPE__BODY_HELLO;
     env.hello = &hello;
     b->state = CHURN_BOT_HELLO;
-    b->deadline = now + bs->opts->timeout;
+    b->deadline = now + bs->opts->session.timeout;
     b->hello_at = now;
     if (!churn_send(bs, b, MSG_CHANNEL_CONTROL, CHURN_SEQ_OTHER, &env)) {
         churn_meter_error(bs->meter, CHURN_ERR_TIMEOUT, "%s: cannot send hello", b->name);
@@ -295,7 +295,7 @@ static void churn_bot_spawn(churn_bots *bs, churn_bot *b, double now)
     bool sent = true;
 
     b->state = CHURN_BOT_SPAWNING;
-    b->deadline = now + bs->opts->timeout;
+    b->deadline = now + bs->opts->session.timeout;
     b->spawn_at = now;
     if (st->mix.n == 0)
         sent = churn_bot_request_batches(bs, b, NULL, st->spawn);
@@ -334,7 +334,7 @@ static void churn_bot_leave(churn_bots *bs, churn_bot *b, double now)
     }
     /* The server answers a goodbye by disconnecting us; we only wait (see client_leave). */
     b->state = CHURN_BOT_LEAVING;
-    b->deadline = now + bs->opts->timeout;
+    b->deadline = now + bs->opts->session.timeout;
 }
 
 /* Before leaving, ask the server what it believes this bot holds. */
@@ -355,7 +355,7 @@ static void churn_bot_check(churn_bots *bs, churn_bot *b, double now)
     }
     b->state = CHURN_BOT_CHECKING;
     b->check_at = now;
-    b->deadline = now + bs->opts->timeout;
+    b->deadline = now + bs->opts->session.timeout;
 }
 
 static void churn_bot_on_check(churn_bots *bs, churn_bot *b, const Reap__ReplicationCheck *r,
@@ -370,7 +370,7 @@ static void churn_bot_on_check(churn_bots *bs, churn_bot *b, const Reap__Replica
         churn_meter_mismatch(bs->meter, "%s (player %u): its mirror holds %u actors (digest "
                              "%016llx) but the server sent %u (digest %016llx; relevant %u, "
                              "digest %016llx, pending %u, closing %u)", b->name, b->player_id,
-                             b->mirror.count, (unsigned long long)b->mirror.digest,
+                             b->mirror.table.count, (unsigned long long)b->mirror.digest,
                              r->open_actors, (unsigned long long)r->open_digest,
                              r->relevant_actors, (unsigned long long)r->relevant_digest,
                              r->pending, r->closing);
@@ -452,10 +452,10 @@ static void churn_bot_play(churn_bots *bs, churn_bot *b, double now)
     churn_bot_ping(bs, b, now);
     churn_bot_projectile(bs, b, now);
     if (bs->snapshot_supported && !b->snapshot_done && !b->snapshot_late &&
-        now >= b->welcome_at + bs->opts->timeout) {
+        now >= b->welcome_at + bs->opts->session.timeout) {
         b->snapshot_late = true;
         churn_meter_error(bs->meter, CHURN_ERR_TIMEOUT, "%s: no SnapshotComplete within %g s of "
-                          "the welcome", b->name, bs->opts->timeout);
+                          "the welcome", b->name, bs->opts->session.timeout);
     }
 }
 
@@ -476,7 +476,8 @@ static void churn_bot_step(churn_bots *bs, churn_bot *b, double now)
         } else if (now >= b->deadline) {
             churn_meter_error(bs->meter, CHURN_ERR_CONNECT, "no answer from %s:%u within %g s (is "
                               "reap-server running there, with room for more players?)",
-                              bs->opts->host, bs->opts->port, bs->opts->timeout);
+                              bs->opts->session.host, bs->opts->session.port,
+                              bs->opts->session.timeout);
             churn_bot_abort(bs, b, now);
         }
         break;
@@ -485,7 +486,7 @@ static void churn_bot_step(churn_bots *bs, churn_bot *b, double now)
         if (now >= b->deadline) {
             churn_meter_error(bs->meter, CHURN_ERR_TIMEOUT, "%s: no %s within %g s", b->name,
                               b->state == CHURN_BOT_HELLO ? "welcome" :
-                              "spawn acknowledgement and replication", bs->opts->timeout);
+                              "spawn acknowledgement and replication", bs->opts->session.timeout);
             churn_bot_abort(bs, b, now);
         } else if (bs->leave_all) {
             if (b->joined)
@@ -505,7 +506,7 @@ static void churn_bot_step(churn_bots *bs, churn_bot *b, double now)
     case CHURN_BOT_CHECKING:
         if (now >= b->deadline) {
             churn_meter_error(bs->meter, CHURN_ERR_TIMEOUT, "%s: no replication check answer "
-                              "within %g s", b->name, bs->opts->timeout);
+                              "within %g s", b->name, bs->opts->session.timeout);
             churn_bot_leave(bs, b, now);
         } else {
             churn_bot_play(bs, b, now);
@@ -515,7 +516,7 @@ static void churn_bot_step(churn_bots *bs, churn_bot *b, double now)
         if (now >= b->deadline) {
             churn_meter_error(bs->meter, CHURN_ERR_LEAVE, "%s: the server did not close the "
                               "connection within %g s of our goodbye", b->name,
-                              bs->opts->timeout);
+                              bs->opts->session.timeout);
             enet_peer_reset(b->peer);
             churn_bot_gone(bs, b, now, false, churn_pause(bs));
         }
@@ -535,7 +536,7 @@ static void churn_bot_on_error(churn_bots *bs, churn_bot *b, const Reap__Error *
     if (e->code == REAP__ERROR_CODE__ERROR_CODE_UNEXPECTED && e->request_seq != 0 &&
         (kind == CHURN_SEQ_MOVE || kind == CHURN_SEQ_CHECK)) {
         bool *off = kind == CHURN_SEQ_MOVE ? &bs->moves_unsupported : &bs->checks_unsupported;
-        if (!*off && !bs->opts->quiet)
+        if (!*off && !bs->opts->session.quiet)
             client_say(bs->con, "note: the server does not accept %s (%s); %s for the rest of "
                        "the run", kind == CHURN_SEQ_MOVE ? "MoveInput" : "ReplicationCheckRequest",
                        e->text, kind == CHURN_SEQ_MOVE ? "bots stop moving" :
@@ -781,7 +782,8 @@ static void churn_on_event(churn_bots *bs, ENetEvent *ev, double now)
         }
         if (b->state == CHURN_BOT_CONNECTING)
             churn_meter_error(bs->meter, CHURN_ERR_CONNECT, "%s: the connection to %s:%u was reset "
-                              "during the handshake", b->name, bs->opts->host, bs->opts->port);
+                              "during the handshake", b->name, bs->opts->session.host,
+                              bs->opts->session.port);
         else
             churn_meter_error(bs->meter, CHURN_ERR_LOST, "the server closed %s's connection",
                               b->name);

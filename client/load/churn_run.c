@@ -160,7 +160,7 @@ static void churn_close_row(churn *c, double now)
     churn_sampler_row(&c->sampler, &row);
     churn_timeline_add_row(&c->tl, &row);
     memset(&c->meter.second, 0, sizeof c->meter.second);
-    if (!c->opts->quiet)
+    if (!c->opts->session.quiet)
         churn_progress(c, &row, now);
 }
 
@@ -178,8 +178,8 @@ static void churn_begin_stop(churn *c, double now)
 {
     c->bots.stopping = true;
     c->final_stats_after = c->stats.replies;
-    c->final_stats_deadline = now + (c->opts->timeout < CHURN_FINAL_STATS_WAIT ?
-                                     c->opts->timeout : CHURN_FINAL_STATS_WAIT);
+    c->final_stats_deadline = now + (c->opts->session.timeout < CHURN_FINAL_STATS_WAIT ?
+                                     c->opts->session.timeout : CHURN_FINAL_STATS_WAIT);
     if (!churn_bots_request_stats(&c->bots))
         c->bots.leave_all = true;
 }
@@ -277,8 +277,8 @@ static bool churn_open(churn *c, const client_options *opts, const client_consol
     churn_timeline_init(&c->tl);
     churn_stats_init(&c->stats, &c->tl);
     churn_sampler_init(&c->sampler, NULL);
-    snprintf(c->tl.server, sizeof c->tl.server, "%s:%u", opts->host, opts->port);
-    snprintf(c->tl.world, sizeof c->tl.world, "%s", opts->world);
+    snprintf(c->tl.server, sizeof c->tl.server, "%s:%u", opts->session.host, opts->session.port);
+    snprintf(c->tl.world, sizeof c->tl.world, "%s", opts->session.world);
     c->tl.bots = opts->bots;
     c->tl.duration = opts->duration;
     c->tl.spawn = opts->stages[0].spawn;
@@ -286,11 +286,11 @@ static bool churn_open(churn *c, const client_options *opts, const client_consol
     c->tl.disconnect = client_disconnect_name(opts->stages[0].leave);
     c->tl.seed = opts->seed;
 
-    if (enet_address_set_host(&server, opts->host) != 0) {
-        fprintf(stderr, "reap-client: cannot resolve host '%s'\n", opts->host);
+    if (enet_address_set_host(&server, opts->session.host) != 0) {
+        fprintf(stderr, "reap-client: cannot resolve host '%s'\n", opts->session.host);
         return false;
     }
-    server.port = opts->port;
+    server.port = opts->session.port;
     if (opts->admin_url[0] != '\0' &&
         (c->admin = churn_admin_create(opts->admin_url, err, sizeof err)) == NULL) {
         fprintf(stderr, "reap-client: %s\n", err);
@@ -412,7 +412,7 @@ static void churn_report_fill(churn_report *r, churn *c, const client_options *o
         snprintf(r->host, sizeof r->host, "%s", un.nodename);
     snprintf(r->scenario, sizeof r->scenario, "%s",
              o->scenario_name[0] ? o->scenario_name : "command line");
-    snprintf(r->server, sizeof r->server, "%s:%u", o->host, o->port);
+    snprintf(r->server, sizeof r->server, "%s:%u", o->session.host, o->session.port);
     churn_describe_impairment(o->stages, o->n_stages, r->impairment, sizeof r->impairment);
     r->seed = o->seed;
     r->shard = o->shard;
@@ -472,7 +472,7 @@ static churn_result *churn_finish(churn *c, churn_result *res, time_t started,
     churn_report_fill(&res->report, c, o, started, elapsed);
     res->report.interrupted = churn_interrupted != 0;
     if (mark[0] != '\0')
-        churn_leaks_verdict(c->admin, o->quiet ? NULL : c->con, mark, leak_baseline,
+        churn_leaks_verdict(c->admin, o->session.quiet ? NULL : c->con, mark, leak_baseline,
                             &res->report.leaks);
     churn_summary(c, elapsed);
     /* The timeline is the result's from now on. */
@@ -512,17 +512,17 @@ churn_result *churn_run(const client_options *opts, const client_console *con, i
         rc = CLIENT_EXIT_FAILED;
         goto failed;
     }
-    if (!o->quiet)
+    if (!o->session.quiet)
         client_say(con, "churning %u bots%s against %s:%u%s%s for %g s in %u stage%s (%s): "
                    "the first spawns %u props per visit, moves %g times a second, holds "
                    "%.2g-%.2g s, leaves %s (seed %llu)", c->bots.n_bots,
-                   o->shards > 1 ? " (this shard)" : "", o->host, o->port,
-                   o->world[0] ? " in " : "", o->world, o->duration, o->n_stages,
+                   o->shards > 1 ? " (this shard)" : "", o->session.host, o->session.port,
+                   o->session.world[0] ? " in " : "", o->session.world, o->duration, o->n_stages,
                    o->n_stages == 1 ? "" : "s",
                    o->scenario_name[0] ? o->scenario_name : "command line", o->stages[0].spawn,
                    o->stages[0].move_hz, o->stages[0].hold * 0.5, o->stages[0].hold * 1.5,
                    client_disconnect_name(o->stages[0].leave), (unsigned long long)o->seed);
-    if (!o->quiet) {
+    if (!o->session.quiet) {
         char impair[300];
         churn_describe_impairment(o->stages, o->n_stages, impair, sizeof impair);
         if (strcmp(impair, "none") != 0)
@@ -550,7 +550,7 @@ churn_result *churn_run(const client_options *opts, const client_console *con, i
     if (rc == CLIENT_EXIT_OK && c->meter.totals.joins == 0 && c->bots.n_bots > 0) {
         if (c->meter.first_error[0] == '\0')
             churn_meter_fail(&c->meter, "no bot could join %.200s:%u in %.1f s (is reap-server "
-                             "running there?)", o->host, o->port, churn_now(c));
+                             "running there?)", o->session.host, o->session.port, churn_now(c));
         rc = CLIENT_EXIT_FAILED;
     }
     if (rc != CLIENT_EXIT_OK) {

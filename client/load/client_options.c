@@ -9,9 +9,9 @@
 void client_options_default(client_options *opts)
 {
     memset(opts, 0, sizeof *opts);
-    snprintf(opts->name, sizeof opts->name, "reap-client");
-    opts->disconnect = CLIENT_DISCONNECT_GRACEFUL;
-    opts->timeout = 5.0;
+    snprintf(opts->session.name, sizeof opts->session.name, "reap-client");
+    opts->session.disconnect = CLIENT_DISCONNECT_GRACEFUL;
+    opts->session.timeout = 5.0;
     opts->move_hz = CLIENT_CHURN_MOVE_HZ_DEFAULT;
     opts->shards = 1;
     opts->procs = 1;

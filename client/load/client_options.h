@@ -12,6 +12,7 @@
 
 #include "churn_plan.h"
 #include "churn_threshold.h"
+#include "client_session.h"
 
 enum {
     CLIENT_ADMIN_TOKEN_MIN = 16,    /* the server's bounds on its --admin-token */
@@ -19,15 +20,9 @@ enum {
 };
 
 typedef struct client_options {
-    char host[256];
-    uint16_t port;
-    char world[32];           /* "" = the server's first world */
-    char name[32];
-    uint32_t spawn;           /* props to spawn */
-    double hold;              /* seconds to stay after spawning */
-    client_disconnect disconnect;
-    double timeout;           /* seconds to wait for each answer */
-    bool quiet;
+    /* The server, the world, the answers' timeout, and what the one-client mode does (the
+     * churn takes its defaults for the first stage from spawn, hold and disconnect). */
+    client_session_options session;
     /* churn (--bots N or --scenario FILE): bots join, spawn, hold and leave over and over */
     uint32_t bots;            /* 0 = one client session; else the most bots of any stage */
     double duration;          /* the sum of the stages' durations */

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "client_table.h"
 #include "reap_msg.h"
 
 typedef struct client_mirror_entry {
@@ -19,9 +20,7 @@ typedef struct client_mirror_entry {
 } client_mirror_entry;
 
 typedef struct client_mirror {
-    client_mirror_entry *slots;
-    uint32_t capacity;        /* power of two */
-    uint32_t count;
+    client_table table;       /* of client_mirror_entry, by net id; table.count entries */
     uint64_t digest;          /* XOR of client_net_id_digest over the entries */
 } client_mirror;
 

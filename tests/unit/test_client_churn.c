@@ -98,11 +98,11 @@ static void test_a_churn_command_line_is_parsed(void **state)
 
     assert_int_equal(o.bots, 100);
     assert_true(o.duration == 20);
-    assert_int_equal(o.disconnect, CLIENT_DISCONNECT_MIXED);
+    assert_int_equal(o.session.disconnect, CLIENT_DISCONNECT_MIXED);
     assert_string_equal(o.out_dir, "/tmp/x");
     assert_true(o.seed_set);
     assert_true(o.seed == 42);
-    assert_string_equal(o.world, "World1");
+    assert_string_equal(o.session.world, "World1");
 }
 
 static void test_a_spawn_mix_on_the_command_line_becomes_the_stage_s_and_conflicts_with_spawn(
@@ -160,14 +160,14 @@ static void test_churn_has_its_own_spawn_and_hold_defaults_that_flags_override(v
 
     (void)state;
     assert_int_equal(parse(&o, ARGC(defaults), defaults, err), CLIENT_OPTIONS_OK);
-    assert_int_equal(o.spawn, CLIENT_CHURN_SPAWN_DEFAULT);
-    assert_true(o.hold == CLIENT_CHURN_HOLD_DEFAULT);
+    assert_int_equal(o.session.spawn, CLIENT_CHURN_SPAWN_DEFAULT);
+    assert_true(o.session.hold == CLIENT_CHURN_HOLD_DEFAULT);
     assert_string_equal(o.out_dir, "build/churn");
     assert_false(o.seed_set);
 
     assert_int_equal(parse(&o, ARGC(given), given, err), CLIENT_OPTIONS_OK);
-    assert_int_equal(o.spawn, 0);
-    assert_true(o.hold == 0);
+    assert_int_equal(o.session.spawn, 0);
+    assert_true(o.session.hold == 0);
 }
 
 static void test_one_client_mode_keeps_its_defaults(void **state)
@@ -179,9 +179,9 @@ static void test_one_client_mode_keeps_its_defaults(void **state)
     (void)state;
     assert_int_equal(parse(&o, ARGC(argv), argv, err), CLIENT_OPTIONS_OK);
     assert_int_equal(o.bots, 0);
-    assert_int_equal(o.spawn, 0);
-    assert_true(o.hold == 0);
-    assert_int_equal(o.disconnect, CLIENT_DISCONNECT_GRACEFUL);
+    assert_int_equal(o.session.spawn, 0);
+    assert_true(o.session.hold == 0);
+    assert_int_equal(o.session.disconnect, CLIENT_DISCONNECT_GRACEFUL);
 }
 
 static void test_bot_counts_out_of_range_are_refused_naming_the_flag_and_range(void **state)
