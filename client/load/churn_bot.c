@@ -17,7 +17,6 @@
  */
 #include "churn_bot.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +28,6 @@
 
 #define CHURN_PING_PERIOD 1.0
 #define CHURN_STAGGER 1.0                 /* first visits start spread over this long */
-#define CHURN_SPEED_LIMIT 1200.0          /* the server's default net.MaxPawnSpeed */
 
 static const client_stage *churn_bot_stage(const churn_bots *bs, const churn_bot *b)
 {
@@ -388,7 +386,7 @@ static void churn_bot_check_spawned(churn_bots *bs, churn_bot *b, double now)
     }
 }
 
-/* A random walk: the heading turns a little each input, the speed is the visit's own. */
+/* The next MoveInput, steered by the visit's move pattern (churn_move.c). */
 static void churn_bot_move(churn_bots *bs, churn_bot *b, double now)
 {
     Reap__Envelope env = REAP__ENVELOPE__INIT;
@@ -397,14 +395,8 @@ static void churn_bot_move(churn_bots *bs, churn_bot *b, double now)
 
     if (hz <= 0 || bs->moves_unsupported || now < b->next_move_at)
         return;
-    if (b->input_seq == 0 || b->speed <= 0) {
-        b->heading = 2 * M_PI * client_rng_uniform(&bs->rng);
-        b->speed = CHURN_SPEED_LIMIT * (0.25 + 0.65 * client_rng_uniform(&bs->rng));
-    }
-    b->heading += (client_rng_uniform(&bs->rng) - 0.5) * 1.2;
+    churn_move_next(&b->move, b->input_seq == 0, &bs->rng, &mv.vx, &mv.vy);
     mv.input_seq = ++b->input_seq;
-    mv.vx = (float)(b->speed * cos(b->heading));
-    mv.vy = (float)(b->speed * sin(b->heading));
     env.body_case = REAP__ENVELOPE__BODY_MOVE_INPUT;
     env.move_input = &mv;
     if (churn_send(bs, b, MSG_CHANNEL_UPDATES, CHURN_SEQ_MOVE, &env))

@@ -16,6 +16,7 @@
 
 #include "churn_impair.h"
 #include "churn_meter.h"
+#include "churn_move.h"
 #include "churn_stats.h"
 #include "client_console.h"
 #include "client_mirror.h"
@@ -94,7 +95,7 @@ typedef struct churn_bot {
      * class PROP or ARCHETYPE, and for ARCHETYPE the archetype's number. */
     uint32_t mix_class[CLIENT_MIX_MAX], mix_number[CLIENT_MIX_MAX];
     uint32_t input_seq;
-    double heading, speed;
+    churn_move move;      /* how it steers its pawn */
     client_mirror mirror; /* what the server replicated to this bot, by net id */
     char name[40];
 } churn_bot;

@@ -2,6 +2,7 @@
  * test_client_churn.c - the churn load generator's command line, and the timeline it writes
  * (JSON rows and the SVG picture), checked without a server.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,6 +85,28 @@ static void timeline_fixture(churn_timeline *tl)
 }
 
 /* ---- the command line --------------------------------------------------------------------- */
+
+static void test_the_random_walk_keeps_a_visit_s_speed_and_turns_its_heading_a_little(void **state)
+{
+    churn_move m = { 0, 0 };
+    uint64_t rng = 7;
+    float vx, vy;
+    double speed, heading;
+
+    (void)state;
+    churn_move_next(&m, true, &rng, &vx, &vy);
+    speed = m.speed;
+    heading = m.heading;
+    assert_true(speed >= 0.25 * CHURN_SPEED_LIMIT && speed <= 0.9 * CHURN_SPEED_LIMIT);
+    assert_true(fabs(sqrt((double)vx * vx + (double)vy * vy) - speed) < 1e-3 * speed);
+
+    for (int i = 0; i < 100; i++) {
+        churn_move_next(&m, false, &rng, &vx, &vy);
+        assert_true(m.speed == speed);                 /* the visit's own speed */
+        assert_true(fabs(m.heading - heading) <= 0.6); /* a turn of at most 0.6 rad */
+        heading = m.heading;
+    }
+}
 
 static void test_a_churn_command_line_is_parsed(void **state)
 {
@@ -557,6 +580,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_churn_command_line_is_parsed),
+        cmocka_unit_test(test_the_random_walk_keeps_a_visit_s_speed_and_turns_its_heading_a_little),
         cmocka_unit_test(test_a_spawn_mix_on_the_command_line_becomes_the_stage_s_and_conflicts_with_spawn),
         cmocka_unit_test(test_each_actor_of_a_mix_must_replicate_as_its_entry_s_archetype),
         cmocka_unit_test(test_churn_has_its_own_spawn_and_hold_defaults_that_flags_override),
