@@ -394,6 +394,9 @@ static void streaming_add_slice(world *w, double now)
         memmove(st->loading, st->loading + 1, --st->loading_count * sizeof *st->loading);
         cell_finish_load(w, c, now);
         log_debug("streaming: %s.Cell_X%d_Y%d is visible", w->name, c->x, c->y);
+        /* Its cluster took time too: the next cell waits if the slice is spent. */
+        if (cfg->add_time_limit > 0 && cfg->clock(cfg->clock_ctx) - t0 >= cfg->add_time_limit)
+            return;
     }
 }
 
