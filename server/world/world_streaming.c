@@ -738,7 +738,7 @@ static void streaming_gc_post_mark_cb(gc_heap *heap, gc_event ev, void *userdata
                                                        "names what keeps it)");
                 report_line(se, line);
                 if (se->cfg.verify_removed) {
-                    gc_object_foreach(heap, verify_object_cb, &v);
+                    gc_object_foreach_read(heap, verify_object_cb, &v);
                     se->stats.verify_survivors += v.found;
                     snprintf(line, sizeof line, "streamed out levels were not completely "
                              "garbage collected: %u object(s) of %s.Cell_X%d_Y%d are alive",
