@@ -60,11 +60,12 @@ static double row_levels(const churn_row *r, int k)
     return k == 0 ? r->levels_loaded : r->levels_pending_purge;
 }
 
-/* Whether the server reported streaming levels in any row: a world of cells. */
+/* Whether any row saw a streaming level loaded: a world of cells (a server without them, or
+ * a timeline from before they were sampled, has none). */
 static bool html_has_levels(const churn_timeline *tl)
 {
     for (uint32_t i = 0; i < tl->n_rows; i++)
-        if (tl->rows[i].have_admin && tl->rows[i].levels_loaded >= 0)
+        if (tl->rows[i].have_admin && tl->rows[i].levels_loaded > 0)
             return true;
     return false;
 }

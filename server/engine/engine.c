@@ -115,7 +115,7 @@ void engine_frame(engine *e)
 {
     uint64_t t_start = uv_hrtime();
     double delta = (double)(t_start - e->last_frame_ns) / 1e9;
-    uint64_t t_net, t_world, t_repl, t_end;
+    uint64_t t_net, t_world, t_repl, t_end, streaming_ns = 0;
     uint64_t t_phase[ENGINE_PHASE_COUNT + 1];
     double slow_ms, frame_ms;
 
@@ -125,9 +125,16 @@ void engine_frame(engine *e)
 
     net_driver_service(e->net);
     t_net = uv_hrtime();
+    /* Pacing gives streaming's adds part of the frame's predicted slack. */
+    e->env.streaming.cfg.add_budget = engine_gc_streaming_budget(
+        &e->gc_config, engine_gc_slack_predict(&e->stream_slack), e->env.streaming.cfg.add_time_limit);
     for (uint32_t i = 0; i < e->world_count; i++) {
+        uint64_t t0;
+
         world_tick(e->worlds[i], delta);
+        t0 = uv_hrtime();
         world_streaming_update(e->worlds[i], engine_now(e));
+        streaming_ns += uv_hrtime() - t0;
     }
     t_world = uv_hrtime();
     net_driver_replicate(e->net, delta);
@@ -149,6 +156,7 @@ void engine_frame(engine *e)
         stats_histogram_observe(&e->phase_seconds[p],
                                 (double)(t_phase[p + 1] - t_phase[p]) / 1e9);
     engine_gc_slack_observe(&e->gc_slack, (double)(t_repl - t_start) / 1e9);
+    engine_gc_slack_observe(&e->stream_slack, (double)(t_repl - t_start - streaming_ns) / 1e9);
     if (frame_ms * 1e3 > 1e6 / e->opts.tick_hz) {
         /* The collector's when the frame would have fit without its gc phase. */
         e->frames_over_budget++;

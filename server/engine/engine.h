@@ -106,6 +106,7 @@ typedef struct engine {
     stats_histogram gc_collection_seconds;   /* interval collections: start to end (purged) */
     uint64_t seen_finished;       /* e->gc.finished already observed */
     engine_gc_slack gc_slack;     /* recent frames' net + world + repl, for pacing */
+    engine_gc_slack stream_slack; /* the same without streaming's adds and removals */
     uint64_t seen_collections;    /* gc_stats.collections already logged */
     uint64_t slow_frames;
     uint64_t frames_over_budget;       /* frames longer than the --tick-hz period */

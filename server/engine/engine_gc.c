@@ -108,6 +108,17 @@ double engine_gc_frame_budget(const engine_gc_config *cfg, const engine_gc_frame
     return slack > floor ? slack : floor;
 }
 
+double engine_gc_streaming_budget(const engine_gc_config *cfg, double predicted_other_work,
+                                  double floor)
+{
+    double half;
+
+    if (!cfg->frame_slack_pacing || floor <= 0)
+        return -1; /* no pacing, or no limit at all */
+    half = 0.5 * (cfg->frame_period - predicted_other_work - cfg->frame_slack_margin);
+    return half > floor ? half : floor;
+}
+
 /* Before a mark slice: with pacing, the slice may use the frame's budget. */
 static void engine_gc_pace_mark(engine_gc_schedule *s, const engine_gc_config *cfg,
                                 const engine_gc_frame *fr, const engine_gc_ops *ops)

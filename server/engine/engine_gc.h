@@ -179,6 +179,14 @@ double engine_gc_slack_predict(const engine_gc_slack *w);
 double engine_gc_frame_budget(const engine_gc_config *cfg, const engine_gc_frame *fr,
                               double floor);
 
+/* Pacing's budget for adding streamed-in actors this frame (world_streaming), reap's own: half
+ * the slack the recent frames' other work (net, world, replication: streaming's own time
+ * left out, else the budget would shrink itself) leaves after gc.FrameSlackMargin, never less
+ * than floor (s.LevelStreamingActorsUpdateTimeLimit); the collector, which runs after, has
+ * what is left. -1 without pacing (the fixed limit applies) or with a floor of 0 (no limit). */
+double engine_gc_streaming_budget(const engine_gc_config *cfg, double predicted_other_work,
+                                  double floor);
+
 void engine_gc_schedule_init(engine_gc_schedule *s);
 
 /* UE GetTimeBetweenGarbageCollectionPasses(bHasPlayersConnected). */

@@ -453,6 +453,7 @@ int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
     stats_histogram_init(&e->gc_frame_budget_seconds);
     stats_histogram_init(&e->gc_collection_seconds);
     engine_gc_slack_init(&e->gc_slack);
+    engine_gc_slack_init(&e->stream_slack);
     tick_rate_init(&e->tick_rate, opts->tick_hz);
 
     if (engine_create_heap(e, err, err_size) != 0)

@@ -49,6 +49,7 @@ void world_streaming_config_default(world_streaming_config *cfg)
     cfg->loading_range = 25600.0f;
     cfg->unload_delay = 2.0;
     cfg->add_time_limit = 0.005;
+    cfg->add_budget = -1;
     cfg->add_granularity = 10;
     cfg->remove_time_limit = 0.001;
     cfg->remove_granularity = 5;
@@ -378,6 +379,7 @@ static void streaming_add_slice(world *w, double now)
 {
     world_streaming *st = &w->streaming;
     const world_streaming_config *cfg = &w->env->streaming.cfg;
+    double limit = cfg->add_budget >= 0 ? cfg->add_budget : cfg->add_time_limit;
     double t0 = cfg->clock(cfg->clock_ctx);
     uint32_t granularity = cfg->add_granularity > 0 ? cfg->add_granularity : 1;
     uint32_t done = 0, objects = 0;
@@ -386,8 +388,7 @@ static void streaming_add_slice(world *w, double now)
         world_cell *c = &st->cells[st->loading[0]];
 
         if (cell_add_next(w, c, &objects)) {
-            if (++done % granularity == 0 && cfg->add_time_limit > 0 &&
-                cfg->clock(cfg->clock_ctx) - t0 >= cfg->add_time_limit)
+            if (++done % granularity == 0 && limit > 0 && cfg->clock(cfg->clock_ctx) - t0 >= limit)
                 return;
             continue;
         }
@@ -395,7 +396,7 @@ static void streaming_add_slice(world *w, double now)
         cell_finish_load(w, c, now);
         log_debug("streaming: %s.Cell_X%d_Y%d is visible", w->name, c->x, c->y);
         /* Its cluster took time too: the next cell waits if the slice is spent. */
-        if (cfg->add_time_limit > 0 && cfg->clock(cfg->clock_ctx) - t0 >= cfg->add_time_limit)
+        if (limit > 0 && cfg->clock(cfg->clock_ctx) - t0 >= limit)
             return;
     }
 }

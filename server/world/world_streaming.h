@@ -70,6 +70,7 @@ typedef struct world_streaming_config {
     float loading_range;          /* world.StreamingLoadingRange */
     double unload_delay;          /* world.StreamingUnloadDelay, seconds */
     double add_time_limit;        /* s.LevelStreamingActorsUpdateTimeLimit, seconds (0: none) */
+    double add_budget;            /* this frame's limit when >= 0 (pacing's), else the above */
     uint32_t add_granularity;     /* s.LevelStreamingActorsUpdateGranularity, actors */
     double remove_time_limit;     /* s.UnregisterComponentsTimeLimit, seconds (0: none) */
     uint32_t remove_granularity;  /* s.LevelStreamingComponentsUnregistrationGranularity */

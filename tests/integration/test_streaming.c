@@ -61,12 +61,14 @@ static void test_bots_over_streamed_cells_keep_mirrors_exact_and_the_world_retur
     assert_true(json_int(json, "checks") > 8);
     free(json);
     /* cells streamed in around them and, once they left, out again, every one collected, */
-    streamed_in = harness_server_metric(&s, "reap_world_level_streams_total{direction=\"in\"}");
-    assert_true(streamed_in >= 1);
     harness_wait_metric(&s, "reap_world_levels{world=\"World0\",state=\"loaded\"}", HARNESS_EQ,
                         1, 15.0);
+    harness_wait_metric(&s, "reap_world_levels{world=\"World0\",state=\"loading\"}", HARNESS_EQ,
+                        0, 10.0);
     harness_wait_metric(&s, "reap_world_levels{world=\"World0\",state=\"pending_purge\"}",
                         HARNESS_EQ, 0, 10.0);
+    streamed_in = harness_server_metric(&s, "reap_world_level_streams_total{direction=\"in\"}");
+    assert_true(streamed_in >= 1);
     assert_true(harness_server_metric(&s, "reap_world_level_streams_total{direction=\"out\"}") ==
                 streamed_in);
     assert_true(harness_server_metric(&s, "reap_world_levels_survived_total") == 0);

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <math.h>
+
 #include <cmocka.h>
 
 #include "engine_gc.h"
@@ -988,6 +990,24 @@ static void test_a_streaming_collection_is_not_measured_against_ues_schedule(voi
     assert_false(fx->sched.tracking);
 }
 
+static void test_pacing_gives_streaming_adds_half_the_slack_left_by_other_work(void **state)
+{
+    fixture *fx = *state;
+
+    fx->cfg.frame_slack_pacing = true;
+    fx->cfg.frame_period = 0.0333;
+    fx->cfg.frame_slack_margin = 0.004;
+
+    /* 33.3 ms, 3.3 ms of other work, a 4 ms margin: half of 26 ms */
+    assert_true(fabs(engine_gc_streaming_budget(&fx->cfg, 0.0033, 0.005) - 0.013) < 1e-9);
+    /* a busy frame: never below s.LevelStreamingActorsUpdateTimeLimit */
+    assert_true(engine_gc_streaming_budget(&fx->cfg, 0.030, 0.005) == 0.005);
+    /* a limit of 0 is no limit, pacing or not */
+    assert_true(engine_gc_streaming_budget(&fx->cfg, 0.0033, 0) < 0);
+    fx->cfg.frame_slack_pacing = false;
+    assert_true(engine_gc_streaming_budget(&fx->cfg, 0.0033, 0.005) < 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1052,6 +1072,7 @@ int main(void)
         cmocka_unit_test_setup(test_low_memory_with_levels_pending_uses_the_pending_levels_interval, setup),
         cmocka_unit_test_setup(test_collections_are_counted_by_what_started_them, setup),
         cmocka_unit_test_setup(test_a_streaming_collection_is_not_measured_against_ues_schedule, setup),
+        cmocka_unit_test_setup(test_pacing_gives_streaming_adds_half_the_slack_left_by_other_work, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
