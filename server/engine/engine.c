@@ -54,7 +54,7 @@ static bool engine_job_free_memory_cb(void *ctx, uint64_t now_ns)
 static bool engine_job_dashboard_cb(void *ctx, uint64_t now_ns)
 {
     engine *e = ctx;
-    uint32_t actors[ENGINE_MAX_WORLDS];
+    uint32_t actors[ENGINE_MAX_WORLDS] = { 0 };
     dashboard_inputs in = { 0 };
     sysmem_process proc;
     gc_stats st;
@@ -118,6 +118,7 @@ void engine_frame(engine *e)
     uint64_t t_net, t_world, t_repl, t_end;
     uint64_t t_phase[ENGINE_PHASE_COUNT + 1];
     double slow_ms, frame_ms;
+    bool travelled;
 
     e->last_frame_ns = t_start;
     e->frame++;
@@ -135,7 +136,12 @@ void engine_frame(engine *e)
     /* Replication drained every world's outbox: the next frame's spawns start from none. */
     for (uint32_t i = 0; i < e->world_count; i++)
         REAP_ASSERT(e->worlds[i]->spawned_count == 0);
-    engine_tick_gc(e, delta, t_repl);
+    /* A travel, while one runs, owns the collector; else the schedule decides. */
+    travelled = engine_tick_travel(e, t_repl);
+    if (travelled)
+        engine_note_collections(e);
+    else
+        engine_tick_gc(e, delta, t_repl);
     t_end = uv_hrtime();
 
     frame_ms = (double)(t_end - t_start) / 1e6;
@@ -149,6 +155,8 @@ void engine_frame(engine *e)
         stats_histogram_observe(&e->phase_seconds[p],
                                 (double)(t_phase[p + 1] - t_phase[p]) / 1e9);
     engine_gc_slack_observe(&e->gc_slack, (double)(t_repl - t_start) / 1e9);
+    if (travelled)
+        engine_travel_frame_observe(e, frame_ms / 1e3);
     if (frame_ms * 1e3 > 1e6 / e->opts.tick_hz) {
         /* The collector's when the frame would have fit without its gc phase. */
         e->frames_over_budget++;
@@ -231,6 +239,7 @@ int engine_run(engine *e)
     service_ready(e->service);
     agones_ready(e->agones);
     uv_run(e->loop, UV_RUN_DEFAULT);
-    log_info("stopped");
-    return 0;
+    log_info("stopped%s", e->exit_status == ENGINE_EXIT_WORLD_LEAK
+                              ? ": exit status 3, a travel leaked a world" : "");
+    return e->exit_status;
 }

@@ -220,6 +220,7 @@ typedef struct world_spawned {
 struct world {
     world_env *env;              /* borrowed; outlives the world */
     char name[WORLD_NAME_MAX];
+    char map[32];                /* the map it was loaded for ("" outside the engine) */
     uint32_t index;
     gc_ref_array levels;         /* refs */
     level *persistent_level;     /* ref */
