@@ -140,7 +140,7 @@ static bool engine_load_begin(engine *e, uint32_t map, bool sliced)
  * groups. time_limit 0: all of it. */
 static bool engine_load_continue(engine *e, double time_limit)
 {
-    enum { PROPS_CHUNK = 10 * WORLD_PERSISTENT_GROUP };
+    enum { PROPS_CHUNK = WORLD_PERSISTENT_GROUP };
     double t0 = engine_now(e);
 
     for (uint32_t i = 0; i < e->opts.worlds; i++) {
@@ -440,9 +440,11 @@ static uint32_t travel_verify(void *ctx, int trace_mode)
         r = gc_reference_chain(e->heap, w, leak_chain_line_cb, &chain);
         if (r != GC_OK)
             log_error("travel:   (no chain from a root: %s)", gc_result_str(r));
-        else if (trace_mode == 0)
-            log_error("travel:   %s%s%s", chain.last[0], chain.lines > 1 ? "\n" : "",
-                      chain.last[1]);
+        else if (trace_mode == 0) {
+            if (chain.lines > 1)
+                log_error("travel:   %s", chain.last[0]);
+            log_error("travel:   %s", chain.last[1]);
+        }
         if (e->leaked_count == ENGINE_LEAKED_MAX) {
             memmove(e->leaked, e->leaked + 1, (ENGINE_LEAKED_MAX - 1) * sizeof *e->leaked);
             e->leaked_count--;

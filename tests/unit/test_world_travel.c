@@ -199,8 +199,10 @@ static void test_a_game_instance_actor_holding_a_level_leaks_its_world_through_t
 
     end_and_collect(fx, w);
 
-    /* The held reference is never nulled: the level, and through its outer the world, stay. */
+    /* The held reference is never nulled: the level, and through its outer the world, stay;
+     * the actor's own (killable) reference to its level is nulled as any other. */
     assert_non_null(gc_weak_get_even_if_garbage(fx->heap, old));
+    assert_null(((actor *)fx->env.instance->objects.data[0])->level);
     assert_int_equal(gc_reference_chain(fx->heap, w, chain_line_cb, fx), GC_OK);
     assert_non_null(strstr(fx->chain, "GameInstance (root set)\n  -> GameInstance.Tracker_"));
     assert_non_null(strstr(fx->chain, "-> GameInstance.Tracker_"));
