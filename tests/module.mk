@@ -10,7 +10,7 @@ TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 TEST_UNIT_BINS := $(TEST_UNIT_SRCS:%.c=$(BUILD)/%)
 TEST_INTEG_BINS := $(TEST_INTEG_SRCS:%.c=$(BUILD)/%)
 TEST_BINS += $(TEST_UNIT_BINS) $(TEST_INTEG_BINS)
-CPPFLAGS_tests = -Igc $(SERVER_INCLUDES) -Iclient -Itests -I$(BUILD)/gen \
+CPPFLAGS_tests = -Igc $(SERVER_INCLUDES) $(CLIENT_INCLUDES) -Itests -I$(BUILD)/gen \
 	$(call pc_cflags,cmocka libuv libenet libprotobuf-c)
 
 $(TEST_OBJS): | $(TEST_PREREQS)

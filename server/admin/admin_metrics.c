@@ -243,6 +243,24 @@ static void admin_metrics_render_levels(engine *e, strbuf *out)
     stats_histogram_write(&s->load_wait, "reap_world_level_load_wait_seconds",
                           "From a streaming level's load request (a pawn in range) to the level "
                           "being visible, held-back and purge waits included.", out);
+    {
+        double sum = 0;
+
+        for (uint32_t i = 0; i < s->recent_count; i++)
+            sum += s->recent_waits[i];
+        metric_header(out, "reap_world_level_load_wait_recent_seconds", "summary",
+                      "Load waits of the last (at most 4096) streaming levels made visible: "
+                      "exact quantiles.");
+        strbuf_printf(out, "reap_world_level_load_wait_recent_seconds{quantile=\"0.5\"} %.6f\n"
+                           "reap_world_level_load_wait_recent_seconds{quantile=\"0.99\"} %.6f\n"
+                           "reap_world_level_load_wait_recent_seconds_sum %.6f\n"
+                           "reap_world_level_load_wait_recent_seconds_count %u\n",
+                      world_streaming_wait_quantile(s, 0.5), world_streaming_wait_quantile(s, 0.99),
+                      sum, s->recent_count);
+    }
+    metric_u64(out, "reap_world_levels_pending_purge_max", "gauge",
+               "The most streaming levels pending purge at once since the start.",
+               s->pending_purge_max);
     metric_u64(out, "reap_world_level_loads_held_total", "counter",
                "Level loads held back while a level was pending purge "
                "(s.ForceGCAfterLevelStreamedOut).", s->loads_held);

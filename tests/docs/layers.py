@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""layers.py - the server's folders are layers: a file includes headers of its own folder or of
-the folders below it, in the order server/module.mk's SERVER_DIRS lists them.
+"""layers.py - a program's folders are layers: a file includes headers of its own folder or of
+the folders below it, in the order its module.mk lists them (server/module.mk's SERVER_DIRS,
+client/module.mk's CLIENT_DIRS).
 
-usage: tests/docs/layers.py [SERVER_MODULE_MK]
+usage: tests/docs/layers.py [MODULE_MK...]      (default: server/module.mk client/module.mk)
 
-One file may reach up: engine/engine_init.c, the composition root, builds the admin side
-(the console and the admin endpoint) on top of the engine. Exit 0 and "layers hold" when every
-include points down; otherwise one line per include that points up, naming file, line and header.
+One file may reach up: server/engine/engine_init.c, the composition root, builds the admin side
+(the console and the admin endpoint) on top of the engine. For each module.mk, "layers hold"
+and a count when every include points down; otherwise one line per include that points up,
+naming file, line and header, and exit 1.
 """
 import os
 import re
@@ -16,18 +18,18 @@ import sys
 COMPOSITION_ROOTS = {"server/engine/engine_init.c"}
 
 
-def server_dirs(module_mk):
+def layer_dirs(module_mk):
     with open(module_mk) as f:
         for line in f:
-            m = re.match(r"SERVER_DIRS\s*:=\s*(.*)", line)
+            m = re.match(r"[A-Z]+_DIRS\s*:=\s*(.*)", line)
             if m:
                 return m.group(1).split()
-    sys.exit("layers: %s has no SERVER_DIRS line" % module_mk)
+    sys.exit("layers: %s has no *_DIRS line (SERVER_DIRS, CLIENT_DIRS)" % module_mk)
 
 
-def main():
-    module_mk = sys.argv[1] if len(sys.argv) > 1 else "server/module.mk"
-    dirs = server_dirs(module_mk)
+def check(module_mk):
+    """The includes of module_mk's folders that point up, and how many point down."""
+    dirs = layer_dirs(module_mk)
     rank = {d: i for i, d in enumerate(dirs)}
     home = {}                                  # header name -> folder holding it
     for d in dirs:
@@ -55,10 +57,20 @@ def main():
                     if rank[target] > rank[d]:
                         bad.append("%s:%d includes %s from %s, a layer above %s"
                                    % (path, lineno, m.group(1), target, d))
-    if bad:
-        print("\n".join(bad))
-        sys.exit(1)
-    print("layers hold: %d includes in %d folders point down" % (checked, len(dirs)))
+    return bad, checked, len(dirs)
+
+
+def main():
+    modules = sys.argv[1:] or ["server/module.mk", "client/module.mk"]
+    failed = False
+    for module_mk in modules:
+        bad, checked, n_dirs = check(module_mk)
+        if bad:
+            print("\n".join(bad))
+            failed = True
+        else:
+            print("layers hold: %d includes in %d folders point down" % (checked, n_dirs))
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

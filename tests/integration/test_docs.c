@@ -1,9 +1,9 @@
 /*
  * test_docs.c - what a new user reads says what the binaries do: the man pages are what
  * `--help` makes of them (deploy/man/regen.sh), the README's samples are what a real run prints
- * (tests/docs/readme_samples.py), the server's folders are the layers the README says
- * (tests/docs/layers.py), and every document a README or a scenario names by its file name is
- * in the repository.
+ * (tests/docs/readme_samples.py), the server's and the client's folders are the layers the
+ * README says (tests/docs/layers.py), and every document a README or a scenario names by its
+ * file name is in the repository.
  */
 #include "harness.h"
 
@@ -87,6 +87,19 @@ static void test_the_server_folders_include_only_downwards(void **state)
     harness_proc_free(&p);
 }
 
+static void test_the_client_folders_include_only_downwards(void **state)
+{
+    harness_proc p;
+    const char *args[] = { "tests/docs/layers.py", "client/module.mk", NULL };
+
+    (void)state;
+    if (run_cmd(&p, "/usr/bin/python3", args, 30.0) != 0)
+        fail_msg("%s", p.out);
+    assert_non_null(strstr(p.out, "layers hold"));
+    assert_non_null(strstr(p.out, "in 6 folders"));  /* base, model, report, session, load, cli */
+    harness_proc_free(&p);
+}
+
 /* Every "NAME.md" token in path names a file that exists (from the top, or beside path). */
 static void check_md_references(const char *path)
 {
@@ -140,6 +153,7 @@ int main(void)
         cmocka_unit_test(test_every_flag_of_the_help_is_in_the_man_page),
         cmocka_unit_test(test_the_readme_samples_are_what_a_real_run_prints),
         cmocka_unit_test(test_the_server_folders_include_only_downwards),
+        cmocka_unit_test(test_the_client_folders_include_only_downwards),
         cmocka_unit_test(test_every_document_the_readme_and_scenarios_name_is_there),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

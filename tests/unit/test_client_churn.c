@@ -2,6 +2,7 @@
  * test_client_churn.c - the churn load generator's command line, and the timeline it writes
  * (JSON rows and the SVG picture), checked without a server.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "churn.h"
-#include "churn_internal.h"
-#include "client.h"
+#include "churn_bot.h"
+#include "cli.h"
+#include "report.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -85,6 +86,28 @@ static void timeline_fixture(churn_timeline *tl)
 
 /* ---- the command line --------------------------------------------------------------------- */
 
+static void test_the_random_walk_keeps_a_visit_s_speed_and_turns_its_heading_a_little(void **state)
+{
+    churn_move m = { 0, 0 };
+    uint64_t rng = 7;
+    float vx, vy;
+    double speed, heading;
+
+    (void)state;
+    churn_move_next(&m, true, &rng, &vx, &vy);
+    speed = m.speed;
+    heading = m.heading;
+    assert_true(speed >= 0.25 * CHURN_SPEED_LIMIT && speed <= 0.9 * CHURN_SPEED_LIMIT);
+    assert_true(fabs(sqrt((double)vx * vx + (double)vy * vy) - speed) < 1e-3 * speed);
+
+    for (int i = 0; i < 100; i++) {
+        churn_move_next(&m, false, &rng, &vx, &vy);
+        assert_true(m.speed == speed);                 /* the visit's own speed */
+        assert_true(fabs(m.heading - heading) <= 0.6); /* a turn of at most 0.6 rad */
+        heading = m.heading;
+    }
+}
+
 static void test_a_churn_command_line_is_parsed(void **state)
 {
     client_options o;
@@ -98,11 +121,11 @@ static void test_a_churn_command_line_is_parsed(void **state)
 
     assert_int_equal(o.bots, 100);
     assert_true(o.duration == 20);
-    assert_int_equal(o.disconnect, CLIENT_DISCONNECT_MIXED);
+    assert_int_equal(o.session.disconnect, CLIENT_DISCONNECT_MIXED);
     assert_string_equal(o.out_dir, "/tmp/x");
     assert_true(o.seed_set);
     assert_true(o.seed == 42);
-    assert_string_equal(o.world, "World1");
+    assert_string_equal(o.session.world, "World1");
 }
 
 static void test_a_spawn_mix_on_the_command_line_becomes_the_stage_s_and_conflicts_with_spawn(
@@ -160,14 +183,14 @@ static void test_churn_has_its_own_spawn_and_hold_defaults_that_flags_override(v
 
     (void)state;
     assert_int_equal(parse(&o, ARGC(defaults), defaults, err), CLIENT_OPTIONS_OK);
-    assert_int_equal(o.spawn, CLIENT_CHURN_SPAWN_DEFAULT);
-    assert_true(o.hold == CLIENT_CHURN_HOLD_DEFAULT);
+    assert_int_equal(o.session.spawn, CLIENT_CHURN_SPAWN_DEFAULT);
+    assert_true(o.session.hold == CLIENT_CHURN_HOLD_DEFAULT);
     assert_string_equal(o.out_dir, "build/churn");
     assert_false(o.seed_set);
 
     assert_int_equal(parse(&o, ARGC(given), given, err), CLIENT_OPTIONS_OK);
-    assert_int_equal(o.spawn, 0);
-    assert_true(o.hold == 0);
+    assert_int_equal(o.session.spawn, 0);
+    assert_true(o.session.hold == 0);
 }
 
 static void test_one_client_mode_keeps_its_defaults(void **state)
@@ -179,9 +202,9 @@ static void test_one_client_mode_keeps_its_defaults(void **state)
     (void)state;
     assert_int_equal(parse(&o, ARGC(argv), argv, err), CLIENT_OPTIONS_OK);
     assert_int_equal(o.bots, 0);
-    assert_int_equal(o.spawn, 0);
-    assert_true(o.hold == 0);
-    assert_int_equal(o.disconnect, CLIENT_DISCONNECT_GRACEFUL);
+    assert_int_equal(o.session.spawn, 0);
+    assert_true(o.session.hold == 0);
+    assert_int_equal(o.session.disconnect, CLIENT_DISCONNECT_GRACEFUL);
 }
 
 static void test_bot_counts_out_of_range_are_refused_naming_the_flag_and_range(void **state)
@@ -557,6 +580,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_churn_command_line_is_parsed),
+        cmocka_unit_test(test_the_random_walk_keeps_a_visit_s_speed_and_turns_its_heading_a_little),
         cmocka_unit_test(test_a_spawn_mix_on_the_command_line_becomes_the_stage_s_and_conflicts_with_spawn),
         cmocka_unit_test(test_each_actor_of_a_mix_must_replicate_as_its_entry_s_archetype),
         cmocka_unit_test(test_churn_has_its_own_spawn_and_hold_defaults_that_flags_override),

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "churn_internal.h"
+#include "report_compare.h"
 
 static hist base_h, new_h;
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "churn_internal.h"
+#include "churn_impair.h"
 
 enum { DRAWS = 100000 };
 

@@ -9,8 +9,7 @@
 
 #include <cmocka.h>
 
-#include "churn_internal.h"
-#include "client.h"
+#include "client_mirror.h"
 
 static void test_an_added_actor_is_found_by_its_net_id(void **state)
 {
@@ -25,7 +24,7 @@ static void test_an_added_actor_is_found_by_its_net_id(void **state)
     assert_non_null(e);
     assert_int_equal(e->actor_class, 6);
     assert_int_equal(e->owner_player_id, 3);
-    assert_int_equal(m.count, 1);
+    assert_int_equal(m.table.count, 1);
     client_mirror_free(&m);
 }
 
@@ -39,7 +38,7 @@ static void test_adding_a_net_id_twice_replaces_it(void **state)
 
     client_mirror_put(&m, 42, 5, 4);
 
-    assert_int_equal(m.count, 1);
+    assert_int_equal(m.table.count, 1);
     assert_int_equal(client_mirror_get(&m, 42)->actor_class, 5);
     client_mirror_free(&m);
 }
@@ -56,7 +55,7 @@ static void test_a_removed_actor_is_gone_and_others_stay(void **state)
     for (uint64_t id = 1; id <= 1000; id += 2)
         assert_true(client_mirror_remove(&m, id));
 
-    assert_int_equal(m.count, 500);
+    assert_int_equal(m.table.count, 500);
     for (uint64_t id = 1; id <= 1000; id++) {
         if (id % 2)
             assert_null(client_mirror_get(&m, id));
@@ -76,7 +75,7 @@ static void test_removing_an_unknown_net_id_changes_nothing(void **state)
     client_mirror_put(&m, 4, 6, 1);
 
     assert_false(client_mirror_remove(&m, 5));
-    assert_int_equal(m.count, 1);
+    assert_int_equal(m.table.count, 1);
     client_mirror_free(&m);
 }
 
@@ -112,7 +111,7 @@ static void test_churn_keeps_every_live_entry_findable(void **state)
         next++;
     }
 
-    assert_int_equal(m.count, 100);
+    assert_int_equal(m.table.count, 100);
     for (uint64_t id = next - 100; id < next; id++)
         assert_non_null(client_mirror_get(&m, id));
     client_mirror_free(&m);
@@ -149,7 +148,7 @@ static void test_the_digest_is_the_xor_over_the_held_net_ids(void **state)
 
     client_mirror_remove(&m, 99);
 
-    assert_int_equal(m.count, 3);
+    assert_int_equal(m.table.count, 3);
     assert_true(m.digest == digest_of(held, 3));
     client_mirror_free(&m);
 }
@@ -166,7 +165,7 @@ static void test_an_actor_that_reenters_relevancy_is_held_once(void **state)
 
     client_mirror_put(&m, 7, 4, 2);     /* back in: spawned again, same net id */
 
-    assert_int_equal(m.count, 1);
+    assert_int_equal(m.table.count, 1);
     assert_true(m.digest == digest_of(held, 1));
     client_mirror_free(&m);
 }
@@ -184,7 +183,7 @@ static void test_a_duplicate_spawn_or_an_unknown_destroy_leaves_the_digest_alone
     client_mirror_put(&m, 6, 6, 1);
     assert_false(client_mirror_remove(&m, 8));
 
-    assert_int_equal(m.count, 2);
+    assert_int_equal(m.table.count, 2);
     assert_true(m.digest == digest_of(held, 2));
     client_mirror_free(&m);
 }
@@ -202,7 +201,7 @@ static void test_a_cleared_mirror_is_empty_and_reusable(void **state)
     client_mirror_clear(&m);
     client_mirror_put(&m, 2, 6, 1);
 
-    assert_int_equal(m.count, 1);
+    assert_int_equal(m.table.count, 1);
     assert_true(m.digest == digest_of(held, 1));
     assert_null(client_mirror_get(&m, 1));
     client_mirror_free(&m);

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "client.h"
+#include "cli.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -32,12 +32,12 @@ static void test_a_full_command_line_is_parsed(void **state)
     (void)state;
     assert_int_equal(parse(&o, ARGC(argv), argv, err), CLIENT_OPTIONS_OK);
 
-    assert_string_equal(o.host, "127.0.0.1");
-    assert_int_equal(o.port, 7777);
-    assert_string_equal(o.world, "World1");
-    assert_int_equal(o.spawn, 20);
-    assert_true(o.hold == 1.5);
-    assert_int_equal(o.disconnect, CLIENT_DISCONNECT_ABRUPT);
+    assert_string_equal(o.session.host, "127.0.0.1");
+    assert_int_equal(o.session.port, 7777);
+    assert_string_equal(o.session.world, "World1");
+    assert_int_equal(o.session.spawn, 20);
+    assert_true(o.session.hold == 1.5);
+    assert_int_equal(o.session.disconnect, CLIENT_DISCONNECT_ABRUPT);
 }
 
 static void test_the_server_endpoint_is_required(void **state)

@@ -15,7 +15,8 @@
 
 #include <cmocka.h>
 
-#include "churn_internal.h"
+#include "churn_scrape.h"
+#include "report.h"
 
 static const char metrics_a[] =
     "# HELP reap_tick_seconds Work time of one frame.\n"
@@ -87,12 +88,11 @@ static void test_percentiles_between_two_samples_interpolate_in_the_bucket(void 
 }
 
 /* A report with known figures. */
-static void report_fixture(churn_report *r, churn_timeline *tl, client_options *o)
+static void report_fixture(churn_report *r, churn_timeline *tl)
 {
     char err[256];
 
     memset(r, 0, sizeof *r);
-    client_options_default(o);
     churn_timeline_init(tl);
     churn_totals_init(&r->totals);
     churn_server_init(&r->server_figs);
@@ -143,22 +143,20 @@ static void report_fixture(churn_report *r, churn_timeline *tl, client_options *
         assert_true(churn_timeline_add_sample(tl, i + 0.5, 1000 + 100 * (uint32_t)i));
     }
     assert_true(churn_timeline_add_gc(tl, 1.5));
-    assert_true(client_threshold_parse("errors==0", &o->thresholds[0], err, sizeof err));
-    assert_true(client_threshold_parse("join_p99<500ms", &o->thresholds[1], err, sizeof err));
-    o->n_thresholds = 2;
+    assert_true(client_threshold_parse("errors==0", &r->thresholds[0], err, sizeof err));
+    assert_true(client_threshold_parse("join_p99<500ms", &r->thresholds[1], err, sizeof err));
+    r->n_thresholds = 2;
     r->tl = tl;
-    r->opts = o;
 }
 
 static void test_thresholds_name_the_runs_figures_in_seconds(void **state)
 {
     static churn_report r;
     churn_timeline tl;
-    client_options o;
     double v;
 
     (void)state;
-    report_fixture(&r, &tl, &o);
+    report_fixture(&r, &tl);
 
     assert_true(churn_report_metric(&r, "join_p99", &v) && v == 99e-6);
     assert_true(churn_report_metric(&r, "join_max", &v) && v == 100e-6);
@@ -175,11 +173,10 @@ static void test_refusals_of_a_full_server_are_a_figure_of_their_own_not_errors(
 {
     static churn_report r;
     churn_timeline tl;
-    client_options o;
     double v;
 
     (void)state;
-    report_fixture(&r, &tl, &o);
+    report_fixture(&r, &tl);
 
     assert_true(churn_report_metric(&r, "refused", &v) && v == 5);
     assert_true(churn_report_metric(&r, "errors", &v) && v == 2);
@@ -210,14 +207,13 @@ static void test_a_saturated_generator_is_reported_with_a_warning(void **state)
 {
     static churn_report r;
     churn_timeline tl;
-    client_options o;
     char *buf = NULL;
     size_t len = 0;
     FILE *f;
     double v;
 
     (void)state;
-    report_fixture(&r, &tl, &o);
+    report_fixture(&r, &tl);
     f = open_memstream(&buf, &len);
 
     churn_report_print(&r, f);
@@ -243,13 +239,12 @@ static void test_a_failing_threshold_is_counted_and_listed(void **state)
 {
     static churn_report r;
     churn_timeline tl;
-    client_options o;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
 
     (void)state;
-    report_fixture(&r, &tl, &o);
+    report_fixture(&r, &tl);
 
     assert_int_equal(churn_report_thresholds(&r, f), 1);   /* errors==0 fails, join passes */
     fclose(f);
@@ -295,20 +290,16 @@ static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
 {
     static churn_report r, back;
     churn_timeline tl, back_tl;
-    client_options o;
-    client_threshold th[CLIENT_THRESHOLDS_MAX];
-    uint32_t n_th = 0;
     char dir[] = "/tmp/reap-report-XXXXXX";
     char err[512];
 
     (void)state;
-    report_fixture(&r, &tl, &o);
+    report_fixture(&r, &tl);
     assert_non_null(mkdtemp(dir));
     assert_true(churn_report_save(&r, dir, err, sizeof err));
 
     churn_timeline_init(&back_tl);
-    if (!churn_report_load(&back, &back_tl, th, CLIENT_THRESHOLDS_MAX, &n_th, dir, err,
-                           sizeof err))
+    if (!churn_report_load(&back, &back_tl, CLIENT_THRESHOLDS_MAX, dir, err, sizeof err))
         fail_msg("%s", err);
 
     assert_string_equal(back.run_id, r.run_id);
@@ -331,9 +322,9 @@ static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
     assert_true(back_tl.rows[2].loop_lag == 0.002);
     assert_int_equal(back_tl.n_gc, 1);
     assert_int_equal(back_tl.n_samples, 3);
-    assert_int_equal(n_th, o.n_thresholds);
-    for (uint32_t i = 0; i < n_th; i++)
-        assert_string_equal(th[i].text, o.thresholds[i].text);
+    assert_int_equal(back.n_thresholds, r.n_thresholds);
+    for (uint32_t i = 0; i < back.n_thresholds; i++)
+        assert_string_equal(back.thresholds[i].text, r.thresholds[i].text);
     churn_timeline_free(&back_tl);
     churn_timeline_free(&tl);
     remove_report(dir);
@@ -348,14 +339,12 @@ static void test_live_objects_by_class_are_kept_per_scrape_and_read_back(void **
     };
     const double values[] = { 5000, 40, 80 };
     churn_timeline tl, back_tl;
-    client_options o;
-    client_threshold th[CLIENT_THRESHOLDS_MAX];
     char dir[] = "/tmp/reap-report-XXXXXX", err[512];
     char html[300];
     char *page;
 
     (void)state;
-    report_fixture(&r, &tl, &o);
+    report_fixture(&r, &tl);
     /* Given two scrapes, the second without WeaponPart and with a class first seen then... */
     assert_true(churn_timeline_add_classes(&tl, 1.0, keys, values, 3));
     const char *later[] = { keys[1], "reap_world_objects_by_class{class=\"Ammo\"}" };
@@ -373,8 +362,7 @@ static void test_live_objects_by_class_are_kept_per_scrape_and_read_back(void **
     assert_non_null(mkdtemp(dir));
     assert_true(churn_report_save(&r, dir, err, sizeof err));
     churn_timeline_init(&back_tl);
-    if (!churn_report_load(&back, &back_tl, th, CLIENT_THRESHOLDS_MAX, NULL, dir, err,
-                           sizeof err))
+    if (!churn_report_load(&back, &back_tl, CLIENT_THRESHOLDS_MAX, dir, err, sizeof err))
         fail_msg("%s", err);
     assert_int_equal(back_tl.n_classes, 3);
     assert_int_equal(back_tl.n_class_samples, 2);
@@ -393,7 +381,6 @@ static void test_a_report_that_is_not_json_is_refused_naming_the_file(void **sta
 {
     static churn_report back;
     churn_timeline tl;
-    client_threshold th[CLIENT_THRESHOLDS_MAX];
     char dir[] = "/tmp/reap-report-XXXXXX", path[256], err[512];
     FILE *f;
 
@@ -406,8 +393,7 @@ static void test_a_report_that_is_not_json_is_refused_naming_the_file(void **sta
     fclose(f);
     churn_timeline_init(&tl);
 
-    assert_false(churn_report_load(&back, &tl, th, CLIENT_THRESHOLDS_MAX, NULL, dir, err,
-                                   sizeof err));
+    assert_false(churn_report_load(&back, &tl, CLIENT_THRESHOLDS_MAX, dir, err, sizeof err));
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, "not JSON"));
 
@@ -415,8 +401,7 @@ static void test_a_report_that_is_not_json_is_refused_naming_the_file(void **sta
     assert_non_null(f);
     fputs("{\"schema_version\": 1, \"run_id\": \"x\", \"seed\": 1}", f);
     fclose(f);
-    assert_false(churn_report_load(&back, &tl, th, CLIENT_THRESHOLDS_MAX, NULL, dir, err,
-                                   sizeof err));
+    assert_false(churn_report_load(&back, &tl, CLIENT_THRESHOLDS_MAX, dir, err, sizeof err));
     assert_non_null(strstr(err, "not a reap-client report"));
     churn_timeline_free(&tl);
     remove_report(dir);
@@ -426,13 +411,12 @@ static void test_the_json_report_carries_schema_run_and_latency_buckets(void **s
 {
     static churn_report r;
     churn_timeline tl;
-    client_options o;
     char dir[] = "/tmp/reap-report-XXXXXX";
     char err[512], path[256];
     char *json;
 
     (void)state;
-    report_fixture(&r, &tl, &o);
+    report_fixture(&r, &tl);
     assert_non_null(mkdtemp(dir));
     assert_true(churn_report_save(&r, dir, err, sizeof err));
     snprintf(path, sizeof path, "%s/report.json", dir);
@@ -465,13 +449,12 @@ static void test_the_report_page_draws_a_chart_for_each_timeline_with_data(void 
 {
     static churn_report r;
     churn_timeline tl;
-    client_options o;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
 
     (void)state;
-    report_fixture(&r, &tl, &o);
+    report_fixture(&r, &tl);
 
     assert_true(churn_report_write_html(&r, f));
     fclose(f);
@@ -492,13 +475,12 @@ static void test_a_chart_breaks_its_line_where_a_second_was_not_measured(void **
 {
     static churn_report r;
     churn_timeline tl;
-    client_options o;
     char *buf = NULL, *tick;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
 
     (void)state;
-    report_fixture(&r, &tl, &o);
+    report_fixture(&r, &tl);
     for (uint32_t i = 0; i < 3; i++) {     /* six seconds: the fourth has no /metrics sample */
         churn_row row = tl.rows[i];
         row.t = 4 + i;

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "client.h"
+#include "cli.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -112,14 +112,15 @@ static void test_a_linear_ramp_rises_from_the_previous_stage_and_a_step_is_immed
     (void)state;
     assert_true(load(&o, three_stages, err));
 
-    assert_int_equal(client_stages_target(&o, 0, &stage), 0);
+    assert_int_equal(client_stages_target(o.stages, o.n_stages, 0, &stage), 0);
     assert_int_equal(stage, 0);
-    assert_int_equal(client_stages_target(&o, 5, &stage), 50);
-    assert_int_equal(client_stages_target(&o, 15, &stage), 100);
+    assert_int_equal(client_stages_target(o.stages, o.n_stages, 5, &stage), 50);
+    assert_int_equal(client_stages_target(o.stages, o.n_stages, 15, &stage), 100);
     assert_int_equal(stage, 1);
-    assert_int_equal(client_stages_target(&o, 30.5, &stage), 0); /* everyone leaves at once */
+    /* everyone leaves at once */
+    assert_int_equal(client_stages_target(o.stages, o.n_stages, 30.5, &stage), 0);
     assert_int_equal(stage, 2);
-    assert_int_equal(client_stages_target(&o, 99, &stage), 0);
+    assert_int_equal(client_stages_target(o.stages, o.n_stages, 99, &stage), 0);
 }
 
 static void test_a_bad_value_is_refused_naming_the_file_line_and_key(void **state)

@@ -1,0 +1,31 @@
+/*
+ * churn_run.h - reap-client's churn load generator: N bots, each visit on its own UDP port, in
+ * one thread, that join, spawn props, hold and leave over and over through the stages of a
+ * plan, while the server's figures are sampled. The run fills in the run model
+ * (model/churn_report.h) and prints its progress and summary; writing the report is its
+ * caller's (cli/cli_run.c), as k6's outputs are fed from its engine.
+ */
+#ifndef REAP_CLIENT_CHURN_RUN_H
+#define REAP_CLIENT_CHURN_RUN_H
+
+#include <stdbool.h>
+
+#include "churn_report.h"
+#include "client_console.h"
+#include "client_options.h"
+
+/* What a completed run leaves behind. */
+typedef struct churn_result {
+    client_options opts;      /* the run's settings, its seed chosen (report.stages is here) */
+    churn_report report;      /* report.tl is tl; report.leaks.detail is owned */
+    churn_timeline tl;
+} churn_result;
+
+/* Runs the churn described by opts (opts->bots > 0); progress lines and the summary go to
+ * con, errors to stderr. Returns the result (the caller frees it with churn_result_free) with
+ * *out_rc CLIENT_EXIT_OK, or NULL with *out_rc a CLIENT_EXIT_* when the run failed (no bot
+ * could join, the server refused, out of memory; the reason is printed). */
+churn_result *churn_run(const client_options *opts, const client_console *con, int *out_rc);
+void churn_result_free(churn_result *r);
+
+#endif /* REAP_CLIENT_CHURN_RUN_H */

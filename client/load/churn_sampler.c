@@ -1,0 +1,167 @@
+/*
+ * churn_sampler.c - the server's figures from its /metrics: a page a second (churn_admin.c
+ * fetches it), folded into the run's server figures (the deltas between the first and the
+ * last page) and into each timeline row (the deltas over its second).
+ */
+#include "churn_sampler.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void churn_sampler_init(churn_sampler *s, churn_admin *admin)
+{
+    memset(s, 0, sizeof *s);
+    s->admin = admin;
+    churn_server_init(&s->server);
+}
+
+void churn_sampler_free(churn_sampler *s)
+{
+    churn_scrape_free(&s->fresh);
+    churn_scrape_free(&s->first);
+    churn_scrape_free(&s->last);
+    churn_scrape_free(&s->row);
+}
+
+static double churn_nan_to(double v, double dflt)
+{
+    return isnan(v) ? dflt : v;
+}
+
+static double churn_delta(const churn_scrape *a, const churn_scrape *b, const char *name)
+{
+    double d = churn_scrape_sum(b, name) - churn_scrape_sum(a, name);
+
+    return isnan(d) ? -1 : d;
+}
+
+/* The longest frame between two scrapes: exact when the server's running maximum
+ * (reap_tick_max_seconds) rose in between, else the upper bound of the highest tick bucket
+ * that gained a frame (no more than the running maximum). -1 when unknown. */
+static double churn_tick_max(const churn_scrape *a, const churn_scrape *b)
+{
+    double bound = churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 100);
+    double before = churn_scrape_sum(a, "reap_tick_max_seconds");
+    double after = churn_scrape_sum(b, "reap_tick_max_seconds");
+
+    if (!isnan(after) && !isnan(before) && after > before)
+        return after;
+    if (!isnan(after) && !isnan(bound) && after < bound)
+        return after;
+    return churn_nan_to(bound, -1);
+}
+
+/* Interpolated percentiles can overshoot the exact maximum inside its bucket. */
+static void churn_clamp_to_max(double *p50, double *p99, double max)
+{
+    if (max < 0)
+        return;
+    if (*p50 > max)
+        *p50 = max;
+    if (*p99 > max)
+        *p99 = max;
+}
+
+/* A scrape arrived: fold it into the run's figures and remember it for the row. */
+static void sampler_on_scrape(churn_sampler *sm, churn_timeline *tl, churn_scrape *fresh)
+{
+    churn_server *s = &sm->server;
+    double objects = churn_scrape_sum(fresh, "reap_gc_objects");
+    double rss = churn_scrape_sum(fresh, "process_resident_memory_bytes");
+    const char *class_keys[128];
+    double class_values[128];
+    uint32_t n_classes = 0;
+
+    /* A world profile's classes (reap_world_objects_by_class): the report's chart by class. */
+    for (uint32_t i = 0; i < fresh->n && n_classes < 128; i++) {
+        if (strncmp(fresh->metrics[i].key, "reap_world_objects_by_class{", 28) != 0)
+            continue;
+        class_keys[n_classes] = fresh->metrics[i].key;
+        class_values[n_classes++] = fresh->metrics[i].value;
+    }
+    if (n_classes > 0)
+        churn_timeline_add_classes(tl, fresh->t, class_keys, class_values, n_classes);
+    s->scrapes++;
+    sm->players_sum += churn_nan_to(churn_scrape_sum(fresh, "reap_players_connected"), 0);
+    if (!isnan(objects)) {
+        if (s->scrapes == 1)
+            s->objects_first = objects;
+        s->objects_last = objects;
+        if (objects > s->objects_peak)
+            s->objects_peak = objects;
+    }
+    if (!isnan(rss) && rss > s->rss_peak)
+        s->rss_peak = rss;
+    if (!sm->have_first) {
+        sm->first = *fresh;
+        sm->have_first = true;
+        memset(fresh, 0, sizeof *fresh);
+        return;
+    }
+    churn_scrape_free(&sm->last);
+    sm->last = *fresh;
+    memset(fresh, 0, sizeof *fresh);
+}
+
+void churn_sampler_finish(churn_sampler *sm)
+{
+    churn_server *s = &sm->server;
+    const churn_scrape *a = &sm->first, *b = &sm->last;
+    double frames;
+
+    if (!sm->have_first || b->n == 0)
+        return;
+    s->have = true;
+    s->seconds = b->t - a->t;
+    frames = churn_delta(a, b, "reap_frames_total");
+    s->frames = frames >= 0 ? frames : churn_delta(a, b, "reap_frame");
+    s->tick_p50 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 50), -1);
+    s->tick_p99 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 99), -1);
+    s->tick_max = churn_tick_max(a, b);
+    churn_clamp_to_max(&s->tick_p50, &s->tick_p99, s->tick_max);
+    for (int i = 0; i < CHURN_PHASE_COUNT; i++) {
+        char label[32];
+        snprintf(label, sizeof label, "phase=\"%s\"", churn_phase_names[i]);
+        s->phase_p99[i] = churn_nan_to(
+            churn_scrape_quantile(a, b, "reap_frame_phase_seconds", label, 99), -1);
+    }
+    s->collections = churn_delta(a, b, "reap_gc_collections_total");
+    s->gc_work_p99 = churn_nan_to(
+        churn_scrape_quantile(a, b, "reap_gc_frame_work_seconds", NULL, 99), -1);
+    s->gc_work_max = churn_nan_to(
+        churn_scrape_quantile(a, b, "reap_gc_frame_work_seconds", NULL, 100), -1);
+    s->gc_work_sum = churn_delta(a, b, "reap_gc_frame_work_seconds_sum");
+    s->bytes_sent = churn_delta(a, b, "reap_net_bytes_sent_total");
+    s->cpu_seconds = churn_delta(a, b, "process_cpu_seconds_total");
+    s->players_mean = s->scrapes ? sm->players_sum / s->scrapes : 0;
+}
+
+void churn_sampler_row(churn_sampler *sm, churn_row *row)
+{
+    const churn_scrape *a = sm->have_row ? &sm->row : &sm->first;
+    const churn_scrape *b = &sm->last;
+
+    if (!sm->have_first || b->n == 0 || b->t <= a->t)
+        return;
+    row->have_admin = true;
+    row->tick_p50 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 50), -1);
+    row->tick_p99 = churn_nan_to(churn_scrape_quantile(a, b, "reap_tick_seconds", NULL, 99), -1);
+    row->tick_max = churn_tick_max(a, b);
+    churn_clamp_to_max(&row->tick_p50, &row->tick_p99, row->tick_max);
+    row->gc_collections = churn_delta(a, b, "reap_gc_collections_total");
+    row->gc_work_max = churn_nan_to(
+        churn_scrape_quantile(a, b, "reap_gc_frame_work_seconds", NULL, 100), -1);
+    row->admin_objects = churn_nan_to(churn_scrape_sum(b, "reap_gc_objects"), -1);
+    row->rss_bytes = churn_nan_to(churn_scrape_sum(b, "process_resident_memory_bytes"), -1);
+    row->frames = churn_delta(a, b, "reap_frame");
+    /* The next row starts from this scrape: keep a copy of its histogram lines. */
+    churn_scrape_free(&sm->row);
+    sm->have_row = churn_scrape_copy(&sm->row, b);
+}
+
+void churn_sampler_poll(churn_sampler *s, churn_timeline *tl, double now)
+{
+    if (s->admin != NULL && churn_admin_poll(s->admin, now, &s->fresh))
+        sampler_on_scrape(s, tl, &s->fresh);
+}

@@ -1,0 +1,58 @@
+/*
+ * client_options.h - what one run of reap-client is asked to do: the session's settings, and
+ * for the churn load generator its plan (the stages), thresholds, the server's admin
+ * endpoint, shards and output. Plain data, as k6's lib.Options: the command line
+ * (cli/cli.h) fills it in, the load plays it.
+ */
+#ifndef REAP_CLIENT_OPTIONS_H
+#define REAP_CLIENT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "churn_plan.h"
+#include "churn_threshold.h"
+#include "client_session.h"
+
+enum {
+    CLIENT_ADMIN_TOKEN_MIN = 16,    /* the server's bounds on its --admin-token */
+    CLIENT_ADMIN_TOKEN_MAX = 256,
+};
+
+typedef struct client_options {
+    /* The server, the world, the answers' timeout, and what the one-client mode does (the
+     * churn takes its defaults for the first stage from spawn, hold and disconnect). */
+    client_session_options session;
+    /* churn (--bots N or --scenario FILE): bots join, spawn, hold and leave over and over */
+    uint32_t bots;            /* 0 = one client session; else the most bots of any stage */
+    double duration;          /* the sum of the stages' durations */
+    double move_hz;
+    double projectile_hz;
+    char out_dir[512];        /* where the timeline and report go (default build/churn) */
+    uint64_t seed;
+    uint64_t seed_effective;  /* this shard's stream: seed + shard x the golden gamma */
+    bool seed_set;            /* false: the seed comes from the clock */
+    bool leak_check;          /* after the run: collect and list what outlived it (--admin) */
+    bool spawn_set, hold_set; /* churn has its own defaults for these */
+    client_spawn_mix spawn_mix; /* --spawn-mix */
+    bool move_hz_set;
+    char scenario_name[64];   /* "" = from the command line */
+    char scenario_path[512];
+    client_stage stages[CLIENT_STAGES_MAX];
+    uint32_t n_stages;
+    client_threshold thresholds[CLIENT_THRESHOLDS_MAX];
+    uint32_t n_thresholds;
+    char admin_url[256];      /* "" = no /metrics sampling */
+    char admin_token[CLIENT_ADMIN_TOKEN_MAX + 1]; /* "" = none; sent with POST /console */
+    char junit_path[512];     /* --junit FILE, "" = none */
+    client_impair impair;     /* --impair: every stage's unless its scenario stage says */
+    uint32_t procs;           /* --procs N: this many shard processes, merged at the end */
+    uint32_t shard, shards;   /* this process is shard `shard` (0-based) of `shards` */
+    int progress;             /* -1: a line in place when stdout is a terminal; 0/1: forced */
+    bool help;
+    bool version;
+} client_options;
+
+void client_options_default(client_options *opts);
+
+#endif /* REAP_CLIENT_OPTIONS_H */

@@ -1,0 +1,138 @@
+/*
+ * report_summary.c - what a person reads at the end of a run (or a merge): the latency table,
+ * the impairment, the generator's own health, the server's figures, the leak verdict, and the
+ * thresholds' verdict.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- figures by name (thresholds, summary) -------------------------------------------- */
+
+uint32_t churn_report_thresholds(const churn_report *r, FILE *out)
+{
+    uint32_t failed = 0;
+
+    if (r->n_thresholds == 0)
+        return 0;
+    fprintf(out, "thresholds:\n");
+    for (uint32_t i = 0; i < r->n_thresholds; i++) {
+        const client_threshold *th = &r->thresholds[i];
+        double v = NAN;
+        bool ok;
+
+        churn_report_metric(r, th->metric, &v);
+        ok = !isnan(v) && client_threshold_check(th, v);
+        failed += !ok;
+        if (isnan(v)) {
+            fprintf(out, "  %-28s FAIL  (not measured in this run)\n", th->text);
+        } else {
+            char shown[48];
+            client_threshold_format(th, v, shown, sizeof shown);
+            fprintf(out, "  %-28s %s  (%s)\n", th->text, ok ? "pass" : "FAIL", shown);
+        }
+    }
+    return failed;
+}
+
+/* ---- the summary ----------------------------------------------------------------------- */
+
+static void churn_ms(char *buf, size_t size, double seconds)
+{
+    if (seconds < 0 || isnan(seconds))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.2f", seconds * 1e3);
+}
+
+static void churn_num(char *buf, size_t size, double v, const char *fmt)
+{
+    if (v < 0 || isnan(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, fmt, v);
+}
+
+static void churn_report_print_impairment(const churn_report *r, FILE *out)
+{
+    const churn_totals *t = &r->totals;
+
+    if (strcmp(r->impairment, "none") == 0 || r->impairment[0] == '\0')
+        return;
+    fprintf(out, "impairment: %s; %llu datagrams through it, %llu dropped (%.2f%%), %llu "
+            "duplicated, %llu reordered\n", r->impairment,
+            (unsigned long long)t->impair_datagrams, (unsigned long long)t->impair_dropped,
+            t->impair_datagrams ? 100.0 * (double)t->impair_dropped /
+                                  (double)t->impair_datagrams : 0.0,
+            (unsigned long long)t->impair_duplicated, (unsigned long long)t->impair_reordered);
+}
+
+/* The generator's own health, and a warning when its figures measure itself too. */
+static void churn_report_print_generator(const churn_report *r, FILE *out)
+{
+    const churn_totals *t = &r->totals;
+    const hist *lag = &t->lat[CHURN_LAT_LOOP_LAG];
+
+    if (t->gen_seconds == 0)
+        return;
+    fprintf(out, "generator: %.2f s CPU over %llu s (%.0f%% of a core%s), loop lag p99 %.1f ms, "
+            "max %.1f ms; saturated %llu s\n", (double)t->gen_cpu_us / 1e6,
+            (unsigned long long)t->gen_seconds,
+            100.0 * (double)t->gen_cpu_us / 1e6 / (double)t->gen_seconds,
+            r->shards > 1 ? ", summed over processes" : "",
+            lag->n ? (double)hist_percentile(lag, 99) / 1e3 : 0.0,
+            lag->n ? (double)lag->max / 1e3 : 0.0, (unsigned long long)t->gen_saturated);
+    if (t->gen_saturated > 0)
+        fprintf(out, "warning: the load generator was saturated for %llu s of %llu (its CPU at "
+                "%.0f%% of a core or more, or a turn of its loop over %.0f ms late): latencies "
+                "measured then are suspect; run fewer bots per process (--procs)\n",
+                (unsigned long long)t->gen_saturated, (unsigned long long)t->gen_seconds,
+                CHURN_SATURATED_CPU * 100, CHURN_SATURATED_LAG * 1e3);
+}
+
+void churn_report_print(const churn_report *r, FILE *out)
+{
+    const churn_server *s = &r->server_figs;
+    char a[32], b[32], c[32], d[32];
+
+    fprintf(out, "latency (ms)         count      p50      p95      p99      max\n");
+    for (int i = 0; i < CHURN_LAT_COUNT; i++) {
+        const hist *h = &r->totals.lat[i];
+        if (h->n == 0) {
+            fprintf(out, "  %-16s %7s %8s %8s %8s %8s\n", churn_lat_names[i], "0", "-", "-",
+                    "-", "-");
+            continue;
+        }
+        fprintf(out, "  %-16s %7llu %8.2f %8.2f %8.2f %8.2f\n", churn_lat_names[i],
+                (unsigned long long)h->n, hist_percentile(h, 50) / 1e3,
+                hist_percentile(h, 95) / 1e3, hist_percentile(h, 99) / 1e3, h->max / 1e3);
+    }
+    churn_report_print_impairment(r, out);
+    churn_report_print_generator(r, out);
+    if (!s->have) {
+        fprintf(out, "server (/metrics): %s\n", r->admin ?
+                "fewer than two samples" : "not sampled (no --admin)");
+    } else {
+        churn_ms(a, sizeof a, s->tick_p50);
+        churn_ms(b, sizeof b, s->tick_p99);
+        churn_ms(c, sizeof c, s->tick_max);
+        fprintf(out, "server: %.1f frames/s over %.1f s, tick p50 %s ms, p99 %s ms, max <= %s "
+                "ms\n", s->seconds > 0 ? s->frames / s->seconds : 0, s->seconds, a, b, c);
+        churn_ms(a, sizeof a, s->phase_p99[CHURN_PHASE_NET]);
+        churn_ms(b, sizeof b, s->phase_p99[CHURN_PHASE_WORLD]);
+        churn_ms(c, sizeof c, s->phase_p99[CHURN_PHASE_REPL]);
+        churn_ms(d, sizeof d, s->phase_p99[CHURN_PHASE_GC]);
+        fprintf(out, "server: phase p99 net %s, world %s, repl %s, gc %s ms\n", a, b, c, d);
+        churn_num(a, sizeof a, s->collections, "%.0f");
+        churn_ms(b, sizeof b, s->gc_work_max);
+        churn_num(c, sizeof c, s->cpu_seconds, "%.2f");
+        churn_num(d, sizeof d, churn_bytes_per_conn(s), "%.0f");
+        fprintf(out, "server: %s collections, gc frame work max <= %s ms, cpu %s s, %s bytes/s "
+                "per connection, %.0f players on average\n", a, b, c, d, s->players_mean);
+    }
+    if (r->leaks.checked)
+        fprintf(out, "leak verdict: %s\n%s", !r->leaks.supported ? "not available" :
+                r->leaks.leaked == 0 ? "no object outlived the run" :
+                "objects outlived the run", r->leaks.detail != NULL ? r->leaks.detail : "");
+}
