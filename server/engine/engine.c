@@ -227,9 +227,9 @@ int engine_run(engine *e)
 
     gc_stats_get(e->heap, &st);
     e->seen_collections = st.collections;
-    log_info("reap-server %s: %u world(s) at %u Hz, %u objects (%u permanent)", REAP_VERSION,
-             e->world_count, e->opts.tick_hz, gc_object_count(e->heap),
-             gc_permanent_count(e->heap));
+    log_info("reap-server %s: map %s, %u world(s) at %u Hz, %u objects (%u permanent)",
+             REAP_VERSION, engine_map_name(e), e->world_count, e->opts.tick_hz,
+             gc_object_count(e->heap), gc_permanent_count(e->heap));
     log_info("listening on udp %s:%u", e->opts.bind, net_driver_port(e->net));
     log_info("admin on http://%s:%u (GET / dashboard, GET /metrics, GET /healthz, "
              "POST /console%s)",

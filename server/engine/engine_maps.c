@@ -200,7 +200,7 @@ int engine_load_start_map(engine *e, char *err, size_t err_size)
     engine_enter_next(e);
     if (e->opts.rotation_count > 0 && strcmp(e->opts.rotation[0], name) == 0)
         e->rotation_next = 1 % e->opts.rotation_count;
-    log_info("map %s: %u world(s), %u objects, loaded in %.2f s", name, e->world_count,
+    log_debug("map %s: %u world(s), %u objects, loaded in %.2f s", name, e->world_count,
              gc_object_count(e->heap), (double)(uv_hrtime() - t0) / 1e9);
     return 0;
 }
