@@ -173,6 +173,7 @@ typedef struct engine {
     uint64_t ended_actors;        /* actors given their end of play (all travels) */
     bool travel_gc_started;       /* a sliced travel's collection is under way */
     uint64_t travel_gc_base;      /* gc_stats.collections when it started */
+    gc_settings travel_gc_saved;  /* the collector's settings before it (restored after) */
     engine_leaked_world leaked[ENGINE_LEAKED_MAX];
     uint32_t leaked_count;
     uint64_t leaked_found;        /* leaked worlds found, whatever the severity */

@@ -326,8 +326,21 @@ static bool travel_collect_step(void *ctx, double time_limit)
     gc_stats_get(e->heap, &st);
     if (e->travel_gc_started && st.collections > e->travel_gc_base) {
         e->travel_gc_started = false;
+        /* The schedule's own settings again (gather as the cvars have it). */
+        gc_heap_configure(e->heap, &e->travel_gc_saved);
         engine_cleanup_actors(e);
         return true;
+    }
+    if (!e->travel_gc_started) {
+        /* Its gather in slices too: a world's million unreachable objects gathered at once
+         * cost some 50 ms. */
+        gc_settings s = *gc_heap_settings(e->heap);
+
+        e->travel_gc_saved = s;
+        s.allow_incremental_gather = true;
+        s.incremental_gather_time_limit = time_limit;
+        if (gc_heap_configure(e->heap, &s) != GC_OK)
+            log_warn("travel: the sliced gather was refused; it gathers at once");
     }
     engine_gc_set_time_limit(e, time_limit);
     if (gc_try_collect(e->heap, 0, false) == GC_OK) {
@@ -590,7 +603,19 @@ bool engine_tick_travel(engine *e, uint64_t now_ns)
     fr.work_seconds = (double)(now_ns - e->last_frame_ns) / 1e9;
     fr.predicted_work_seconds = engine_gc_slack_predict(&e->gc_slack);
     budget = engine_gc_frame_budget(&e->gc_config, &fr, e->gc_config.reachability_time_limit);
-    if (engine_travel_tick(&e->travel, budget, &ops) == ENGINE_TRAVEL_IDLE) {
+    {
+        engine_travel_phase before = e->travel.phase;
+        uint64_t t0 = uv_hrtime();
+        engine_travel_phase after = engine_travel_tick(&e->travel, budget, &ops);
+        double took = (double)(uv_hrtime() - t0) / 1e9;
+
+        /* Which phase overran its budget, for a sliced travel's long frames. */
+        if (e->travel.cfg.sliced && took > 2 * budget)
+            log_debug("travel: a %.1f ms step (budget %.1f ms): %s -> %s", took * 1e3,
+                      budget * 1e3, engine_travel_phase_name(before),
+                      engine_travel_phase_name(after));
+    }
+    if (!engine_travel_busy(&e->travel)) {
         e->travel_frames.frames = e->travel.last.frames;
         e->last_travel_frames = e->travel_frames;
     }
