@@ -280,6 +280,44 @@ static void test_match_seconds_travels_through_the_rotation(void **state)
     harness_server_free(&s);
 }
 
+/* Today's reap-client does not follow a travel (the client's part of issue 33): it must still
+ * never crash on one. A thin client holding its connection sees the hard travel's disconnect;
+ * churn bots see a seamless travel's Travel messages, refusals and new snapshot. */
+static void test_the_existing_client_survives_both_travels_without_crashing(void **state)
+{
+    harness_server s;
+    harness_proc thin, churn;
+    char out[2048], dir[] = "/tmp/reap-travel-churn-XXXXXX";
+
+    (void)state;
+    start(&s, NULL);
+    assert_non_null(mkdtemp(dir));
+    const char *const thin_args[] = { "--server", s.endpoint, "--spawn", "2", "--hold", "30",
+                                      "--timeout", "5", NULL };
+    harness_proc_start(&thin, "reap-client", thin_args);
+    assert_true(harness_proc_wait_for_text(&thin, "replicated", 10.0));
+    console_ok(&s, "servertravel Default hard", out, sizeof out);
+    if (!harness_proc_wait(&thin, 20.0))
+        fail_msg("the thin client did not end after a hard travel:\n%s", thin.out);
+    /* It lost its server: an ordinary failure (1), not a crash. */
+    assert_int_equal(thin.status, 1);
+    harness_proc_free(&thin);
+
+    const char *const churn_args[] = { "--server", s.endpoint, "--bots", "4", "--duration", "4",
+                                       "--hold", "1", "--quiet", "--out", dir, NULL };
+    harness_proc_start(&churn, "reap-client", churn_args);
+    harness_wait_metric(&s, "reap_players_connected", HARNESS_GE, 1, 10.0);
+    console_ok(&s, "servertravel Default seamless", out, sizeof out);
+    if (!harness_proc_wait(&churn, 60.0))
+        fail_msg("the churn did not end:\n%s", churn.out);
+    assert_true(churn.status < 128);
+    assert_non_null(strstr(churn.out, "churn done"));
+    harness_proc_free(&churn);
+    harness_wait_metric(&s, "reap_travels_total{mode=\"seamless\"}", HARNESS_EQ, 1, 5.0);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_a_bad_travel_request_changes_nothing),
         cmocka_unit_test(test_a_bad_map_section_or_map_stops_the_server_naming_it),
         cmocka_unit_test(test_match_seconds_travels_through_the_rotation),
+        cmocka_unit_test(test_the_existing_client_survives_both_travels_without_crashing),
     };
 
     if (enet_initialize() != 0)

@@ -20,7 +20,8 @@
 static const char profile_text[] =
     "[archetype Crate]\ncomponents = 2\nrefs = level\n"
     "[archetype Tracker]\nrefs = level\nlifetime = instance\n"
-    "[archetype Watcher]\nrefs = weak level\nlifetime = instance\n";
+    "[archetype Watcher]\nrefs = weak level\nlifetime = instance\n"
+    "[archetype Stone]\nrefs = level\nreplicated = no\n";
 
 typedef struct fixture {
     gc_heap *heap;
@@ -210,6 +211,63 @@ static void test_a_game_instance_actor_holding_a_level_leaks_its_world_through_t
     assert_non_null(strstr(fx->chain, "-> World0 [outer]\n"));
 }
 
+/* A world of 2 x 2 streaming cells (3 Stones each), its cells streamed out and pending purge
+ * when the world ends, and a Tracker of the game instance holding its persistent level: the
+ * world leaks, and must leave streaming all the same. */
+static void test_a_world_that_ends_leaves_streaming_even_when_it_leaks(void **state)
+{
+    fixture *fx = *state;
+    world_streaming_config *cfg = &fx->env.streaming.cfg;
+    world *w;
+    world_cell *c;
+    player_controller *pc;
+    gc_weak old, cell_level;
+    uint64_t actors = 0;
+
+    fx->env.cells.present = true;
+    fx->env.cells.n_placed = 1;
+    fx->env.cells.placed[0].archetype = (uint32_t)world_archetype_find(&fx->env, "Stone");
+    fx->env.cells.placed[0].count = 3;
+    fx->env.extent = 2000.0f;
+    cfg->enabled = cfg->streaming_out = true;
+    cfg->cell_size = 1000.0f;
+    cfg->loading_range = 400.0f;
+    cfg->unload_delay = 0;
+    cfg->add_time_limit = cfg->remove_time_limit = 0;
+    cfg->level_clusters = false;
+    assert_int_equal(world_create(&fx->env, 1, &w), GC_OK);
+    assert_int_equal(fx->env.streaming.world_count, 1);
+    c = &w->streaming.cells[0];
+    /* A pawn-less world wants nothing: cell (0,0) loads by hand, then streams out. */
+    cfg->enabled = false;
+    world_streaming_update(w, 1.0);
+    cfg->enabled = true;
+    assert_int_equal(c->state, WORLD_LEVEL_LOADED);
+    cell_level = gc_weak_make(fx->heap, c->lvl);
+    world_streaming_update(w, 2.0);
+    world_streaming_update(w, 3.0);
+    assert_int_equal(c->state, WORLD_LEVEL_PENDING_PURGE);
+    assert_true(world_streaming_pending_purge(&fx->env) >= 1);
+    assert_int_equal(actor_spawn_player(w, 2, "p2", &pc), GC_OK);
+    spawn(fx, w, pc, "Tracker", 1);
+    old = gc_weak_make(fx->heap, w);
+
+    world_teardown_begin(w);
+    assert_true(world_teardown_step(w, 0, &actors));
+    assert_int_equal(gc_collect(fx->heap, 0, true), GC_OK);
+
+    /* The world leaked (the Tracker holds it) but left the process-wide list at once and its
+     * levels pending purge are counted no more: a later collection's callbacks never look
+     * at its cells, and loads elsewhere are not held back by them. Its streamed-out levels,
+     * which nothing holds, are gone. */
+    assert_non_null(gc_weak_get_even_if_garbage(fx->heap, old));
+    assert_int_equal(fx->env.streaming.world_count, 0);
+    assert_int_equal(world_streaming_pending_purge(&fx->env), 0);
+    assert_null(gc_weak_get_even_if_garbage(fx->heap, cell_level));
+    assert_int_equal(gc_collect(fx->heap, 0, true), GC_OK);
+    assert_int_equal(fx->env.streaming.world_count, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +281,9 @@ int main(void)
             test_a_game_instance_actor_survives_the_world_it_was_spawned_in, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_a_game_instance_actor_holding_a_level_leaks_its_world_through_the_instance,
+            setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_world_that_ends_leaves_streaming_even_when_it_leaks,
             setup, teardown),
     };
 
