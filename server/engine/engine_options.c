@@ -1050,7 +1050,11 @@ int engine_options_load_world_profile(engine_options *opts, char *err, size_t er
     }
     free(opts->profile);
     opts->profile = p;
-    return engine_maps_check(opts, err, err_size);
+    if (engine_maps_check(opts, err, err_size) != 0) {
+        engine_options_free(opts);
+        return -1;
+    }
+    return 0;
 }
 
 void engine_options_free(engine_options *opts)
