@@ -6,6 +6,7 @@
 #   make bench      build and run the benchmarks (figures printed and written to build/bench/)
 #   make pacing-bench  UE's collector modes against frame-slack pacing on a 1M-object world
 #                   (PACING_PROFILE=mmo: on a world profile's graph; PACING_ARGS="--props 0")
+#   make streaming-bench  streaming levels under 200 roaming bots: UE's settings, sliced, paced
 #   make travel-bench  UE's blocking server travel against reap's sliced travel, maps of 1M
 #                   objects (TRAVEL_BENCH_ARGS="--travels 10 --map openworld --bots 0")
 #   make asan|tsan  the test suites under AddressSanitizer+UBSan / ThreadSanitizer
@@ -134,6 +135,12 @@ fuzz:
 # The big-world benchmark of UE's collector modes against frame-slack pacing (a few minutes).
 pacing-bench: build-all
 	tests/bench/pacing_bench.sh $(PACING_ARGS)
+
+# Streaming levels under roaming players: UE's settings against sliced and paced collections
+# (README "Streaming levels"; STREAMING_ARGS="--bots 100 --duration 30" shortens it).
+.PHONY: streaming-bench
+streaming-bench: build-all
+	tests/bench/streaming_bench.sh $(STREAMING_ARGS)
 
 # Server travel, blocking against sliced, one fresh server each (several minutes).
 travel-bench: build-all

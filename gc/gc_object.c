@@ -246,3 +246,16 @@ void gc_object_foreach(gc_heap *heap, gc_object_visit_fn fn, void *userdata)
         fn(gc_payload(h), userdata);
     }
 }
+
+void gc_object_foreach_read(gc_heap *heap, gc_object_visit_fn fn, void *userdata)
+{
+    if (!heap || !fn)
+        return;
+    uint32_t n = gc_high_water(heap);
+    for (uint32_t i = 0; i < n; i++) {
+        gc_header *h = gc_object_at(heap, i);
+        if (!h || gc_header_is_unreachable(heap, h))
+            continue;
+        fn(gc_payload(h), userdata);
+    }
+}

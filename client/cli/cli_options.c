@@ -50,6 +50,8 @@ static const char client_usage[] =
     "  --bots N                     simulated players, 1..1000 (needs --duration)\n"
     "  --duration SECONDS           how long to churn, (0, 86400]\n"
     "  --move-rate HZ               MoveInputs per second per bot, [0, 60] (default 10)\n"
+    "  --move-pattern P             random (default: a random walk) or roam (straight lines\n"
+    "                               at net.MaxPawnSpeed, turning at the world's edge)\n"
     "  --projectile-rate HZ         projectiles per second per bot while holding, [0, 20]\n"
     "                               (default 0)\n"
     "  --scenario FILE              stages from an ini file instead of --bots/--duration/\n"
@@ -423,6 +425,19 @@ static cli_set_result run_rate(void *ctx, const char *flag, const char *value, c
     return CLI_SET_OK;
 }
 
+static cli_set_result run_move_pattern(void *ctx, const char *flag, const char *value,
+                                       char *err, size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    if (!client_move_pattern_parse(value, &o->move_pattern)) {
+        snprintf(err, err_size, "bad value '%s' for %s: expected random or roam", value, flag);
+        return CLI_SET_ERROR;
+    }
+    o->move_pattern_set = true;
+    return CLI_SET_OK;
+}
+
 static cli_set_result run_scenario(void *ctx, const char *flag, const char *value, char *err,
                                    size_t err_size)
 {
@@ -555,7 +570,8 @@ static cli_set_result run_junit(void *ctx, const char *flag, const char *value, 
  * does the splitting: --flag VALUE, --flag=VALUE, -h, -V. */
 enum {
     OPT_SERVER = 256, OPT_WORLD, OPT_NAME, OPT_SPAWN, OPT_HOLD, OPT_DISCONNECT, OPT_TIMEOUT,
-    OPT_QUIET, OPT_BOTS, OPT_DURATION, OPT_MOVE_RATE, OPT_PROJECTILE_RATE, OPT_SCENARIO,
+    OPT_QUIET, OPT_BOTS, OPT_DURATION, OPT_MOVE_RATE, OPT_MOVE_PATTERN, OPT_PROJECTILE_RATE,
+    OPT_SCENARIO,
     OPT_THRESHOLD, OPT_ADMIN, OPT_ADMIN_TOKEN, OPT_LEAK_CHECK, OPT_SHARD, OPT_IMPAIR, OPT_PROCS,
     OPT_OUT, OPT_JUNIT, OPT_SEED, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPAWN_MIX,
 };
@@ -575,6 +591,7 @@ static const cli_option run_options[] = {
     { "bots", required_argument, OPT_BOTS, run_bots, NULL },
     { "duration", required_argument, OPT_DURATION, run_duration, "--duration" },
     { "move-rate", required_argument, OPT_MOVE_RATE, run_rate, "--move-rate" },
+    { "move-pattern", required_argument, OPT_MOVE_PATTERN, run_move_pattern, "--move-pattern" },
     { "projectile-rate", required_argument, OPT_PROJECTILE_RATE, run_rate,
       "--projectile-rate" },
     { "scenario", required_argument, OPT_SCENARIO, run_scenario, NULL },
@@ -648,6 +665,7 @@ client_options_result client_options_parse(client_options *opts, int argc, char 
         st->bots_from = st->bots_to = opts->bots;
         st->spawn = opts->session.spawn;
         st->move_hz = opts->move_hz;
+        st->move_pattern = opts->move_pattern;
         st->projectile_hz = opts->projectile_hz;
         st->hold = opts->session.hold;
         st->leave = opts->session.disconnect;

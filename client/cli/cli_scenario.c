@@ -114,6 +114,7 @@ static int scenario_section(scenario_ctx *ctx, const char *section)
         memset(st, 0, sizeof *st);
         st->spawn = CLIENT_CHURN_SPAWN_DEFAULT;
         st->move_hz = CLIENT_CHURN_MOVE_HZ_DEFAULT;
+        st->move_pattern = o->move_pattern; /* --move-pattern, unless a stage says otherwise */
         st->hold = CLIENT_CHURN_HOLD_DEFAULT;
         st->leave = CLIENT_DISCONNECT_MIXED;
         st->impair = o->impair; /* --impair, unless a stage says otherwise */
@@ -163,6 +164,9 @@ static int scenario_stage_key(scenario_ctx *ctx, client_stage *st, const char *k
     } else if (strcmp(key, "moves") == 0) {
         if (!scenario_number(value, 0, CLIENT_MOVE_HZ_MAX, &st->move_hz))
             return scenario_fail(ctx, key, value, "a rate per second in [0, 60]");
+    } else if (strcmp(key, "move_pattern") == 0) {
+        if (!client_move_pattern_parse(value, &st->move_pattern))
+            return scenario_fail(ctx, key, value, "random or roam");
     } else if (strcmp(key, "projectiles") == 0) {
         if (!scenario_number(value, 0, CLIENT_PROJECTILE_HZ_MAX, &st->projectile_hz))
             return scenario_fail(ctx, key, value, "a rate per second in [0, 20]");
@@ -180,8 +184,8 @@ static int scenario_stage_key(scenario_ctx *ctx, client_stage *st, const char *k
     } else {
         if (!ctx->failed)
             snprintf(ctx->err, ctx->err_size, "unknown key '%s' in a stage (known: "
-                     "duration, bots, ramp, spawn, spawn_mix, moves, projectiles, hold, leave, "
-                     "impair)",
+                     "duration, bots, ramp, spawn, spawn_mix, moves, move_pattern, projectiles, "
+                     "hold, leave, impair)",
                      key);
         ctx->failed = true;
         return 0;

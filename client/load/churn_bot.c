@@ -395,7 +395,7 @@ static void churn_bot_move(churn_bots *bs, churn_bot *b, double now)
 
     if (hz <= 0 || bs->moves_unsupported || now < b->next_move_at)
         return;
-    churn_move_next(&b->move, b->input_seq == 0, &bs->rng, &mv.vx, &mv.vy);
+    churn_move_next(&b->move, b->input_seq == 0, &bs->rng, now, &mv.vx, &mv.vy);
     mv.input_seq = ++b->input_seq;
     env.body_case = REAP__ENVELOPE__BODY_MOVE_INPUT;
     env.move_input = &mv;
@@ -596,6 +596,9 @@ static void churn_bot_on_spawns(churn_bots *bs, churn_bot *b, const Reap__ActorS
     wire_reader_init(&r, s->records.data, s->records.len, s->count);
     while (wire_next_spawn(&r, &a)) {
         client_mirror_put(&b->mirror, a.net_id, a.actor_class, a.owner_player_id);
+        if (a.net_id == b->pawn_net_id && b->pawn_net_id != 0)
+            churn_move_place(&b->move, a.q[0] * (double)b->position_step,
+                             a.q[1] * (double)b->position_step, now);
         if (a.archetype != 0)
             client_mirror_set_archetype(&b->mirror, a.net_id, a.archetype);
         if (a.owner_player_id != b->player_id || b->player_id == 0)
@@ -624,8 +627,20 @@ static void churn_bot_on_destroys(churn_bots *bs, churn_bot *b, const Reap__Acto
             bs->meter->totals.unknown_destroys++;
 }
 
-/* Whether the server has every archetype the visit's spawn mix names; if not the run ends,
- * naming the first unknown one and what the server has. */
+/* Whether name is in the Welcome's spawnable list (a server before protocol 5 sends none:
+ * then every name it lists, and Prop and Projectile, may be asked for). */
+static bool churn_spawnable(const Reap__Welcome *w, const char *name)
+{
+    if (w->n_spawnable == 0)
+        return true;
+    for (size_t k = 0; k < w->n_spawnable; k++)
+        if (strcmp(w->spawnable[k], name) == 0)
+            return true;
+    return false;
+}
+
+/* Whether the server lets a client spawn everything the visit's spawn mix names; if not the
+ * run ends, naming the first one it does not and what it does let a client spawn. */
 static bool churn_mix_known(churn_bots *bs, churn_bot *b, const Reap__Welcome *w)
 {
     const client_spawn_mix *m = &churn_bot_stage(bs, b)->mix;
@@ -635,6 +650,16 @@ static bool churn_mix_known(churn_bots *bs, churn_bot *b, const Reap__Welcome *w
         char have[240];
         size_t n = 0;
 
+        if (!churn_spawnable(w, m->name[i])) {
+            have[0] = '\0';
+            for (size_t k = 0; k < w->n_spawnable && n + 40 < sizeof have; k++)
+                n += (size_t)snprintf(have + n, sizeof have - n, "%s%s", k ? ", " : "",
+                                      w->spawnable[k]);
+            churn_meter_fail(bs->meter, "the spawn mix names '%.31s', which the server does not "
+                             "let a client spawn (it may spawn: %.239s)", m->name[i], have);
+            bs->fatal = true;
+            return false;
+        }
         b->mix_number[i] = 0;
         if (strcmp(m->name[i], "Prop") == 0)
             b->mix_class[i] = REAP__ACTOR_CLASS__ACTOR_CLASS_PROP;
@@ -673,6 +698,11 @@ static void churn_on_message(churn_bots *bs, churn_bot *b, const Reap__Envelope 
         b->joined = true;
         b->welcome_at = now;
         b->player_id = env->welcome->player_id;
+        b->pawn_net_id = env->welcome->pawn_net_id;
+        b->position_step = env->welcome->position_step;
+        churn_move_begin(&b->move, churn_bot_stage(bs, b)->move_pattern,
+                         env->welcome->limits != NULL ? env->welcome->limits->max_pawn_speed : 0,
+                         env->welcome->world_extent);
         b->input_seq = 0;
         b->next_move_at = now;
         b->next_ping_at = now + CHURN_PING_PERIOD * client_rng_uniform(&bs->rng);

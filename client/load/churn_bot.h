@@ -95,6 +95,8 @@ typedef struct churn_bot {
      * class PROP or ARCHETYPE, and for ARCHETYPE the archetype's number. */
     uint32_t mix_class[CLIENT_MIX_MAX], mix_number[CLIENT_MIX_MAX];
     uint32_t input_seq;
+    uint64_t pawn_net_id; /* its pawn (Welcome): its spawn record says where it stands */
+    float position_step;  /* Welcome.position_step: world units per quantized step */
     churn_move move;      /* how it steers its pawn */
     client_mirror mirror; /* what the server replicated to this bot, by net id */
     char name[40];

@@ -36,6 +36,36 @@ static double churn_delta(const churn_scrape *a, const churn_scrape *b, const ch
     return isnan(d) ? -1 : d;
 }
 
+/* The same for one labelled series, key exactly as exported. */
+static double churn_delta_key(const churn_scrape *a, const churn_scrape *b, const char *key)
+{
+    double d = churn_scrape_get(b, key) - churn_scrape_get(a, key);
+
+    return isnan(d) ? -1 : d;
+}
+
+/* Streaming levels in state (reap_world_levels{world,state}, every world), without the
+ * persistent levels (counted as loaded); NAN when the server exports none. */
+static double churn_levels(const churn_scrape *s, const char *state, bool persistent_counted)
+{
+    char suffix[48];
+    double sum = NAN;
+    uint32_t worlds = 0;
+
+    snprintf(suffix, sizeof suffix, "state=\"%s\"}", state);
+    for (uint32_t i = 0; i < s->n; i++) {
+        const char *k = s->metrics[i].key;
+        size_t kl = strlen(k), sl = strlen(suffix);
+
+        if (strncmp(k, "reap_world_levels{", 18) != 0 || kl < sl ||
+            strcmp(k + kl - sl, suffix) != 0)
+            continue;
+        sum = (isnan(sum) ? 0 : sum) + s->metrics[i].value;
+        worlds++;
+    }
+    return persistent_counted && !isnan(sum) ? sum - worlds : sum;
+}
+
 /* The longest frame between two scrapes: exact when the server's running maximum
  * (reap_tick_max_seconds) rose in between, else the upper bound of the highest tick bucket
  * that gained a frame (no more than the running maximum). -1 when unknown. */
@@ -93,6 +123,12 @@ static void sampler_on_scrape(churn_sampler *sm, churn_timeline *tl, churn_scrap
     }
     if (!isnan(rss) && rss > s->rss_peak)
         s->rss_peak = rss;
+    {
+        double loaded = churn_levels(fresh, "loaded", true);
+
+        if (!isnan(loaded) && loaded > s->levels_loaded_peak)
+            s->levels_loaded_peak = loaded;
+    }
     if (!sm->have_first) {
         sm->first = *fresh;
         sm->have_first = true;
@@ -135,6 +171,24 @@ void churn_sampler_finish(churn_sampler *sm)
     s->bytes_sent = churn_delta(a, b, "reap_net_bytes_sent_total");
     s->cpu_seconds = churn_delta(a, b, "process_cpu_seconds_total");
     s->players_mean = s->scrapes ? sm->players_sum / s->scrapes : 0;
+    s->level_load_wait_p50 = churn_nan_to(
+        churn_scrape_get(b, "reap_world_level_load_wait_recent_seconds{quantile=\"0.5\"}"), -1);
+    s->level_load_wait_p99 = churn_nan_to(
+        churn_scrape_get(b, "reap_world_level_load_wait_recent_seconds{quantile=\"0.99\"}"), -1);
+    s->levels_pending_purge_max =
+        churn_nan_to(churn_scrape_get(b, "reap_world_levels_pending_purge_max"), -1);
+    s->level_streams_in =
+        churn_delta_key(a, b, "reap_world_level_streams_total{direction=\"in\"}");
+    s->level_streams_out =
+        churn_delta_key(a, b, "reap_world_level_streams_total{direction=\"out\"}");
+    s->levels_survived = churn_delta(a, b, "reap_world_levels_survived_total");
+    {
+        double st = churn_delta_key(a, b, "reap_gc_collections_by_reason_total{reason=\"streaming\"}");
+        double pp = churn_delta_key(a, b,
+                                    "reap_gc_collections_by_reason_total{reason=\"pending_purge\"}");
+
+        s->streaming_collections = st >= 0 && pp >= 0 ? st + pp : -1;
+    }
 }
 
 void churn_sampler_row(churn_sampler *sm, churn_row *row)
@@ -155,6 +209,8 @@ void churn_sampler_row(churn_sampler *sm, churn_row *row)
     row->admin_objects = churn_nan_to(churn_scrape_sum(b, "reap_gc_objects"), -1);
     row->rss_bytes = churn_nan_to(churn_scrape_sum(b, "process_resident_memory_bytes"), -1);
     row->frames = churn_delta(a, b, "reap_frame");
+    row->levels_loaded = churn_nan_to(churn_levels(b, "loaded", true), -1);
+    row->levels_pending_purge = churn_nan_to(churn_levels(b, "pending_purge", false), -1);
     /* The next row starts from this scrape: keep a copy of its histogram lines. */
     churn_scrape_free(&sm->row);
     sm->have_row = churn_scrape_copy(&sm->row, b);

@@ -27,6 +27,7 @@ typedef struct client_options {
     uint32_t bots;            /* 0 = one client session; else the most bots of any stage */
     double duration;          /* the sum of the stages' durations */
     double move_hz;
+    client_move_pattern move_pattern; /* --move-pattern */
     double projectile_hz;
     char out_dir[512];        /* where the timeline and report go (default build/churn) */
     uint64_t seed;
@@ -35,7 +36,7 @@ typedef struct client_options {
     bool leak_check;          /* after the run: collect and list what outlived it (--admin) */
     bool spawn_set, hold_set; /* churn has its own defaults for these */
     client_spawn_mix spawn_mix; /* --spawn-mix */
-    bool move_hz_set;
+    bool move_hz_set, move_pattern_set;
     char scenario_name[64];   /* "" = from the command line */
     char scenario_path[512];
     client_stage stages[CLIENT_STAGES_MAX];

@@ -25,6 +25,22 @@ bool client_disconnect_parse(const char *text, client_disconnect *out)
     return true;
 }
 
+const char *client_move_pattern_name(client_move_pattern p)
+{
+    return p == CLIENT_MOVE_ROAM ? "roam" : "random";
+}
+
+bool client_move_pattern_parse(const char *text, client_move_pattern *out)
+{
+    if (strcmp(text, "random") == 0)
+        *out = CLIENT_MOVE_RANDOM;
+    else if (strcmp(text, "roam") == 0)
+        *out = CLIENT_MOVE_ROAM;
+    else
+        return false;
+    return true;
+}
+
 const char *client_disconnect_name(client_disconnect d)
 {
     switch (d) {

@@ -34,6 +34,16 @@ typedef enum client_disconnect {
 const char *client_disconnect_name(client_disconnect d);
 bool client_disconnect_parse(const char *text, client_disconnect *out);
 
+/* How a bot steers its pawn while it holds (load/churn_move.c). */
+typedef enum client_move_pattern {
+    CLIENT_MOVE_RANDOM = 0,   /* a random walk below net.MaxPawnSpeed */
+    CLIENT_MOVE_ROAM,         /* straight lines at net.MaxPawnSpeed, turning at the world's edge */
+} client_move_pattern;
+
+const char *client_move_pattern_name(client_move_pattern p);
+/* "random" or "roam"; false for anything else. */
+bool client_move_pattern_parse(const char *text, client_move_pattern *out);
+
 /* A network impairment applied in the client to each bot's datagrams, both ways (UE's
  * PktLoss, PktLag, PktLagVariance, PktDup, PktOrder). All zero: none. */
 typedef struct client_impair {
@@ -81,6 +91,7 @@ typedef struct client_stage {
     uint32_t spawn;                 /* props per visit */
     client_spawn_mix mix;           /* n > 0: a visit spawns these instead of `spawn` props */
     double move_hz;                 /* MoveInputs per second per bot (0: none) */
+    client_move_pattern move_pattern;
     double projectile_hz;           /* projectiles spawned per second per bot (0: none) */
     double hold;                    /* a visit holds U(0.5, 1.5) x hold seconds */
     client_disconnect leave;

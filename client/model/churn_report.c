@@ -18,6 +18,9 @@ void churn_server_init(churn_server *s)
     s->collections = s->gc_work_p99 = s->gc_work_max = s->gc_work_sum = -1;
     s->bytes_sent = s->cpu_seconds = -1;
     s->objects_first = s->objects_last = s->objects_peak = s->rss_peak = -1;
+    s->levels_loaded_peak = s->level_load_wait_p50 = s->level_load_wait_p99 = -1;
+    s->levels_pending_purge_max = s->level_streams_in = s->level_streams_out = -1;
+    s->levels_survived = s->streaming_collections = -1;
 }
 
 static bool churn_lat_by_name(const char *name, size_t len, churn_lat *out)
@@ -115,6 +118,22 @@ bool churn_report_metric(const churn_report *r, const char *name, double *out)
         *out = s->have ? churn_or_nan(s->rss_peak) : NAN;
     } else if (strcmp(name, "server_bytes_per_connection") == 0) {
         *out = churn_or_nan(churn_bytes_per_conn(s));
+    } else if (strcmp(name, "level_load_wait_p50") == 0) {
+        *out = s->have ? churn_or_nan(s->level_load_wait_p50) : NAN;
+    } else if (strcmp(name, "level_load_wait_p99") == 0) {
+        *out = s->have ? churn_or_nan(s->level_load_wait_p99) : NAN;
+    } else if (strcmp(name, "levels_loaded_peak") == 0) {
+        *out = s->have ? churn_or_nan(s->levels_loaded_peak) : NAN;
+    } else if (strcmp(name, "levels_pending_purge_max") == 0) {
+        *out = s->have ? churn_or_nan(s->levels_pending_purge_max) : NAN;
+    } else if (strcmp(name, "level_streams_in") == 0) {
+        *out = s->have ? churn_or_nan(s->level_streams_in) : NAN;
+    } else if (strcmp(name, "level_streams_out") == 0) {
+        *out = s->have ? churn_or_nan(s->level_streams_out) : NAN;
+    } else if (strcmp(name, "levels_survived") == 0) {
+        *out = s->have ? churn_or_nan(s->levels_survived) : NAN;
+    } else if (strcmp(name, "streaming_collections") == 0) {
+        *out = s->have ? churn_or_nan(s->streaming_collections) : NAN;
     } else if (strncmp(name, "server_", 7) == 0 && us != NULL && strcmp(us, "_p99") == 0) {
         *out = NAN;
         for (int i = 0; i < CHURN_PHASE_COUNT; i++)

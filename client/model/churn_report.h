@@ -38,6 +38,13 @@ typedef struct churn_server {
     double cpu_seconds;
     double objects_first, objects_last, objects_peak;
     double rss_peak;
+    /* Streaming levels (a world profile with [cells]; negative: not exported). */
+    double levels_loaded_peak;   /* streaming levels visible at once, at most */
+    double level_load_wait_p50, level_load_wait_p99; /* seconds, the server's last 4096 loads */
+    double levels_pending_purge_max; /* the most pending purge at once, since the server's start */
+    double level_streams_in, level_streams_out; /* during the run */
+    double levels_survived;      /* streamed-out levels a collection did not free, during it */
+    double streaming_collections; /* collections a stream-out or levels pending purge started */
 } churn_server;
 
 /* Every figure not measured (-1). */

@@ -25,6 +25,9 @@ static bool threshold_name_known(const char *name)
         "server_gc_work_max", "server_collections", "server_cpu_seconds", "server_net_p99",
         "server_world_p99", "server_repl_p99", "server_gc_p99", "refused", "refusal_rate",
         "unknown_destroys", "generator_cpu", "generator_saturated_seconds",
+        "level_load_wait_p50", "level_load_wait_p99", "levels_loaded_peak",
+        "levels_pending_purge_max", "level_streams_in", "level_streams_out", "levels_survived",
+        "streaming_collections",
     };
     static const char *const lats[] = {
         "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check",

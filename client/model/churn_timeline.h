@@ -42,6 +42,8 @@ typedef struct churn_row {
     double admin_objects;
     double rss_bytes;
     double frames;                          /* frames run this second */
+    double levels_loaded;                   /* streaming levels visible at the row's end */
+    double levels_pending_purge;            /* ... streamed out, waiting for a collection */
 } churn_row;
 
 /* One stats reply: the server's object count at a moment (several a second). */

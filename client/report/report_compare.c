@@ -241,6 +241,10 @@ uint32_t churn_compare_list(compare_figure *figs)
     compare_add(figs, &n, "server_rss_peak", COMPARE_EXACT, false, false);
     compare_add(figs, &n, "server_bytes_per_connection", COMPARE_EXACT, false, false);
     compare_add(figs, &n, "server_cpu_seconds", COMPARE_EXACT, false, false);
+    compare_add(figs, &n, "level_load_wait_p50", COMPARE_SERVER_TIME, false, true);
+    compare_add(figs, &n, "level_load_wait_p99", COMPARE_SERVER_TIME, false, true);
+    compare_add(figs, &n, "streaming_collections", COMPARE_COUNT, false, false);
+    compare_add(figs, &n, "levels_survived", COMPARE_COUNT, false, false);
     compare_add(figs, &n, "joins", COMPARE_COUNT, true, false);
     compare_add(figs, &n, "errors", COMPARE_COUNT, false, false);
     compare_add(figs, &n, "mismatches", COMPARE_COUNT, false, false);

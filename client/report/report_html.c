@@ -53,6 +53,22 @@ static double row_generator(const churn_row *r, int k)
     return row_ms(r->loop_lag);
 }
 
+static double row_levels(const churn_row *r, int k)
+{
+    if (!r->have_admin)
+        return -1;
+    return k == 0 ? r->levels_loaded : r->levels_pending_purge;
+}
+
+/* Whether the server reported streaming levels in any row: a world of cells. */
+static bool html_has_levels(const churn_timeline *tl)
+{
+    for (uint32_t i = 0; i < tl->n_rows; i++)
+        if (tl->rows[i].have_admin && tl->rows[i].levels_loaded >= 0)
+            return true;
+    return false;
+}
+
 static double row_tick(const churn_row *r, int k)
 {
     if (!r->have_admin)
@@ -302,6 +318,22 @@ static void html_server(FILE *f, const churn_report *r)
     fputs("</tr></table>\n<p>Times in milliseconds. Percentiles come from the server's "
           "histogram buckets (interpolated); a maximum is the upper bound of its bucket.</p>\n",
           f);
+    if (s->level_streams_in < 0)
+        return;
+    fputs("<h3>Streaming levels</h3>\n<table><tr><th>streamed in</th><th>out</th>"
+          "<th>loaded at most</th><th>pending purge at most</th><th>load wait p50</th>"
+          "<th>p99</th><th>streaming collections</th><th>survived a collection</th></tr>\n<tr>",
+          f);
+    html_cell_num(f, s->level_streams_in, "%.0f");
+    html_cell_num(f, s->level_streams_out, "%.0f");
+    html_cell_num(f, s->levels_loaded_peak, "%.0f");
+    html_cell_num(f, s->levels_pending_purge_max, "%.0f");
+    html_cell_ms(f, s->level_load_wait_p50);
+    html_cell_ms(f, s->level_load_wait_p99);
+    html_cell_num(f, s->streaming_collections, "%.0f");
+    html_cell_num(f, s->levels_survived, "%.0f");
+    fputs("</tr></table>\n<p>Load waits are exact, over the server's last 4096 loads: from a "
+          "pawn coming within range to the level being visible.</p>\n", f);
 }
 
 bool churn_report_write_html(const churn_report *r, FILE *f)
@@ -326,6 +358,10 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
                  "seconds since the start", "ms / count", { { "gc work max (ms)", "#009E73", 0,
                  0, 0 }, { "collections", "#CC79A7", 0, 0, 0 } }, 2, NULL, 0, false,
                  "not sampled: run with --admin" };
+    chart levels = { "Streaming levels: loaded, and streamed out waiting for a collection",
+                     "seconds since the start", "levels", { { "loaded", "#0072B2", 0, 0, 0 },
+                     { "pending purge", "#D55E00", 0, 0, 0 } }, 2, NULL, 0, false,
+                     "not sampled: run with --admin" };
 
     html_head(f, r);
     html_thresholds(f, r);
@@ -340,6 +376,11 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
         html_classes_chart(f, tl);
         chart_rows(f, &tick, tl, row_tick);
         chart_gc(f, &gc, tl);
+        if (html_has_levels(tl)) {
+            levels.vlines = tl->gc_times;
+            levels.nv = tl->n_gc;
+            chart_rows(f, &levels, tl, row_levels);
+        }
         chart_rows(f, &gen, tl, row_generator);
     }
     html_server(f, r);

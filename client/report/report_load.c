@@ -133,6 +133,14 @@ static void load_server(json_t *s, churn_server *out)
     out->objects_last = load_num(s, "objects_last", 1);
     out->objects_peak = load_num(s, "objects_peak", 1);
     out->rss_peak = load_num(s, "rss_peak_bytes", 1);
+    out->levels_loaded_peak = load_num(s, "levels_loaded_peak", 1);
+    out->level_load_wait_p50 = load_num(s, "level_load_wait_p50_ms", 1e3);
+    out->level_load_wait_p99 = load_num(s, "level_load_wait_p99_ms", 1e3);
+    out->levels_pending_purge_max = load_num(s, "levels_pending_purge_max", 1);
+    out->level_streams_in = load_num(s, "level_streams_in", 1);
+    out->level_streams_out = load_num(s, "level_streams_out", 1);
+    out->levels_survived = load_num(s, "levels_survived", 1);
+    out->streaming_collections = load_num(s, "streaming_collections", 1);
 }
 
 static bool load_row(load_ctx *c, json_t *j, churn_timeline *tl)
@@ -172,6 +180,8 @@ static bool load_row(load_ctx *c, json_t *j, churn_timeline *tl)
     w.admin_objects = load_num(j, "admin_objects", 1);
     w.rss_bytes = load_num(j, "rss_bytes", 1);
     w.frames = load_num(j, "frames", 1);
+    w.levels_loaded = load_num(j, "levels_loaded", 1);
+    w.levels_pending_purge = load_num(j, "levels_pending_purge", 1);
     if (!c->ok)
         return false;
     if (!churn_timeline_add_row(tl, &w)) {

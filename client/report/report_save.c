@@ -86,9 +86,10 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
         churn_json_string(f, st->name);
         fprintf(f, ", \"duration\": %g, \"bots_from\": %u, \"bots_to\": %u, \"spawn\": %u, "
-                "\"moves_per_second\": %g, \"projectiles_per_second\": %g, \"hold\": %g, "
-                "\"leave\": \"%s\", \"impair\": ", st->duration, st->bots_from, st->bots_to,
-                st->spawn, st->move_hz, st->projectile_hz, st->hold,
+                "\"moves_per_second\": %g, \"move_pattern\": \"%s\", "
+                "\"projectiles_per_second\": %g, \"hold\": %g, \"leave\": \"%s\", "
+                "\"impair\": ", st->duration, st->bots_from, st->bots_to, st->spawn, st->move_hz,
+                client_move_pattern_name(st->move_pattern), st->projectile_hz, st->hold,
                 client_disconnect_name(st->leave));
         client_impair_format(&st->impair, impair, sizeof impair);
         churn_json_string(f, impair);
@@ -168,6 +169,22 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     json_num(f, s->objects_peak);
     fputs(", \"rss_peak_bytes\": ", f);
     json_num(f, s->rss_peak);
+    fputs(", \"levels_loaded_peak\": ", f);
+    json_num(f, s->levels_loaded_peak);
+    fputs(", \"level_load_wait_p50_ms\": ", f);
+    json_num(f, s->level_load_wait_p50 >= 0 ? s->level_load_wait_p50 * 1e3 : -1);
+    fputs(", \"level_load_wait_p99_ms\": ", f);
+    json_num(f, s->level_load_wait_p99 >= 0 ? s->level_load_wait_p99 * 1e3 : -1);
+    fputs(", \"levels_pending_purge_max\": ", f);
+    json_num(f, s->levels_pending_purge_max);
+    fputs(", \"level_streams_in\": ", f);
+    json_num(f, s->level_streams_in);
+    fputs(", \"level_streams_out\": ", f);
+    json_num(f, s->level_streams_out);
+    fputs(", \"levels_survived\": ", f);
+    json_num(f, s->levels_survived);
+    fputs(", \"streaming_collections\": ", f);
+    json_num(f, s->streaming_collections);
     fputs("},\n  \"thresholds\": [", f);
     for (uint32_t i = 0; i < r->n_thresholds; i++) {
         double v = NAN;
@@ -228,6 +245,10 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
         json_num(f, row->have_admin && row->gc_work_max >= 0 ? row->gc_work_max * 1e3 : -1);
         fputs(", \"rss_bytes\": ", f);
         json_num(f, row->have_admin ? row->rss_bytes : -1);
+        fputs(", \"levels_loaded\": ", f);
+        json_num(f, row->have_admin ? row->levels_loaded : -1);
+        fputs(", \"levels_pending_purge\": ", f);
+        json_num(f, row->have_admin ? row->levels_pending_purge : -1);
         fputs(i + 1 < r->tl->n_rows ? "},\n" : "}\n", f);
     }
     /* The collections' estimated times and every stats reply's object count: the charts'

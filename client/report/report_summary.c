@@ -130,6 +130,15 @@ void churn_report_print(const churn_report *r, FILE *out)
         churn_num(d, sizeof d, churn_bytes_per_conn(s), "%.0f");
         fprintf(out, "server: %s collections, gc frame work max <= %s ms, cpu %s s, %s bytes/s "
                 "per connection, %.0f players on average\n", a, b, c, d, s->players_mean);
+        if (s->level_streams_in >= 0) {
+            churn_ms(a, sizeof a, s->level_load_wait_p50);
+            churn_ms(b, sizeof b, s->level_load_wait_p99);
+            fprintf(out, "server: streaming levels: %.0f in, %.0f out, at most %.0f loaded and "
+                    "%.0f pending purge; load wait p50 %s ms, p99 %s ms; %.0f streaming "
+                    "collections, %.0f level(s) survived one\n", s->level_streams_in,
+                    s->level_streams_out, s->levels_loaded_peak, s->levels_pending_purge_max, a,
+                    b, s->streaming_collections, s->levels_survived);
+        }
     }
     if (r->leaks.checked)
         fprintf(out, "leak verdict: %s\n%s", !r->leaks.supported ? "not available" :

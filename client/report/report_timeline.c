@@ -361,7 +361,7 @@ bool churn_timeline_write_csv(const churn_timeline *tl, FILE *f)
     fputs("t,stage,target,connected,joins,leaves,leaves_abrupt,spawned,errors,refused,"
           "server_objects,server_players,collections,gc_interval_s,tick_p50_ms,tick_p99_ms,"
           "tick_max_ms,gc_collections,gc_work_max_ms,frames,rss_bytes,generator_cpu,"
-          "loop_lag_ms\n", f);
+          "loop_lag_ms,levels_loaded,levels_pending_purge\n", f);
     for (uint32_t i = 0; i < tl->n_rows; i++) {
         const churn_row *r = &tl->rows[i];
 
@@ -380,6 +380,8 @@ bool churn_timeline_write_csv(const churn_timeline *tl, FILE *f)
         csv_num(f, r->have_admin, r->rss_bytes, 1);
         csv_num(f, true, r->gen_cpu, 1);
         csv_num(f, true, r->loop_lag, 1e3);
+        csv_num(f, r->have_admin, r->levels_loaded, 1);
+        csv_num(f, r->have_admin, r->levels_pending_purge, 1);
         fputc('\n', f);
     }
     fflush(f);

@@ -507,9 +507,14 @@ uint32_t gc_object_count(const gc_heap *heap);          /* live objects, permane
 uint32_t gc_permanent_count(const gc_heap *heap);
 
 /* Calls fn for every live object (permanent included), in index order. fn must not create
- * or destroy objects. */
+ * or destroy objects. fn may keep the pointer: while an incremental mark is in flight every
+ * object visited is passed through the write barrier, so that mark keeps them all. */
 typedef void (*gc_object_visit_fn)(void *obj, void *userdata);
 void gc_object_foreach(gc_heap *heap, gc_object_visit_fn fn, void *userdata);
+/* The same for a visitor that only reads: fn must neither keep obj past the call nor store it
+ * anywhere (a weak handle is fine). No barrier, so a mark in flight is left as it was: use it
+ * for counting, listing and diagnostics, which must not keep garbage for a collection. */
+void gc_object_foreach_read(gc_heap *heap, gc_object_visit_fn fn, void *userdata);
 
 #ifdef __cplusplus
 }

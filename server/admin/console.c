@@ -119,7 +119,7 @@ static const gc_class *console_class_find(engine *e, const char *name)
     console_find_ctx ctx = { e, name, gc_class_find(e->heap, name) };
 
     if (ctx.found == NULL)
-        gc_object_foreach(e->heap, console_find_class_cb, &ctx);
+        gc_object_foreach_read(e->heap, console_find_class_cb, &ctx);
     return ctx.found;
 }
 
@@ -158,7 +158,7 @@ static console_status console_obj_list(engine *e, int argc, char **argv, strbuf 
             return CONSOLE_E_USAGE;
         }
     }
-    gc_object_foreach(e->heap, console_list_cb, &ctx);
+    gc_object_foreach_read(e->heap, console_list_cb, &ctx);
     if (ctx.matched > CONSOLE_LIST_LIMIT)
         strbuf_printf(out, "... and %u more\n", ctx.matched - CONSOLE_LIST_LIMIT);
     strbuf_printf(out, "%-24s %8s %12s\n", "class", "count", "bytes");

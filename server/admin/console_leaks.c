@@ -122,7 +122,7 @@ static console_status leak_mark_new(gc_heap *heap, strbuf *out)
     memset(&s, 0, sizeof s);
     s.heap = heap;
     s.mark = m;
-    gc_object_foreach(heap, leak_mark_cb, &s);
+    gc_object_foreach_read(heap, leak_mark_cb, &s);
     if (s.failed) {
         free(m->serials);
         memset(m, 0, sizeof *m);
@@ -154,7 +154,7 @@ static console_status leak_report(gc_heap *heap, const world_env *env, uint32_t 
     s->heap = heap;
     s->env = env;
     s->mark = m;
-    gc_object_foreach(heap, leak_since_cb, s);
+    gc_object_foreach_read(heap, leak_since_cb, s);
     strbuf_printf(out, "leaks since mark %u: %u objects created since the mark are still "
                   "alive\n", id, s->found);
     if (s->persistent > 0)

@@ -685,5 +685,5 @@ void world_archetype_census(const world_env *env, gc_heap *heap, uint32_t *out)
 
     memset(out, 0, 2 * (size_t)env->n_archetypes * sizeof *out);
     if (env->n_archetypes > 0)
-        gc_object_foreach(heap, archetype_census_cb, &c);
+        gc_object_foreach_read(heap, archetype_census_cb, &c);
 }

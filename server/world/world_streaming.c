@@ -442,6 +442,9 @@ static void streaming_add_slice(world *w, double now)
         memmove(st->loading, st->loading + 1, --st->loading_count * sizeof *st->loading);
         cell_finish_load(w, c, now);
         log_debug("streaming: %s.Cell_X%d_Y%d is visible", w->name, c->x, c->y);
+        /* Its cluster took time too: the next cell waits if the slice is spent. */
+        if (cfg->add_time_limit > 0 && cfg->clock(cfg->clock_ctx) - t0 >= cfg->add_time_limit)
+            return;
     }
 }
 
@@ -783,7 +786,7 @@ static void streaming_gc_post_mark_cb(gc_heap *heap, gc_event ev, void *userdata
                                                        "names what keeps it)");
                 report_line(se, line);
                 if (se->cfg.verify_removed) {
-                    gc_object_foreach(heap, verify_object_cb, &v);
+                    gc_object_foreach_read(heap, verify_object_cb, &v);
                     se->stats.verify_survivors += v.found;
                     snprintf(line, sizeof line, "streamed out levels were not completely "
                              "garbage collected: %u object(s) of %s.Cell_X%d_Y%d are alive",

@@ -4,7 +4,8 @@
 #
 # Starts reap-server once per mode on loopback with deploy/profiles/openworld.ini, server
 # streaming in and out (wp.Runtime.EnableServerStreaming=1, ...StreamingOut=1), and runs the
-# openworld scenario against it (--bots roaming bots, --duration seconds):
+# openworld scenario against it (deploy/scenarios/openworld.ini: a 20 s ramp to --bots roaming
+# bots, --duration seconds of roaming, 5 s for all to leave):
 #   ue_default          UE's defaults: a full, blocking purge on the frame a level streams out
 #   ue_incremental      gc.AllowIncrementalReachability=1, but that purge still blocks, as UE's
 #                       forced full purges never mark incrementally (s.SlicedGCAfterLevelStreamedOut=0)
@@ -104,11 +105,9 @@ run_mode() {
     server_pid=$!
     udp=$(wait_port "$log" "listening on udp 127.0.0.1:")
     admin=$(wait_port "$log" "admin on http://127.0.0.1:")
-    # The openworld scenario's visit (deploy/scenarios/openworld.ini) at --bots for --duration.
     "$build/reap-client" --server "127.0.0.1:$udp" --admin "http://127.0.0.1:$admin" \
-        --bots "$bots" --duration "$duration" --spawn-mix Campfire:2 --hold 20 \
-        --move-pattern roam --disconnect mixed \
-        --quiet --seed 1 --out "$out/streaming-churn-$mode" > "$out/streaming-client-$mode.txt" 2>&1 ||
+        --scenario "$scenario" --quiet --seed 1 --out "$out/streaming-churn-$mode" \
+        > "$out/streaming-client-$mode.txt" 2>&1 ||
         echo "streaming_bench: $mode: the client exited with $? (see $out/streaming-client-$mode.txt)"
     http "http://127.0.0.1:$admin/metrics" > "$out/streaming-$mode.metrics"
     http "http://127.0.0.1:$admin/stats.json" > "$out/streaming-$mode.stats.json"
@@ -116,6 +115,12 @@ run_mode() {
     grep VmHWM "/proc/$server_pid/status" > "$out/streaming-$mode.rss" || true
     stop_server
 }
+
+# deploy/scenarios/openworld.ini's visit at --bots: a 20 s ramp, --duration s of roaming,
+# everyone gone in 5 s (the stream-out of every cell at the end is part of what is measured).
+scenario="$out/streaming-scenario.ini"
+sed -e "s/^bots = 200$/bots = $bots/" -e "/^\[stage roam\]/,/^$/s/^duration = .*/duration = $duration/" \
+    deploy/scenarios/openworld.ini > "$scenario"
 
 for m in $(echo "$modes" | tr ',' ' '); do
     case "$m" in

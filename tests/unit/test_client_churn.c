@@ -88,24 +88,87 @@ static void timeline_fixture(churn_timeline *tl)
 
 static void test_the_random_walk_keeps_a_visit_s_speed_and_turns_its_heading_a_little(void **state)
 {
-    churn_move m = { 0, 0 };
+    churn_move m;
     uint64_t rng = 7;
     float vx, vy;
     double speed, heading;
 
     (void)state;
-    churn_move_next(&m, true, &rng, &vx, &vy);
+    churn_move_begin(&m, CLIENT_MOVE_RANDOM, 0, 0);
+    churn_move_next(&m, true, &rng, 0.0, &vx, &vy);
     speed = m.speed;
     heading = m.heading;
     assert_true(speed >= 0.25 * CHURN_SPEED_LIMIT && speed <= 0.9 * CHURN_SPEED_LIMIT);
     assert_true(fabs(sqrt((double)vx * vx + (double)vy * vy) - speed) < 1e-3 * speed);
 
     for (int i = 0; i < 100; i++) {
-        churn_move_next(&m, false, &rng, &vx, &vy);
+        churn_move_next(&m, false, &rng, 0.1 * i, &vx, &vy);
         assert_true(m.speed == speed);                 /* the visit's own speed */
         assert_true(fabs(m.heading - heading) <= 0.6); /* a turn of at most 0.6 rad */
         heading = m.heading;
     }
+}
+
+static void test_a_roaming_pawn_goes_straight_at_the_servers_speed_limit(void **state)
+{
+    churn_move m;
+    uint64_t rng = 11;
+    float vx, vy, vx0, vy0;
+
+    (void)state;
+    churn_move_begin(&m, CLIENT_MOVE_ROAM, 900, 100000);
+    churn_move_place(&m, 0, 0, 0.0);
+    churn_move_next(&m, true, &rng, 0.0, &vx0, &vy0);
+    /* at the limit the Welcome gave, never over it */
+    assert_true(sqrt((double)vx0 * vx0 + (double)vy0 * vy0) <= 900.0);
+    assert_true(sqrt((double)vx0 * vx0 + (double)vy0 * vy0) > 0.99 * 900.0);
+
+    for (int i = 1; i <= 10; i++) {
+        churn_move_next(&m, false, &rng, 0.1 * i, &vx, &vy);
+        assert_true(vx == vx0 && vy == vy0); /* far from the edge: a straight line */
+    }
+    assert_true(fabs(m.x - vx0 * 1.0) < 1e-3 && fabs(m.y - vy0 * 1.0) < 1e-3);
+}
+
+static void test_a_roaming_pawn_turns_back_before_the_worlds_edge(void **state)
+{
+    churn_move m;
+    uint64_t rng = 3;
+    float vx, vy;
+    double t = 0;
+    bool turned_x = false, turned_y = false;
+
+    (void)state;
+    /* a 20000-unit world: the edge is 10000 from the centre, crossed in under 12 s at 1200 */
+    churn_move_begin(&m, CLIENT_MOVE_ROAM, 0, 20000);
+    churn_move_place(&m, 0, 0, 0.0);
+    churn_move_next(&m, true, &rng, t, &vx, &vy);
+    for (int i = 0; i < 600; i++) {
+        float px = vx, py = vy;
+
+        t += 0.1;
+        churn_move_next(&m, false, &rng, t, &vx, &vy);
+        turned_x |= (px > 0) != (vx > 0);
+        turned_y |= (py > 0) != (vy > 0);
+        /* the reckoned pawn never leaves the square */
+        assert_true(fabs(m.x) <= 10000 && fabs(m.y) <= 10000);
+    }
+    /* a minute of roaming bounces off both pairs of edges */
+    assert_true(turned_x && turned_y);
+    assert_true(fabs(sqrt((double)vx * vx + (double)vy * vy) - 0.999 * CHURN_SPEED_LIMIT) < 1);
+}
+
+static void test_move_patterns_read_and_name_themselves(void **state)
+{
+    client_move_pattern p;
+
+    (void)state;
+    assert_true(client_move_pattern_parse("roam", &p));
+    assert_int_equal(p, CLIENT_MOVE_ROAM);
+    assert_string_equal(client_move_pattern_name(p), "roam");
+    assert_true(client_move_pattern_parse("random", &p));
+    assert_int_equal(p, CLIENT_MOVE_RANDOM);
+    assert_false(client_move_pattern_parse("wander", &p));
 }
 
 static void test_a_churn_command_line_is_parsed(void **state)
@@ -581,6 +644,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_churn_command_line_is_parsed),
         cmocka_unit_test(test_the_random_walk_keeps_a_visit_s_speed_and_turns_its_heading_a_little),
+        cmocka_unit_test(test_a_roaming_pawn_goes_straight_at_the_servers_speed_limit),
+        cmocka_unit_test(test_a_roaming_pawn_turns_back_before_the_worlds_edge),
+        cmocka_unit_test(test_move_patterns_read_and_name_themselves),
         cmocka_unit_test(test_a_spawn_mix_on_the_command_line_becomes_the_stage_s_and_conflicts_with_spawn),
         cmocka_unit_test(test_each_actor_of_a_mix_must_replicate_as_its_entry_s_archetype),
         cmocka_unit_test(test_churn_has_its_own_spawn_and_hold_defaults_that_flags_override),

@@ -408,11 +408,59 @@ static void test_no_step_of_any_phase_overruns_its_budget_by_more_than_one_unit_
     assert_int_equal(gc_object_count(f->heap), alive);
 }
 
+static int g_visited;
+static void count_visit(void *obj, void *userdata)
+{
+    (void)obj;
+    (void)userdata;
+    g_visited++;
+}
+
+/* A read-only visit of every object while a mark is in flight (a metrics scrape counting
+ * objects, a console listing) leaves the mark as it was: garbage stays garbage. */
+static void test_a_read_only_visit_during_marking_keeps_nothing_alive(void **state)
+{
+    fixture *f = *state;
+    static node *chain[1000];
+    make_chain(f, chain, 1000);
+    node *lost = fix_node(f, NULL, NULL, 5000, 0); /* referenced by nothing */
+    gc_weak w = gc_weak_make(f->heap, lost);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+
+    g_visited = 0;
+    gc_object_foreach_read(f->heap, count_visit, NULL);
+    finish(f);
+
+    assert_true(g_visited > 1000);
+    assert_false(fix_alive(f, w));
+}
+
+/* gc_object_foreach may hand its pointers on, so its visit keeps what it visits. */
+static void test_a_visit_that_may_keep_pointers_keeps_what_it_visits_during_marking(
+    void **state)
+{
+    fixture *f = *state;
+    static node *chain[1000];
+    make_chain(f, chain, 1000);
+    node *lost = fix_node(f, NULL, NULL, 5000, 0);
+    gc_weak w = gc_weak_make(f->heap, lost);
+    assert_int_equal(gc_collect(f->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(f->heap));
+
+    gc_object_foreach(f->heap, count_visit, NULL);
+    finish(f);
+
+    assert_true(fix_alive(f, w)); /* this collection's floating garbage */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_marking_stops_at_the_limit_and_resumes_without_redoing_the_roots, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_delayed_iterations_skip_slices, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_read_only_visit_during_marking_keeps_nothing_alive, inc_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_visit_that_may_keep_pointers_keeps_what_it_visits_during_marking, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_the_barrier_keeps_an_object_moved_behind_the_marker, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_objects_created_during_marking_survive_it, inc_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_root_added_during_marking_is_kept, inc_setup, fix_teardown),

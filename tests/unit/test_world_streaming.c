@@ -34,6 +34,7 @@ typedef struct fixture {
     world *w;
     player_controller *pc;
     world_profile profile;
+    gc_fake_clock gc_clock; /* the collector's, for sliced marks */
     double now;          /* the engine's clock */
     double clock;        /* the time slices' clock: each look moves it on by step */
     double step;
@@ -69,12 +70,19 @@ static void configure(fixture *fx)
     fx->env.extent = 4000.0f;
 }
 
-static int setup(void **state)
+static int setup_with(void **state, const gc_heap_config *cfg)
 {
     fixture *fx = calloc(1, sizeof *fx);
+    gc_heap_config c;
 
     assert_non_null(fx);
-    assert_int_equal(gc_heap_create(NULL, &fx->heap), GC_OK);
+    if (cfg != NULL) {
+        c = *cfg;
+        c.clock_userdata = &fx->gc_clock;
+        fx->gc_clock.now = 1000.0;
+        fx->gc_clock.step_per_read = 1.0;
+    }
+    assert_int_equal(gc_heap_create(cfg != NULL ? &c : NULL, &fx->heap), GC_OK);
     world_env_init(&fx->env, fx->heap);
     configure(fx);
     assert_int_equal(gc_disregard_open(fx->heap), GC_OK);
@@ -88,6 +96,30 @@ static int setup(void **state)
     assert_int_equal(actor_spawn_player(fx->w, 1, "p1", &fx->pc), GC_OK);
     actor_steer_pawn(fx->pc->pawn, 0, 0); /* it stands where a test puts it */
     *state = fx;
+    return 0;
+}
+
+static int setup(void **state)
+{
+    return setup_with(state, NULL);
+}
+
+/* Marks stop at their time limit (every clock read is 1 s, the limit 1.5 s) and suspend a
+ * few times before they finish. */
+static int setup_sliced(void **state)
+{
+    gc_heap_config cfg;
+
+    memset(&cfg, 0, sizeof cfg);
+    gc_settings_default(&cfg.settings);
+    cfg.settings.allow_incremental_reachability = true;
+    cfg.settings.incremental_reachability_time_limit = 1.5;
+    cfg.settings.delay_reachability_iterations = 3; /* every mark spans a few slices */
+    cfg.clock = gc_fake_clock_read;
+    if (setup_with(state, &cfg) != 0)
+        return -1;
+    /* enough objects that a mark looks at its clock: 20000 persistent props */
+    assert_int_equal(world_spawn_persistent_props(((fixture *)*state)->w, 20000), GC_OK);
     return 0;
 }
 
@@ -535,6 +567,95 @@ static void test_a_strong_handle_keeps_an_unclustered_level_through_collections(
     strong_hold_through_a_collection(*state, false);
 }
 
+/* Runs a pending incremental mark to its end, a slice at a time. */
+static void finish_mark(fixture *fx)
+{
+    for (int i = 0; i < 100000 && gc_is_incremental_reachability_pending(fx->heap); i++)
+        gc_incremental_reachability_step(fx->heap);
+    assert_false(gc_is_incremental_reachability_pending(fx->heap));
+}
+
+static void test_a_level_that_streams_out_during_a_sliced_mark_is_collected_by_the_next(
+    void **state)
+{
+    fixture *fx = *state;
+
+    /* Given a clustered cell and a sliced mark under way, */
+    fx->env.streaming.cfg.level_clusters = true;
+    put_pawn(fx, centre(0), centre(0));
+    frame(fx, 0.1);
+    assert_int_equal(gc_collect(fx->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(fx->heap));
+
+    /* when the cell streams out before the mark ends, */
+    stream_out_corner(fx);
+    finish_mark(fx);
+    assert_int_equal(cell(fx, 0, 0)->state, WORLD_LEVEL_PENDING_PURGE);
+
+    /* the next collection frees it. */
+    assert_int_equal(gc_collect(fx->heap, 0, false), GC_OK);
+    finish_mark(fx);
+    assert_int_equal(cell(fx, 0, 0)->state, WORLD_LEVEL_UNLOADED);
+    assert_int_equal(fx->env.streaming.stats.levels_survived, 0);
+    assert_int_equal(fx->env.streaming.stats.levels_collected, 1);
+}
+
+static void test_a_level_prepared_for_a_sliced_mark_is_collected_by_it(void **state)
+{
+    fixture *fx = *state;
+
+    fx->env.streaming.cfg.level_clusters = true;
+    stream_out_corner(fx);
+
+    assert_int_equal(gc_collect(fx->heap, 0, false), GC_OK);
+    /* other cells load and unload while it marks */
+    put_pawn(fx, centre(2), centre(2));
+    frame(fx, 0.1);
+    finish_mark(fx);
+
+    assert_int_equal(cell(fx, 0, 0)->state, WORLD_LEVEL_UNLOADED);
+    assert_int_equal(fx->env.streaming.stats.levels_survived, 0);
+}
+
+static void test_a_full_purge_forced_mid_mark_collects_a_level_that_streamed_out_meanwhile(
+    void **state)
+{
+    fixture *fx = *state;
+
+    fx->env.streaming.cfg.level_clusters = true;
+    put_pawn(fx, centre(0), centre(0));
+    frame(fx, 0.1);
+    assert_int_equal(gc_collect(fx->heap, 0, false), GC_OK);
+    stream_out_corner(fx);
+
+    /* UE's forced full purge: the pending mark is finished, then a full collection */
+    assert_int_equal(gc_collect(fx->heap, 0, true), GC_OK);
+
+    assert_int_equal(cell(fx, 0, 0)->state, WORLD_LEVEL_UNLOADED);
+    assert_int_equal(fx->env.streaming.stats.levels_survived, 0);
+    assert_null(gc_object_find(fx->heap, "World0.Cell_X0_Y0"));
+}
+
+static void test_a_census_during_a_sliced_mark_keeps_no_streamed_out_level_alive(void **state)
+{
+    fixture *fx = *state;
+    uint32_t counts[2 * WORLD_PROFILE_ARCHETYPES_MAX];
+
+    /* Given a streamed-out level prepared for a sliced mark, */
+    fx->env.streaming.cfg.level_clusters = true;
+    stream_out_corner(fx);
+    assert_int_equal(gc_collect(fx->heap, 0, false), GC_OK);
+    assert_true(gc_is_incremental_reachability_pending(fx->heap));
+
+    /* when /metrics counts the objects by class while it marks (every scrape does), */
+    world_archetype_census(&fx->env, fx->heap, counts);
+    finish_mark(fx);
+
+    /* the mark still frees the level. */
+    assert_int_equal(fx->env.streaming.stats.levels_survived, 0);
+    assert_int_equal(fx->env.streaming.stats.levels_collected, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -557,6 +678,17 @@ int main(void)
         T(test_without_the_verify_a_survivor_is_counted_but_not_named),
         T(test_a_strong_handle_keeps_a_clustered_level_through_collections),
         T(test_a_strong_handle_keeps_an_unclustered_level_through_collections),
+        cmocka_unit_test_setup_teardown(
+            test_a_level_that_streams_out_during_a_sliced_mark_is_collected_by_the_next,
+            setup_sliced, teardown),
+        cmocka_unit_test_setup_teardown(test_a_level_prepared_for_a_sliced_mark_is_collected_by_it,
+                                        setup_sliced, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_full_purge_forced_mid_mark_collects_a_level_that_streamed_out_meanwhile,
+            setup_sliced, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_census_during_a_sliced_mark_keeps_no_streamed_out_level_alive, setup_sliced,
+            teardown),
 #undef T
     };
 
