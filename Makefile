@@ -7,6 +7,8 @@
 #   make pacing-bench  UE's collector modes against frame-slack pacing on a 1M-object world
 #                   (PACING_PROFILE=mmo: on a world profile's graph; PACING_ARGS="--props 0")
 #   make streaming-bench  streaming levels under 200 roaming bots: UE's settings, sliced, paced
+#   make travel-bench  UE's blocking server travel against reap's sliced travel, maps of 1M
+#                   objects (TRAVEL_BENCH_ARGS="--travels 10 --map openworld --bots 0")
 #   make asan|tsan  the test suites under AddressSanitizer+UBSan / ThreadSanitizer
 #   make fuzz       mutation fuzzers of the wire decoder under ASan+UBSan (FUZZ_ROUNDS=...)
 #   make install    PREFIX=/usr/local DESTDIR=  (binaries, config, systemd unit, man pages;
@@ -78,7 +80,8 @@ ALL_TARGETS :=
 TEST_BINS :=
 BENCH_BINS :=
 
-.PHONY: all run test check bench asan tsan install install-data clean deps fuzz pacing-bench man
+.PHONY: all run test check bench asan tsan install install-data clean deps fuzz pacing-bench man \
+	travel-bench
 all: build-all
 
 include gc/module.mk
@@ -138,6 +141,10 @@ pacing-bench: build-all
 .PHONY: streaming-bench
 streaming-bench: build-all
 	tests/bench/streaming_bench.sh $(STREAMING_ARGS)
+
+# Server travel, blocking against sliced, one fresh server each (several minutes).
+travel-bench: build-all
+	tests/bench/travel_bench.sh $(TRAVEL_BENCH_ARGS)
 
 bench-run: $(BENCH_BINS)
 	@mkdir -p build/bench

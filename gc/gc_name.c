@@ -147,6 +147,82 @@ void gc_object_unhash(gc_heap *heap, gc_header *h)
     gc_flags_clear(h, GC_F_NAMED);
 }
 
+/* UE's UObject::Rename: a new name, a new outer, or both. The object's old entry goes and the
+ * new one is added under one hold of the table lock; an object that holds the new name and is
+ * dying gives it up, as at creation. */
+gc_result gc_object_rename(gc_heap *heap, void *obj, void *new_outer, const char *new_name)
+{
+    if (!heap || !obj)
+        return GC_E_NULL;
+    gc_header *h = gc_hdr(obj);
+    if (gc_header_is_unreachable(heap, h))
+        return GC_E_DEAD;
+    if (gc_flags(h) & (GC_F_PERMANENT | GC_F_IS_CLASS))
+        return GC_E_PERMANENT;
+    if (new_name && (new_name[0] == '\0' || strchr(new_name, '.')))
+        return GC_E_INVALID;
+    uint32_t outer_index = h->outer_index;
+    if (new_outer) {
+        if (gc_header_is_unreachable(heap, gc_hdr(new_outer)))
+            return GC_E_DEAD;
+        if (!gc_object_is_valid(new_outer))
+            return GC_E_GARBAGE;
+        /* A cluster's members share its root's lifetime: moving one out would break it. */
+        if (gc_flags(h) & (GC_F_IN_CLUSTER | GC_F_CLUSTER_ROOT))
+            return GC_E_STATE;
+        for (void *o = new_outer; o != NULL; o = gc_object_outer(heap, o))
+            if (o == obj)
+                return GC_E_INVALID; /* it would be its own outer */
+        outer_index = gc_hdr(new_outer)->index;
+    }
+    const char *keep = gc_object_name(heap, obj);
+    char *name = new_name ? gc_strdup(new_name) : keep ? gc_strdup(keep) : NULL;
+    if ((new_name || keep) && !name)
+        return GC_E_NOMEM;
+    gc_result r = GC_OK;
+    uv_mutex_lock(&heap->table_lock);
+    uint32_t old = NAME_NONE, e = NAME_NONE;
+    if (gc_flags(h) & GC_F_NAMED)
+        gc_map_get(&heap->names_by_index, (uint64_t)h->index + 1, &old);
+    if (name)
+        e = name_lookup(heap, outer_index, name);
+    if (e != NAME_NONE && e != old) {
+        gc_header *other = gc_object_at(heap, heap->name_entries[e].index);
+        if (other && header_is_dying(heap, other)) {
+            name_remove(heap, e);
+            gc_flags_clear(other, GC_F_NAMED);
+        } else {
+            r = GC_E_EXISTS;
+        }
+    }
+    if (r == GC_OK && e != old) {
+        char *was = old != NAME_NONE ? gc_strdup(heap->name_entries[old].name) : NULL;
+        uint32_t was_outer = h->outer_index;
+        if (old != NAME_NONE && !was) {
+            r = GC_E_NOMEM;
+        } else {
+            if (old != NAME_NONE)
+                name_remove(heap, old);
+            r = name ? name_add(heap, h->index, outer_index, name) : GC_OK;
+            /* Out of memory: the old entry goes back (its removal freed what it needs). */
+            if (r != GC_OK && was)
+                (void)name_add(heap, h->index, was_outer, was);
+        }
+        free(was);
+    }
+    uv_mutex_unlock(&heap->table_lock);
+    free(name);
+    if (r != GC_OK)
+        return r;
+    if (name || keep)
+        gc_flags_set(h, GC_F_NAMED);
+    h->outer_index = outer_index;
+    /* During an incremental mark the new outer is a store like any other. */
+    if (new_outer)
+        gc_write_barrier(heap, new_outer);
+    return GC_OK;
+}
+
 const char *gc_object_name(gc_heap *heap, const void *obj)
 {
     if (!heap || !obj)

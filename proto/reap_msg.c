@@ -91,6 +91,7 @@ const char *msg_body_name(Reap__Envelope__BodyCase body)
     case REAP__ENVELOPE__BODY_SNAPSHOT_COMPLETE: return "snapshot_complete";
     case REAP__ENVELOPE__BODY_REPLICATION_CHECK_REQUEST: return "replication_check_request";
     case REAP__ENVELOPE__BODY_REPLICATION_CHECK: return "replication_check";
+    case REAP__ENVELOPE__BODY_TRAVEL: return "travel";
     default: break;
     }
     return "unknown";
@@ -110,7 +111,7 @@ msg_result msg_decode(msg_arena *arena, const uint8_t *data, size_t len, size_t 
         return MSG_E_DECODE;
     /* A body from a newer protocol lands in unknown_fields and leaves body_case unset. */
     if (env->body_case < REAP__ENVELOPE__BODY_HELLO ||
-        env->body_case > REAP__ENVELOPE__BODY_REPLICATION_CHECK)
+        env->body_case > REAP__ENVELOPE__BODY_TRAVEL)
         return MSG_E_UNKNOWN_BODY;
     *out_env = env;
     return MSG_OK;

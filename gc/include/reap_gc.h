@@ -260,6 +260,14 @@ size_t gc_object_path(gc_heap *heap, const void *obj, char *buf, size_t buf_size
 /* Finds a live, named object by its dotted path; NULL if none. */
 void *gc_object_find(gc_heap *heap, const char *path);
 
+/* UE's Rename: gives obj a new name (NULL: keeps its own; an anonymous object stays
+ * anonymous), a new outer (NULL: keeps its own), or both, so that its path changes and a new
+ * object may take its old one. A dying object holding the new path gives it up. GC_E_EXISTS
+ * when a live object has that path, GC_E_STATE for a new outer of a cluster member or root,
+ * GC_E_INVALID for a name with a '.' or an outer inside obj itself; nothing changes then.
+ * Game thread, outside a collection's lock (a marking slice may be pending). */
+gc_result gc_object_rename(gc_heap *heap, void *obj, void *new_outer, const char *new_name);
+
 /* Flags: GC_OBJ_* bits. */
 gc_result gc_object_set_flags(gc_heap *heap, void *obj, uint32_t flags);
 gc_result gc_object_clear_flags(gc_heap *heap, void *obj, uint32_t flags);

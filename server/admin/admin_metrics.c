@@ -38,6 +38,7 @@ static void metric_f64(strbuf *out, const char *name, const char *type, const ch
 
 static void admin_metrics_render_frame(engine *e, strbuf *out);
 static void admin_metrics_render_levels(engine *e, strbuf *out);
+static void admin_metrics_render_travel(engine *e, strbuf *out);
 
 /* Series an operator of the process watches first (the process_* names are Prometheus'
  * client conventions), and the admin endpoint's own. */
@@ -168,6 +169,7 @@ void admin_metrics_render(engine *e, strbuf *out)
         }
     }
     admin_metrics_render_levels(e, out);
+    admin_metrics_render_travel(e, out);
     stats_histogram_write(&e->tick_seconds, "reap_tick_seconds", "Work time of one frame.", out);
     metric_u64(out, "reap_frame", "gauge",
                "Deprecated (removed in the next release): use reap_frames_total.", e->frame);
@@ -270,6 +272,45 @@ static void admin_metrics_render_levels(engine *e, strbuf *out)
     metric_u64(out, "reap_world_level_verify_survivors_total", "counter",
                "Objects of streamed-out levels s.ForceVerifyLevelsGotRemovedByGC found alive.",
                s->verify_survivors);
+}
+
+/* The match cycle: travels, what the last one cost the frames, leaked worlds. */
+static void admin_metrics_render_travel(engine *e, strbuf *out)
+{
+    const engine_travel *t = &e->travel;
+    const engine_travel_frames *f = &e->last_travel_frames;
+    uint32_t alive = 0;
+
+    for (uint32_t i = 0; i < e->leaked_count; i++)
+        alive += gc_weak_get_even_if_garbage(e->heap, e->leaked[i].world) != NULL;
+    metric_header(out, "reap_travels_total", "counter",
+                  "Server travels finished, by mode (hard: UE's LoadMap; seamless).");
+    strbuf_printf(out, "reap_travels_total{mode=\"hard\"} %llu\n",
+                  (unsigned long long)t->travels[ENGINE_TRAVEL_HARD]);
+    strbuf_printf(out, "reap_travels_total{mode=\"seamless\"} %llu\n",
+                  (unsigned long long)t->travels[ENGINE_TRAVEL_SEAMLESS]);
+    metric_u64(out, "reap_travel_refused_total", "counter",
+               "servertravel requests refused: an unknown map, or a travel under way.",
+               t->refused);
+    metric_u64(out, "reap_travel_in_progress", "gauge", "1 while a travel runs.",
+               engine_travel_busy(t) ? 1 : 0);
+    metric_f64(out, "reap_travel_last_seconds", "gauge",
+               "The last travel's length, from telling the clients to the new map's opening.",
+               t->last.seconds);
+    metric_u64(out, "reap_travel_last_frames", "gauge", "Frames the last travel spanned.",
+               f->frames);
+    metric_f64(out, "reap_travel_last_longest_frame_seconds", "gauge",
+               "The longest frame of the last travel.", f->longest_frame);
+    metric_u64(out, "reap_travel_last_frames_over_budget", "gauge",
+               "Frames of the last travel longer than the --tick-hz period.", f->over_budget);
+    metric_u64(out, "reap_world_leaks_total", "counter",
+               "Worlds a travel's leak check found alive after its collections "
+               "(Engine.VerifyLoadMapWorldCleanup.Severity >= 1).", e->leaked_found);
+    metric_u64(out, "reap_world_leaked_worlds", "gauge",
+               "Leaked worlds still alive (renamed ..._Leaked, kept).", alive);
+    metric_u64(out, "reap_game_instance_objects", "gauge",
+               "Actors the game instance holds (lifetime = instance archetypes).",
+               world_game_instance_count(&e->env));
 }
 
 /* The frame's cost by phase, and what replication sends. */

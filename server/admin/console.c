@@ -12,6 +12,7 @@
 
 #include "console_leaks.h"
 #include "console_levels.h"
+#include "console_travel.h"
 #include "engine.h"
 #include "log.h"
 #include "net_driver.h"
@@ -356,6 +357,7 @@ static console_status console_worlds(engine *e, int argc, char **argv, strbuf *o
         console_levels_summary(w, out);
         strbuf_printf(out, " actors=%u slots=%u\n", world_actor_count(w), world_actor_slots(w));
     }
+    console_travel_worlds(e, out);
     return CONSOLE_OK;
 }
 
@@ -395,8 +397,13 @@ static const console_command console_commands[] = {
     { "players", "players",
       "list connections (traffic, messages/s in, dropped unread, refused)", console_players,
       0 },
-    { "worlds", "worlds", "list worlds with their levels, actor and slot counts", console_worlds,
-      0 },
+    { "worlds", "worlds", "list worlds with their levels, actor and slot counts, the map, and "
+      "worlds that leaked", console_worlds, 0 },
+    { "servertravel", "servertravel MAP [hard|seamless]",
+      "travel to another map (UE's servertravel; the mode defaults to [Server] SeamlessTravel)",
+      console_servertravel, 2 },
+    { "stat travel", "stat travel", "the map, the travel under way or the last one, leaked worlds",
+      console_stat_travel, 0 },
     { "quit", "quit", "stop the server (goodbye to clients, full purge, exit 0)",
       console_quit, 0 },
 };

@@ -145,6 +145,14 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         "seconds between collections when memory is low and levels are pending purge" },
     [CVAR_GC_ACTOR_CLUSTERING] = { "gc.ActorClusteringEnabled", CVAR_BOOL, 1, 0, 1,
         "a streamed-in level's placed actors form one GC cluster" },
+    [CVAR_VERIFY_LOAD_MAP_WORLD_CLEANUP_SEVERITY] = {
+        "Engine.VerifyLoadMapWorldCleanup.Severity", CVAR_INT, 2, 0, 3,
+        "after a travel's collections, a world that survived: 0 not checked, 1 an error, 2 an "
+        "error and counted, 3 fatal (the server exits with status 3)" },
+    [CVAR_VERIFY_LOAD_MAP_WORLD_CLEANUP_TRACE_MODE] = {
+        "Engine.VerifyLoadMapWorldCleanup.TraceMode", CVAR_INT, 1, 0, 1,
+        "a leaked world's report: 1 its shortest reference chain from a root, 0 its direct "
+        "referencers only" },
 };
 
 static const char *const cvar_result_strs[] = {

@@ -54,7 +54,7 @@ static bool engine_job_free_memory_cb(void *ctx, uint64_t now_ns)
 static bool engine_job_dashboard_cb(void *ctx, uint64_t now_ns)
 {
     engine *e = ctx;
-    uint32_t actors[ENGINE_MAX_WORLDS];
+    uint32_t actors[ENGINE_MAX_WORLDS] = { 0 };
     dashboard_inputs in = { 0 };
     sysmem_process proc;
     gc_stats st;
@@ -118,6 +118,7 @@ void engine_frame(engine *e)
     uint64_t t_net, t_world, t_repl, t_end, streaming_ns = 0;
     uint64_t t_phase[ENGINE_PHASE_COUNT + 1];
     double slow_ms, frame_ms;
+    bool travelled;
 
     e->last_frame_ns = t_start;
     e->frame++;
@@ -126,8 +127,9 @@ void engine_frame(engine *e)
     net_driver_service(e->net);
     t_net = uv_hrtime();
     /* Pacing gives streaming's adds part of the frame's predicted slack. */
-    e->env.streaming.cfg.add_budget = engine_gc_streaming_budget(
-        &e->gc_config, engine_gc_slack_predict(&e->stream_slack), e->env.streaming.cfg.add_time_limit);
+    e->env.streaming.cfg.add_budget =
+        engine_gc_streaming_budget(&e->gc_config, engine_gc_slack_predict(&e->stream_slack),
+                                   e->env.streaming.cfg.add_time_limit);
     for (uint32_t i = 0; i < e->world_count; i++) {
         uint64_t t0;
 
@@ -142,7 +144,12 @@ void engine_frame(engine *e)
     /* Replication drained every world's outbox: the next frame's spawns start from none. */
     for (uint32_t i = 0; i < e->world_count; i++)
         REAP_ASSERT(e->worlds[i]->spawned_count == 0);
-    engine_tick_gc(e, delta, t_repl);
+    /* A travel, while one runs, owns the collector; else the schedule decides. */
+    travelled = engine_tick_travel(e, t_repl);
+    if (travelled)
+        engine_note_collections(e);
+    else
+        engine_tick_gc(e, delta, t_repl);
     t_end = uv_hrtime();
 
     frame_ms = (double)(t_end - t_start) / 1e6;
@@ -157,6 +164,8 @@ void engine_frame(engine *e)
                                 (double)(t_phase[p + 1] - t_phase[p]) / 1e9);
     engine_gc_slack_observe(&e->gc_slack, (double)(t_repl - t_start) / 1e9);
     engine_gc_slack_observe(&e->stream_slack, (double)(t_repl - t_start - streaming_ns) / 1e9);
+    if (travelled)
+        engine_travel_frame_observe(e, frame_ms / 1e3);
     if (frame_ms * 1e3 > 1e6 / e->opts.tick_hz) {
         /* The collector's when the frame would have fit without its gc phase. */
         e->frames_over_budget++;
@@ -227,9 +236,9 @@ int engine_run(engine *e)
 
     gc_stats_get(e->heap, &st);
     e->seen_collections = st.collections;
-    log_info("reap-server %s: %u world(s) at %u Hz, %u objects (%u permanent)", REAP_VERSION,
-             e->world_count, e->opts.tick_hz, gc_object_count(e->heap),
-             gc_permanent_count(e->heap));
+    log_info("reap-server %s: map %s, %u world(s) at %u Hz, %u objects (%u permanent)",
+             REAP_VERSION, engine_map_name(e), e->world_count, e->opts.tick_hz,
+             gc_object_count(e->heap), gc_permanent_count(e->heap));
     log_info("listening on udp %s:%u", e->opts.bind, net_driver_port(e->net));
     log_info("admin on http://%s:%u (GET / dashboard, GET /metrics, GET /healthz, "
              "POST /console%s)",
@@ -239,6 +248,7 @@ int engine_run(engine *e)
     service_ready(e->service);
     agones_ready(e->agones);
     uv_run(e->loop, UV_RUN_DEFAULT);
-    log_info("stopped");
-    return 0;
+    log_info("stopped%s", e->exit_status == ENGINE_EXIT_WORLD_LEAK
+                              ? ": exit status 3, a travel leaked a world" : "");
+    return e->exit_status;
 }

@@ -34,6 +34,7 @@
 #include "engine_gc.h"
 #include "engine_jobs.h"
 #include "engine_options.h"
+#include "engine_travel.h"
 #include "reap_gc.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -59,6 +60,44 @@ typedef struct console console;
 typedef struct agones agones;
 typedef struct service service;
 typedef struct dashboard dashboard;
+
+/* reap-server's exit statuses (README "exit status"). */
+enum {
+    ENGINE_EXIT_OK = 0,
+    ENGINE_EXIT_START_FAILED = 1,
+    ENGINE_EXIT_BAD_CONFIG = 2,
+    ENGINE_EXIT_WORLD_LEAK = 3,   /* Engine.VerifyLoadMapWorldCleanup.Severity=3 found a leak */
+};
+
+/* A map the server can travel to (engine_maps.c): a [map NAME] of the profile, Default, or
+ * the transition map (empty). */
+typedef struct engine_map {
+    char name[ENGINE_MAP_NAME_MAX];
+    float extent;                 /* 0: world.Extent */
+    world_profile_cells cells;    /* present: streaming cells */
+    int64_t persistent_props;     /* < 0: world.PersistentProps */
+} engine_map;
+
+/* A world the leak verdict found: renamed and kept (it cannot be freed), so the next map
+ * still loads. */
+typedef struct engine_leaked_world {
+    gc_weak world;
+    char name[WORLD_NAME_MAX + 48]; /* its name now (..._Leaked) */
+    char map[ENGINE_MAP_NAME_MAX];
+    uint32_t objects;             /* objects inside it when it was found */
+    uint64_t travel;              /* the travel that found it (1 = the first) */
+} engine_leaked_world;
+
+enum { ENGINE_MAPS_MAX = WORLD_PROFILE_MAPS_MAX + 2, ENGINE_LEAKED_MAX = 64 };
+
+/* What the last travel cost the frames (engine_maps.c). */
+typedef struct engine_travel_frames {
+    double longest_frame;         /* seconds */
+    uint64_t frames;
+    uint64_t over_budget;         /* frames longer than the --tick-hz period */
+    double rss_mb;                /* resident memory once it arrived (< 0: unknown) */
+    uint32_t objects;             /* objects once it arrived */
+} engine_travel_frames;
 
 typedef struct engine {
     engine_options opts;
@@ -116,9 +155,36 @@ typedef struct engine {
     uint64_t trim_destroyed;           /* objects destroyed at the last malloc_trim */
     uint32_t levels_pending_seen;      /* levels pending purge at the last gc phase */
 
+    /* The match cycle (engine_maps.c). By lifetime: the map table, the travel's state machine,
+     * the leaked worlds and the game instance (env.instance) live for the process; worlds[]
+     * and what they hold for one map; next_worlds and retired for one travel. */
+    engine_map maps[ENGINE_MAPS_MAX];
+    uint32_t map_count;
+    uint32_t map_index;           /* the current map */
+    uint32_t rotation_next;       /* the next map of opts.rotation */
+    double match_started;         /* engine time the current map opened */
+    engine_travel travel;
+    world **next_worlds;          /* a travel's worlds being loaded (opts.worlds entries) */
+    uint32_t next_map;            /* maps[] index of what loads */
+    bool loading;
+    uint64_t props_left;          /* persistent props still to spawn in next_worlds[0] */
+    world **retired;              /* worlds whose end of play runs (opts.worlds entries) */
+    uint32_t retired_count;
+    bool retired_begun;
+    uint64_t ended_actors;        /* actors given their end of play (all travels) */
+    bool travel_gc_started;       /* a sliced travel's collection is under way */
+    uint64_t travel_gc_base;      /* gc_stats.collections when it started */
+    gc_settings travel_gc_saved;  /* the collector's settings before it (restored after) */
+    engine_leaked_world leaked[ENGINE_LEAKED_MAX];
+    uint32_t leaked_count;
+    uint64_t leaked_found;        /* leaked worlds found, whatever the severity */
+    engine_travel_frames travel_frames, last_travel_frames;
+    char world_names[ENGINE_MAX_WORLDS][WORLD_NAME_MAX]; /* for the dashboard: for the process */
+
     bool stopping;
     bool awaiting_sigterm;        /* quit under Agones: Shutdown asked, the pod goes next */
     char stop_reason[64];
+    int exit_status;              /* ENGINE_EXIT_*: what engine_run returns */
 } engine;
 
 /* Runs the loop until a stop request has finished shutting down. Returns the exit status. */
@@ -142,5 +208,16 @@ void engine_apply_cvars(engine *e);
 
 /* A client connection exists in some world (the idle-server rule). */
 bool engine_players_connected(const engine *e);
+
+/* ---- maps and travel (engine_maps.c) ---- */
+
+/* The maps[] index of name; -1 if the server has no such map. */
+int engine_map_find(const engine *e, const char *name);
+/* Console `servertravel MAP [hard|seamless]` and the rotation: starts a travel to map (mode
+ * NULL: [Server] SeamlessTravel's). Unknown map: false, out lists the known ones; a travel
+ * under way: false with why. Nothing changes on false. */
+bool engine_server_travel(engine *e, const char *map, const char *mode, strbuf *out);
+/* The current map's name. */
+const char *engine_map_name(const engine *e);
 
 #endif /* REAP_ENGINE_H */

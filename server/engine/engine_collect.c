@@ -86,7 +86,8 @@ void engine_apply_cvars(engine *e)
 
     if (e->applied_cvar_generation == e->cvars.generation)
         return;
-    e->env.extent = (float)cvar_get(&e->cvars, CVAR_WORLD_EXTENT);
+    e->env.extent = e->map_count > 0 ? engine_map_extent(e)
+                                     : (float)cvar_get(&e->cvars, CVAR_WORLD_EXTENT);
     e->env.cull_distance = (float)cvar_get(&e->cvars, CVAR_NET_CULL_DISTANCE);
     engine_streaming_config_from_cvars(&e->cvars, &e->env.streaming.cfg);
     for (uint32_t i = 0; i < e->world_count; i++)
@@ -153,7 +154,11 @@ static void engine_ops_cleanup_actors(void *ctx)
  * given back; nothing is allocated). */
 static void engine_ops_set_time_limit(void *ctx, double seconds)
 {
-    engine *e = ctx;
+    engine_gc_set_time_limit(ctx, seconds);
+}
+
+void engine_gc_set_time_limit(engine *e, double seconds)
+{
     gc_settings s = *gc_heap_settings(e->heap);
     gc_result r;
 
@@ -186,7 +191,7 @@ bool engine_read_free_memory(engine *e)
 }
 
 /* Logs and measures every collection the collector finished since the last call. */
-static void engine_note_collections(engine *e)
+void engine_note_collections(engine *e)
 {
     gc_stats st;
 

@@ -304,34 +304,33 @@ static void engine_log_cells(const engine *e, double seconds)
 static int engine_create_worlds(engine *e, char *err, size_t err_size)
 {
     uint64_t t0 = uv_hrtime();
+    gc_result r;
 
-    if (engine_check_cells(e, err, err_size) != 0)
-        return -1;
+    for (uint32_t i = 0; i < e->map_count; i++) {
+        /* Every map's grid must be one streaming can hold. */
+        e->env.cells = e->maps[i].cells;
+        e->env.extent = e->maps[i].extent > 0 ? e->maps[i].extent
+                                              : (float)cvar_get(&e->cvars, CVAR_WORLD_EXTENT);
+        if (engine_check_cells(e, err, err_size) != 0)
+            return -1;
+    }
     e->worlds = calloc(e->opts.worlds, sizeof *e->worlds);
-    if (e->worlds == NULL) {
+    e->next_worlds = calloc(e->opts.worlds, sizeof *e->next_worlds);
+    e->retired = calloc(e->opts.worlds, sizeof *e->retired);
+    if (e->worlds == NULL || e->next_worlds == NULL || e->retired == NULL) {
         snprintf(err, err_size, "out of memory");
         return -1;
     }
-    for (uint32_t i = 0; i < e->opts.worlds; i++) {
-        gc_result r = world_create(&e->env, i, &e->worlds[i]);
-        if (r != GC_OK) {
-            snprintf(err, err_size, "cannot create World%u: %s", i, gc_result_str(r));
-            return -1;
-        }
-        e->world_count++;
+    r = world_game_instance_create(&e->env);
+    if (r != GC_OK) {
+        snprintf(err, err_size, "cannot create the game instance: %s", gc_result_str(r));
+        return -1;
     }
+    if (engine_load_start_map(e, err, err_size) != 0)
+        return -1;
+    for (uint32_t i = 0; i < e->world_count; i++)
+        snprintf(e->world_names[i], sizeof e->world_names[i], "%s", e->worlds[i]->name);
     engine_log_cells(e, (double)(uv_hrtime() - t0) / 1e9);
-    if (cvar_get_int(&e->cvars, CVAR_WORLD_PERSISTENT_PROPS) > 0) {
-        uint32_t n = (uint32_t)cvar_get_int(&e->cvars, CVAR_WORLD_PERSISTENT_PROPS);
-        gc_result r = world_spawn_persistent_props(e->worlds[0], n);
-
-        if (r != GC_OK) {
-            snprintf(err, err_size, "cannot spawn %u persistent props (world.PersistentProps): "
-                     "%s", n, gc_result_str(r));
-            return -1;
-        }
-        log_info("%s: %u persistent props", e->worlds[0]->name, n);
-    }
     return 0;
 }
 
@@ -363,6 +362,8 @@ static int engine_create_net(engine *e, char *err, size_t err_size)
     if (net_driver_create(&env, e->opts.bind, e->opts.port, e->opts.max_players, &e->net, err,
                           err_size) != 0)
         return -1;
+    /* Positions quantized for the start map's extent. */
+    net_driver_set_worlds(e->net, e->worlds, e->world_count);
     /* The net side hears of every level that streams out (UE NotifyStreamingLevelUnload). */
     e->env.streaming.level_unload_cb = engine_level_unload_cb;
     e->env.streaming.level_unload_ctx = e;
@@ -374,8 +375,9 @@ static int engine_create_dashboard(engine *e, char *err, size_t err_size)
     const char *names[ENGINE_MAX_WORLDS];
     gc_stats st;
 
+    /* The engine's copies: a world's own name goes with it at a travel. */
     for (uint32_t w = 0; w < e->world_count; w++)
-        names[w] = e->worlds[w]->name;
+        names[w] = e->world_names[w];
     gc_stats_get(e->heap, &st);
     return dashboard_create(names, e->world_count, e->opts.tick_hz, st.collections,
                             &e->dashboard, err, err_size);
@@ -458,6 +460,7 @@ int engine_init(engine *e, uv_loop_t *loop, const engine_options *opts,
 
     if (engine_create_heap(e, err, err_size) != 0)
         goto fail;
+    engine_maps_init(e);
     engine_apply_cvars(e);
     if (engine_create_worlds(e, err, err_size) != 0)
         goto fail;
@@ -499,6 +502,9 @@ void engine_close(engine *e)
     e->heap = NULL;
     world_env_close(&e->env);
     free(e->worlds);
+    free(e->next_worlds);
+    free(e->retired);
+    e->next_worlds = e->retired = NULL;
     e->worlds = NULL;
     e->world_count = 0;
 }

@@ -41,7 +41,18 @@ static const char engine_usage[] =
     "                        $REAP_ADMIN_TOKEN); at least 16 characters\n"
     "  --cvar NAME=VALUE     set a console variable (repeatable; overrides the config file)\n"
     "  --world-profile FILE  the archetypes clients may spawn: [archetype NAME] sections\n"
-    "                        (deploy/profiles/; default: Prop and Projectile only)\n"
+    "                        (deploy/profiles/; default: Prop and Projectile only), and\n"
+    "                        the maps: [map NAME] sections\n"
+    "  --map NAME            the map to start with (default Default: the world the profile\n"
+    "                        and the cvars describe)\n"
+    "  --map-rotation A,B,.. the maps a match cycle travels through, in order\n"
+    "                        (default: the start map alone)\n"
+    "  --match-seconds N     travel to the next map of the rotation every N seconds\n"
+    "                        (default 0 = no rotation; the console's servertravel works\n"
+    "                        anyway)\n"
+    "  --seamless-travel B   travel seamlessly (UE's bUseSeamlessTravel): players stay\n"
+    "                        connected through an empty transition map (default false:\n"
+    "                        hard travel, clients reconnect)\n"
     "  --log-level LEVEL     debug, info, warn or error (default info)\n"
     "  --log-format FORMAT   text or json (one object per line) (default text)\n"
     "  --agones              report to the Agones SDK sidecar (on by itself when\n"
@@ -62,7 +73,8 @@ static const char engine_usage[] =
     "[OnlineSubsystem*] section is read as Unreal Engine reads it (README: Configuration).\n"
     "\n"
     "exit status: 0 after a clean stop; 1 when start-up fails (a port in use, for instance); 2\n"
-    "for a bad flag, config file, cvar or admin token (systemd does not restart it).\n";
+    "for a bad flag, config file, cvar, admin token or map (systemd does not restart it); 3\n"
+    "when a travel leaked a world and Engine.VerifyLoadMapWorldCleanup.Severity is 3.\n";
 
 const char *engine_options_usage(void)
 {
@@ -104,7 +116,64 @@ static const engine_option_def engine_option_defs[] = {
     { "agones-shutdown-idle", "AgonesShutdownIdle", ENGINE_OPT_AGONES_SHUTDOWN_IDLE, 0,
       604800 },
     { "world-profile", "WorldProfile", ENGINE_OPT_WORLD_PROFILE, 0, 0 },
+    { "map", "Map", ENGINE_OPT_MAP, 0, 0 },
+    { "map-rotation", "MapRotation", ENGINE_OPT_MAP_ROTATION, 0, 0 },
+    { "match-seconds", "MatchSeconds", ENGINE_OPT_MATCH_SECONDS, 0, 604800 },
+    { "seamless-travel", "SeamlessTravel", ENGINE_OPT_SEAMLESS_TRAVEL, 0, 0 },
 };
+
+/* A map's name as a profile spells it: 1-31 letters, digits or _. */
+static bool engine_map_name_ok(const char *s, size_t n)
+{
+    if (n == 0 || n >= ENGINE_MAP_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return false;
+    return true;
+}
+
+/* "A, B, C" into opts->rotation. */
+static bool engine_rotation_store(engine_options *opts, const char *value, const char *what,
+                                  char *err, size_t err_size)
+{
+    const char *s = value;
+    uint32_t n = 0;
+
+    while (*s != '\0') {
+        const char *end;
+        size_t len;
+
+        while (*s == ' ' || *s == '\t')
+            s++;
+        end = s + strcspn(s, ",");
+        len = (size_t)(end - s);
+        while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+            len--;
+        if (!engine_map_name_ok(s, len)) {
+            snprintf(err, err_size, "bad value '%s' for %s: expected map names separated by "
+                     "commas (each 1-%d letters, digits or _)", value, what,
+                     ENGINE_MAP_NAME_MAX - 1);
+            return false;
+        }
+        if (n >= ENGINE_ROTATION_MAX) {
+            snprintf(err, err_size, "bad value '%s' for %s: more than %d maps", value, what,
+                     ENGINE_ROTATION_MAX);
+            return false;
+        }
+        memcpy(opts->rotation[n], s, len);
+        opts->rotation[n][len] = '\0';
+        n++;
+        s = *end == ',' ? end + 1 : end;
+    }
+    if (n == 0) {
+        snprintf(err, err_size, "bad value '%s' for %s: expected at least one map", value, what);
+        return false;
+    }
+    opts->rotation_count = n;
+    return true;
+}
 
 #define ENGINE_OPTION_COUNT (sizeof engine_option_defs / sizeof engine_option_defs[0])
 
@@ -144,6 +213,29 @@ static bool engine_option_store(engine_options *opts, const engine_option_def *d
         }
         snprintf(opts->admin_token_path, sizeof opts->admin_token_path, "%s", value);
         return true;
+    case ENGINE_OPT_MAP:
+        if (!engine_map_name_ok(value, strlen(value))) {
+            snprintf(err, err_size, "bad value '%s' for %s: expected a map's name (1-%d "
+                     "letters, digits or _)", value, what, ENGINE_MAP_NAME_MAX - 1);
+            return false;
+        }
+        snprintf(opts->map, sizeof opts->map, "%s", value);
+        return true;
+    case ENGINE_OPT_MAP_ROTATION:
+        return engine_rotation_store(opts, value, what, err, err_size);
+    case ENGINE_OPT_SEAMLESS_TRAVEL:
+        if (strcasecmp(value, "true") == 0 || strcmp(value, "1") == 0 ||
+            strcasecmp(value, "yes") == 0)
+            opts->seamless_travel = true;
+        else if (strcasecmp(value, "false") == 0 || strcmp(value, "0") == 0 ||
+                 strcasecmp(value, "no") == 0)
+            opts->seamless_travel = false;
+        else {
+            snprintf(err, err_size, "bad value '%s' for %s: expected true or false", value,
+                     what);
+            return false;
+        }
+        return true;
     case ENGINE_OPT_WORLD_PROFILE:
         if (value[0] == '\0' || strlen(value) >= sizeof opts->world_profile_path) {
             snprintf(err, err_size, "bad value '%s' for %s: expected a file name", value, what);
@@ -175,6 +267,7 @@ static bool engine_option_store(engine_options *opts, const engine_option_def *d
     case ENGINE_OPT_MAX_PLAYERS: opts->max_players = n; break;
     case ENGINE_OPT_ADMIN_PORT: opts->admin_port = n; break;
     case ENGINE_OPT_AGONES_SHUTDOWN_IDLE: opts->agones_shutdown_idle_s = n; break;
+    case ENGINE_OPT_MATCH_SECONDS: opts->match_seconds = n; break;
     default: break;
     }
     return true;
@@ -904,12 +997,47 @@ int engine_options_apply_cvars(const engine_options *opts, cvar_registry *reg, c
     return 0;
 }
 
+/* Whether name is one of the server's maps: a [map NAME] of the profile, or Default. */
+static bool engine_map_known(const engine_options *opts, const char *name)
+{
+    return strcmp(name, "Default") == 0 ||
+           (opts->profile != NULL && world_profile_map_find(opts->profile, name) >= 0);
+}
+
+static int engine_maps_check(const engine_options *opts, char *err, size_t err_size)
+{
+    const char *bad = NULL, *what = NULL;
+    char known[512];
+    size_t n;
+
+    if (opts->map[0] != '\0' && !engine_map_known(opts, opts->map)) {
+        bad = opts->map;
+        what = "--map";
+    }
+    for (uint32_t i = 0; bad == NULL && i < opts->rotation_count; i++)
+        if (!engine_map_known(opts, opts->rotation[i])) {
+            bad = opts->rotation[i];
+            what = "MapRotation";
+        }
+    if (bad == NULL)
+        return 0;
+    n = (size_t)snprintf(known, sizeof known, "Default");
+    for (uint32_t i = 0; opts->profile != NULL && i < opts->profile->n_maps && n < sizeof known;
+         i++)
+        if (strcmp(opts->profile->maps[i].name, "Default") != 0)
+            n += (size_t)snprintf(known + n, sizeof known - n, ", %s",
+                                  opts->profile->maps[i].name);
+    snprintf(err, err_size, "%s: no map named '%s' (the maps are: %s; a map is a [map NAME] "
+             "section of --world-profile)", what, bad, known);
+    return -1;
+}
+
 int engine_options_load_world_profile(engine_options *opts, char *err, size_t err_size)
 {
     world_profile *p;
 
     if (opts->world_profile_path[0] == '\0')
-        return 0;
+        return engine_maps_check(opts, err, err_size);
     p = malloc(sizeof *p);
     if (p == NULL) {
         snprintf(err, err_size, "out of memory reading the world profile");
@@ -922,6 +1050,10 @@ int engine_options_load_world_profile(engine_options *opts, char *err, size_t er
     }
     free(opts->profile);
     opts->profile = p;
+    if (engine_maps_check(opts, err, err_size) != 0) {
+        engine_options_free(opts);
+        return -1;
+    }
     return 0;
 }
 

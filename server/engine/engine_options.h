@@ -36,6 +36,15 @@ enum {
     ENGINE_OPT_LOG_FORMAT = 1u << 9,
     ENGINE_OPT_AGONES_SHUTDOWN_IDLE = 1u << 10,
     ENGINE_OPT_WORLD_PROFILE = 1u << 11,
+    ENGINE_OPT_MAP = 1u << 12,
+    ENGINE_OPT_MAP_ROTATION = 1u << 13,
+    ENGINE_OPT_MATCH_SECONDS = 1u << 14,
+    ENGINE_OPT_SEAMLESS_TRAVEL = 1u << 15,
+};
+
+enum {
+    ENGINE_MAP_NAME_MAX = 32,      /* a map's name, with the NUL (a profile name) */
+    ENGINE_ROTATION_MAX = 16,      /* maps in [Server] MapRotation */
 };
 
 enum {
@@ -64,6 +73,12 @@ typedef struct engine_options {
                                      default profile */
     world_profile *profile;    /* read by engine_options_load_world_profile; NULL = default.
                                   Owned: engine_options_free */
+    char map[ENGINE_MAP_NAME_MAX]; /* --map ([Server] Map): the first map (default Default) */
+    char rotation[ENGINE_ROTATION_MAX][ENGINE_MAP_NAME_MAX]; /* [Server] MapRotation */
+    uint32_t rotation_count;
+    uint32_t match_seconds;    /* --match-seconds ([Server] MatchSeconds): 0 = no rotation */
+    bool seamless_travel;      /* --seamless-travel ([Server] SeamlessTravel), UE's
+                                  bUseSeamlessTravel */
     uint32_t config_warnings;  /* warnings the config file raised (UE keys reap ignores) */
     const char *cvars[ENGINE_OPTIONS_MAX_CVARS]; /* "NAME=VALUE", borrowed from argv */
     uint32_t cvar_count;
@@ -102,8 +117,9 @@ int engine_options_reload_cvars(cvar_registry *reg, const char *path, char *err,
  * $REAP_ADMIN_TOKEN. Surrounding white space is dropped. No source: no token (returns 0). */
 int engine_options_load_admin_token(engine_options *opts, char *err, size_t err_size);
 
-/* Reads and checks the world profile file, if one was given, into opts->profile. On failure
- * err names the file, the line and the field. */
+/* Reads and checks the world profile file, if one was given, into opts->profile, and checks
+ * that --map and [Server] MapRotation name its maps (or Default). On failure err names the
+ * file, the line and the field, or the map and the maps there are. */
 int engine_options_load_world_profile(engine_options *opts, char *err, size_t err_size);
 /* Frees what the options own (the profile). */
 void engine_options_free(engine_options *opts);

@@ -544,7 +544,8 @@ static size_t net_queued_bytes(const ENetPeer *peer)
 
 void net_driver_list_players(const net_driver *nd, strbuf *out)
 {
-    static const char *const states[] = { "free", "connected", "joined", "closing" };
+    static const char *const states[] = { "free", "connected", "joined", "closing",
+                                          "travelling" };
     double now = net_now(nd);
     uint32_t n = 0;
 

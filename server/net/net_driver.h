@@ -111,6 +111,8 @@ typedef struct net_driver_counters {
     uint64_t pairs;            /* actor-connection pairs (relevant or held) after the frame */
     uint64_t pair_frames;      /* pairs summed over frames */
     uint64_t streaming_levels_unloaded; /* levels the worlds told it were streaming out */
+    uint64_t travels;          /* server travels it told its clients of */
+    uint64_t travel_refusals;  /* requests refused with ERROR_CODE_TRAVEL */
 } net_driver_counters;
 
 /* Opens the UDP host on bind:port (port 0 = any free port) and starts watching its socket on
@@ -132,6 +134,24 @@ uint32_t net_driver_port(const net_driver *nd);
  * actors (destroyed with it this frame) go through the ordinary destroy path; a cell's placed
  * actors never reach the wire, so nothing else of the level is held here. */
 void net_driver_notify_streaming_level_unload(net_driver *nd, world *w, level *lvl);
+
+/* ---- server travel (net_travel.c; reap.proto's Travel) ----
+ * depart: every joined client is sent Travel (DEPART) after the old world's replication;
+ * seamless: its connection stays, out of replication, its controller in its world; hard: it
+ * leaves its world (its actors are destroyed) and the connection closes once the Travel is
+ * delivered. Until arrive, a Hello is refused with ERROR_CODE_TRAVEL (disconnect). */
+void net_driver_travel_depart(net_driver *nd, const char *map, const char *from,
+                              const char *transition, bool seamless);
+/* The current worlds are now worlds[0..count) (borrowed, as env.worlds): every world's
+ * replication index starts afresh, its positions quantized for the new worlds' extent. */
+void net_driver_set_worlds(net_driver *nd, world *const *worlds, uint32_t count);
+/* Seamless: each carried connection's controller crosses into to[its world's index]
+ * (world_carry_player). Call before the worlds they are in are retired. Returns how many. */
+uint32_t net_driver_travel_carry(net_driver *nd, world *const *to, uint32_t count);
+/* The travel is over: seamless: each carried player restarts (a pawn), is sent Travel
+ * (ARRIVE, with the new world's Welcome) and its new join snapshot; Hellos are welcome. */
+void net_driver_travel_arrive(net_driver *nd);
+bool net_driver_travelling(const net_driver *nd);
 
 /* Drains pending ENet events: connects, messages, disconnects. */
 void net_driver_service(net_driver *nd);

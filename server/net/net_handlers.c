@@ -103,9 +103,10 @@ static void net_refuse_hello(net_driver *nd, net_connection *conn, Reap__ErrorCo
     net_close_with_error(nd, conn, code, text, seq);
 }
 
-/* The Welcome of a connection that just joined: who it is, and what it needs to know to decode
- * and to expect what it will be sent (reap.proto says what each field promises). */
-static void net_send_welcome(net_driver *nd, net_connection *conn, uint32_t seq)
+/* The Welcome of a connection that just joined (or arrived by a seamless travel): who it is,
+ * and what it needs to know to decode and to expect what it will be sent (reap.proto says
+ * what each field promises). */
+void net_send_welcome(net_driver *nd, net_connection *conn, uint32_t seq, Reap__Travel *travel)
 {
     const cvar_registry *cv = nd->env.cvars;
     const world *w = conn->world;
@@ -160,6 +161,13 @@ static void net_send_welcome(net_driver *nd, net_connection *conn, uint32_t seq)
     limits.max_bad_messages = lim.max_bad_messages;
     welcome.limits = &limits;
     out.seq = seq;
+    if (travel != NULL) {
+        travel->welcome = &welcome;
+        out.body_case = REAP__ENVELOPE__BODY_TRAVEL;
+        out.travel = travel;
+        net_send(nd, conn, MSG_CHANNEL_REPLICATION, &out);
+        return;
+    }
     out.body_case = REAP__ENVELOPE__BODY_WELCOME;
     out.welcome = &welcome;
     net_send(nd, conn, MSG_CHANNEL_CONTROL, &out);
@@ -192,6 +200,12 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
                          "shorter than %d bytes", PLAYER_NAME_MAX);
         return;
     }
+    if (nd->travelling) {
+        net_refuse_hello(nd, conn, REAP__ERROR_CODE__ERROR_CODE_TRAVEL, env->seq,
+                         "the server is travelling to %s; connect again in a moment",
+                         nd->travel_map);
+        return;
+    }
     w = net_find_world(nd, h->world);
     if (w == NULL) {
         char shown[48];
@@ -219,7 +233,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     w->connections++;
     nd->player_count++;
     net_repl_join(nd, conn);
-    net_send_welcome(nd, conn, env->seq);
+    net_send_welcome(nd, conn, env->seq, NULL);
     log_info("player %u '%s' joined %s from %s", conn->player_id, conn->name, w->name,
              conn->address);
     if (nd->env.player_joined_cb != NULL)
@@ -483,7 +497,9 @@ void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacket *pack
         net_handle_goodbye(nd, conn);
         return;
     }
-    if (conn->state != NET_CONN_JOINED) {
+    if (conn->state == NET_CONN_TRAVELLING && net_travel_refuses(nd, conn, env))
+        return;
+    if (conn->state != NET_CONN_JOINED && conn->state != NET_CONN_TRAVELLING) {
         net_reject(nd, conn, REAP__ERROR_CODE__ERROR_CODE_UNEXPECTED, env->seq,
                    "'%s' before hello: say hello first", msg_body_name(env->body_case));
         return;

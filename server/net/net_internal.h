@@ -9,6 +9,7 @@
  *   net_replication.c  per connection: relevancy, priority, budget, packing
  *   net_index.c        per world: the replication index, each actor's records encoded once
  *   net_view.c         per connection: state arrays over the index
+ *   net_travel.c       a server travel: Travel to the clients, carried connections
  *
  * What ENet costs (1.3.17, the version Debian ships; read from its protocol.c and peer.c):
  * - enet_host_service makes a send pass over every peer (twice per call) and reads up to 256
@@ -82,6 +83,7 @@ typedef enum net_conn_state {
     NET_CONN_CONNECTED,  /* ENet connected; waiting for Hello */
     NET_CONN_JOINED,     /* in a world with a player controller */
     NET_CONN_CLOSING,    /* goodbye or kick: ignoring input until ENet disconnects */
+    NET_CONN_TRAVELLING, /* carried by a seamless travel: in no replication until it arrives */
 } net_conn_state;
 
 typedef struct net_connection {
@@ -186,6 +188,10 @@ struct net_driver {
     uint8_t rec_buf[2 * NET_PACKET_TARGET]; /* a spawn message's records, an update's */
 
     net_index indexes[NET_MAX_WORLDS]; /* by world index */
+
+    /* A server travel under way (net_travel.c): hellos are refused until it arrives. */
+    bool travelling, travel_seamless;
+    char travel_map[32], travel_from[32], travel_transition[32];
 };
 
 /* ---- net_driver.c ---- */
@@ -206,6 +212,14 @@ void net_sanitize(const char *text, char *out, size_t out_size);
 
 /* ---- net_handlers.c ---- */
 void net_on_receive(net_driver *nd, net_connection *conn, const ENetPacket *packet);
+/* The Welcome of a connection in its world (seq: its Hello's); with travel, wrapped in that
+ * Travel (ARRIVE) on the replication channel instead. */
+void net_send_welcome(net_driver *nd, net_connection *conn, uint32_t seq, Reap__Travel *travel);
+
+/* ---- net_travel.c ---- */
+/* A message from a connection a seamless travel is carrying: true when it was refused (or
+ * dropped) here, false when the ordinary handler serves it (Ping, StatsRequest...). */
+bool net_travel_refuses(net_driver *nd, net_connection *conn, const Reap__Envelope *env);
 /* A player name is valid UTF-8 with no control characters (C0, DEL, C1) and fits. */
 bool net_name_is_valid(const char *name);
 

@@ -148,33 +148,22 @@ void actor_abandon(world *w, actor *a)
     }
 }
 
-gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_name,
-                             player_controller **out_controller)
+/* The pawn of a controller that has none (a new player's, or one carried by a seamless
+ * travel), with its movement and collision components, at a spawn point of w. */
+gc_result actor_spawn_pawn(world *w, player_controller *pc)
 {
     gc_heap *heap = w->env->heap;
     level *lvl = w->persistent_level;
+    uint32_t player_id = pc->player_id;
     actor *a;
-    player_controller *pc;
     pawn *p;
     actor_component *comp;
     gc_result r;
 
-    r = actor_create(w, lvl, w->env->classes.player_controller, ACTOR_KIND_PLAYER_CONTROLLER,
-                     lvl, NULL, ACTOR_CREATE_PLACE, &a);
-    if (r != GC_OK)
-        return r;
-    pc = (player_controller *)a;
-    pc->player_id = player_id;
-    pc->base.owner_player_id = player_id;
-    pc->base.replicates = true;
-    snprintf(pc->player_name, sizeof pc->player_name, "%s", player_name ? player_name : "");
-
     r = actor_create(w, lvl, w->env->classes.pawn, ACTOR_KIND_PAWN, lvl, NULL,
                      ACTOR_CREATE_PLACE, &a);
-    if (r != GC_OK) {
-        actor_abandon(w, &pc->base);
+    if (r != GC_OK)
         return r;
-    }
     p = (pawn *)a;
     WORLD_STORE_REF(heap, p->base.owner, &pc->base);
     p->base.owner_player_id = player_id;
@@ -192,8 +181,8 @@ gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_na
                                    &comp);
     }
     if (r != GC_OK) {
+        pc->pawn = NULL;
         actor_abandon(w, &p->base);
-        actor_abandon(w, &pc->base);
         return r;
     }
     comp->params[0] = 0.5f; /* radius */
@@ -203,8 +192,35 @@ gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_na
         w->env->clusters_created++;
 
     actor_enter_grid(w, &p->base);
-    actor_queue_spawn(w, &pc->base);
     actor_queue_spawn(w, &p->base);
+    return GC_OK;
+}
+
+gc_result actor_spawn_player(world *w, uint32_t player_id, const char *player_name,
+                             player_controller **out_controller)
+{
+    level *lvl = w->persistent_level;
+    actor *a;
+    player_controller *pc;
+    gc_result r;
+
+    r = actor_create(w, lvl, w->env->classes.player_controller, ACTOR_KIND_PLAYER_CONTROLLER,
+                     lvl, NULL, ACTOR_CREATE_PLACE, &a);
+    if (r != GC_OK)
+        return r;
+    pc = (player_controller *)a;
+    pc->player_id = player_id;
+    pc->base.owner_player_id = player_id;
+    pc->base.replicates = true;
+    snprintf(pc->player_name, sizeof pc->player_name, "%s", player_name ? player_name : "");
+    /* Queued first, as replication has always seen them (a failed pawn leaves it garbage,
+     * which the outbox's weak handle then skips). */
+    actor_queue_spawn(w, &pc->base);
+    r = actor_spawn_pawn(w, pc);
+    if (r != GC_OK) {
+        actor_abandon(w, &pc->base);
+        return r;
+    }
     *out_controller = pc;
     return GC_OK;
 }

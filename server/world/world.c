@@ -61,6 +61,16 @@ static const gc_member prop_members[] = {
     GC_MEMBERS_END,
 };
 
+static const gc_member game_instance_members[] = {
+    GC_REF_ARRAY(game_instance, objects),
+    GC_MEMBERS_END,
+};
+
+static void game_instance_destructor(void *obj)
+{
+    gc_ref_array_free(&((game_instance *)obj)->objects);
+}
+
 static void world_destructor(void *obj)
 {
     world *w = obj;
@@ -135,6 +145,8 @@ gc_result world_classes_register(gc_heap *heap, world_classes *out_classes)
     ADD(projectile, "Projectile", projectile, c.actor, 0, NULL, NULL);
     ADD(prop, "Prop", prop, c.actor, GC_CLASS_CLUSTER_ROOT, prop_members, prop_destructor);
     ADD(prop_part, "PropPart", actor, c.actor, GC_CLASS_CAN_BE_IN_CLUSTER, NULL, NULL);
+    ADD(game_instance, "GameInstance", game_instance, NULL, 0, game_instance_members,
+        game_instance_destructor);
 #undef ADD
     *out_classes = c;
     return GC_OK;

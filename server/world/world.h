@@ -71,7 +71,14 @@ typedef struct world_classes {
     gc_class *projectile;
     gc_class *prop;
     gc_class *prop_part;
+    gc_class *game_instance;
 } world_classes;
+
+/* The game instance (UE UGameInstance): one rooted object outside every world, for the
+ * process. It holds the lifetime = instance actors, which survive every travel. */
+typedef struct game_instance {
+    gc_ref_array objects;        /* refs: its actors, in spawn order */
+} game_instance;
 
 /* One archetype of the world profile compiled into collected classes (world_archetype.c).
  * An instance's reference slots, weak handles and payload follow its struct (archetype_actor or
@@ -81,6 +88,7 @@ typedef struct world_archetype {
     gc_class *cls;               /* its actors (or, base = component, its parts) */
     gc_class *part_cls;          /* the parts `components = N` creates; NULL when none */
     uint32_t strong, weak, pins; /* reference slots, weak and strong handles per object */
+    bool held;                   /* lifetime = instance: its actor's slots are held immutably */
     size_t pins_offset, refs_offset, weak_offset, payload_offset; /* in a cls instance */
     size_t part_pins_offset, part_refs_offset, part_weak_offset, part_payload_offset;
 } world_archetype;
@@ -93,6 +101,7 @@ typedef struct world_env {
     uint32_t n_archetypes;
     world_profile_cells cells;   /* the profile's [cells]: what every streaming cell places */
     world_streaming_env streaming; /* streaming levels' process-wide side */
+    game_instance *instance;     /* rooted; NULL until world_game_instance_create */
     void **spawn_scratch;        /* objects of the spawn being built, in creation order */
     uint32_t spawn_scratch_cap;
     uint64_t next_net_id;        /* starts at 1; never reused */
@@ -211,6 +220,7 @@ typedef struct world_spawned {
 struct world {
     world_env *env;              /* borrowed; outlives the world */
     char name[WORLD_NAME_MAX];
+    char map[32];                /* the map it was loaded for ("" outside the engine) */
     uint32_t index;
     gc_ref_array levels;         /* refs */
     level *persistent_level;     /* ref */
@@ -219,6 +229,9 @@ struct world {
     uint32_t connections;        /* client connections in this world (net driver keeps it) */
     world_grid grid;             /* spatial index of replicated actors that have a position */
     world_streaming streaming;   /* its streaming cells (none without a profile [cells]) */
+    /* Its end at a travel (world_travel.c): where the end of play has got to. */
+    bool tearing_down, torn_down;
+    uint32_t teardown_level, teardown_slot;
     /* Replication outbox for this frame: plain data, drained by the net driver. */
     world_spawned *spawned;
     uint32_t spawned_count, spawned_cap;
@@ -326,9 +339,36 @@ gc_result actor_spawn_archetype(world *w, uint32_t index, player_controller *own
  * holds 2 * env->n_archetypes entries. Cost: one visit per live object. */
 void world_archetype_census(const world_env *env, gc_heap *heap, uint32_t *out);
 
-/* True when obj belongs to an actor of a `lifetime = persistent` archetype (the actor, its
+/* True when obj belongs to an actor of a `lifetime = persistent` or `instance` archetype (the actor, its
  * parts or its children): it outlives its player by design. */
 bool world_object_is_persistent(const world_env *env, gc_heap *heap, const void *obj);
+
+/* ---- travel (world_travel.c) ------------------------------------------------------------ */
+
+/* Creates the game instance (world_env.instance), rooted, once, at start-up: it lives for the
+ * process, outside every world. */
+gc_result world_game_instance_create(world_env *env);
+/* Actors the game instance holds (lifetime = instance). */
+uint32_t world_game_instance_count(const world_env *env);
+
+/* A world ends (UE CleanupWorld at a travel). begin: it leaves streaming's process-wide list
+ * (world_streaming_detach). step: every actor's end of play (it and its components, parts and
+ * child actors marked garbage, its slot emptied) for at most time_limit seconds (0: no
+ * limit), counting actors in *io_actors; true once done, when its levels are garbage and the
+ * world has left the root set, marked garbage. The caller stops ticking and replicating it
+ * first, and takes out what must cross into the next world (world_carry_player). */
+void world_teardown_begin(world *w);
+bool world_teardown_step(world *w, double time_limit, uint64_t *io_actors);
+
+/* A seamless travel keeps a player's controller: what it owned and its pawn are destroyed in
+ * `from`, and the controller moves into `to`'s persistent level (its outer changes, as UE's
+ * Rename does). Nothing changes on failure. */
+gc_result world_carry_player(world *from, world *to, player_controller *pc);
+/* The carried controller's player restarts in w (UE RestartPlayer): a new pawn, and the
+ * controller queued for replication. */
+gc_result world_restart_player(world *w, player_controller *pc);
+/* A controller's new pawn at one of w's spawn points. */
+gc_result actor_spawn_pawn(world *w, player_controller *pc);
 
 /* For world_create: places the two permanent actors in slots 0-1 of a fresh level. */
 gc_result actor_spawn_level_fixtures(world *w, level *lvl);

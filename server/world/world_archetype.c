@@ -28,6 +28,15 @@
  *
  * Cells place archetypes too (world_archetype_place): the same tree in the cell's level, but
  * as net startup actors: no net id, not replicated, no owner, standing still.
+ *
+ * A `lifetime = instance` archetype is spawned outside every world: its actor's outer is the
+ * game instance (world_env.instance), which holds it for the process (UE's GameInstance and its
+ * subsystems), and it takes no level slot, is not replicated and does not tick. Its own
+ * ordinary references are held as a game instance holds its properties when nothing nulls them
+ * (UE5 without pending kill): reported to the collector as immutable references (a "held"
+ * block, [n][slots], after its strong handles), never nulled, so that whatever they name in a
+ * world keeps that world alive. That is how a real game leaks a world, and what the
+ * travel's leak verdict names.
  */
 #include "world.h"
 
@@ -96,11 +105,28 @@ static void archetype_part_finish_destroy(void *obj)
                                               archetype_align(sizeof(archetype_part))));
 }
 
+/* A lifetime = instance actor's ordinary references: [n][n slots], each reported as an
+ * immutable reference (never nulled, even when its target is garbage). */
+typedef struct archetype_held {
+    uint32_t n;
+    uint32_t pad;
+    void *slot[];
+} archetype_held;
+
+static void archetype_held_refs_cb(void *data, gc_collector *collector)
+{
+    archetype_held *h = data;
+
+    for (uint32_t i = 0; i < h->n; i++)
+        gc_collector_add_immutable(collector, h->slot[i]);
+}
+
 /* Registers one class: base members (those of archetype_actor or archetype_part) then a REF
- * member per slot at refs_offset. */
+ * member per slot at refs_offset, or (held) one block of immutable references there. */
 static gc_result archetype_class_register(world_env *env, const char *name, bool is_actor,
                                           bool cluster_root, uint32_t strong, bool has_pins,
-                                          size_t size, size_t refs_offset, gc_class **out)
+                                          bool held, size_t size, size_t refs_offset,
+                                          gc_class **out)
 {
     gc_member members[2 + 2 * WORLD_PROFILE_REFS_MAX * WORLD_PROFILE_EARLIER_MAX];
     gc_class_desc desc;
@@ -111,7 +137,12 @@ static gc_result archetype_class_register(world_env *env, const char *name, bool
     } else {
         members[n++] = (gc_member)GC_REF(archetype_part, base.owner_actor);
     }
-    for (uint32_t i = 0; i < strong; i++)
+    if (held)
+        members[n++] = (gc_member){ GC_MEMBER_STRUCT_ARO, "held",
+                                    refs_offset - sizeof(archetype_held),
+                                    sizeof(archetype_held) + strong * sizeof(void *), 0, NULL,
+                                    archetype_held_refs_cb };
+    for (uint32_t i = 0; !held && i < strong; i++)
         members[n++] = (gc_member){ GC_MEMBER_REF, "ref", refs_offset + i * sizeof(void *),
                                     sizeof(void *), 0, NULL, NULL };
     members[n++] = (gc_member)GC_MEMBERS_END;
@@ -150,13 +181,15 @@ bool world_archetypes_compile(world_env *env, const world_profile *p, const char
         gc_result r;
 
         a->def = *d;
+        a->held = d->lifetime == WORLD_PROFILE_LIFETIME_INSTANCE && is_actor;
         archetype_slots(d, &a->strong, &a->weak, &a->pins);
         a->pins_offset = archetype_align(head);
-        a->refs_offset = a->pins_offset + archetype_pins_size(a->pins);
+        a->refs_offset = a->pins_offset + archetype_pins_size(a->pins) +
+                         (a->held ? sizeof(archetype_held) : 0);
         a->weak_offset = a->refs_offset + a->strong * sizeof(void *);
         a->payload_offset = a->weak_offset + a->weak * sizeof(gc_weak);
         r = archetype_class_register(env, d->name, is_actor, is_actor && d->cluster, a->strong,
-                                     a->pins > 0, a->payload_offset + d->payload,
+                                     a->pins > 0, a->held, a->payload_offset + d->payload,
                                      a->refs_offset, &a->cls);
         if (r == GC_OK && is_actor && d->components > 0) {
             size_t ph = archetype_align(sizeof(archetype_part));
@@ -167,7 +200,7 @@ bool world_archetypes_compile(world_env *env, const world_profile *p, const char
             a->part_weak_offset = a->part_refs_offset + a->strong * sizeof(void *);
             a->part_payload_offset = a->part_weak_offset + a->weak * sizeof(gc_weak);
             r = archetype_class_register(env, part_name, false, false, a->strong, a->pins > 0,
-                                         a->part_payload_offset + d->payload,
+                                         false, a->part_payload_offset + d->payload,
                                          a->part_refs_offset, &a->part_cls);
         }
         if (r != GC_OK) {
@@ -210,6 +243,7 @@ typedef struct archetype_build {
     uint32_t top;                  /* the spawned archetype: its lifetime is the spawn's */
     uint32_t n;                    /* objects in env->spawn_scratch */
     bool placed;                   /* a cell's startup actor (world_archetype_place) */
+    bool instance;                 /* a lifetime = instance spawn: the game instance's */
     uint32_t seq;                  /* placed: its number in the cell (its name's) */
     const float *pos;              /* placed: where it stands */
     gc_result r;
@@ -281,8 +315,9 @@ static bool archetype_build_tree(archetype_build *b, uint32_t idx, archetype_act
     if (d->base == WORLD_PROFILE_BASE_COMPONENT)
         return parent != NULL && archetype_new_part(b, parent, arch->cls, idx, true, d->name);
     /* A cell's child actors stand still and stay off the wire: only its top actors take a
-     * slot, as only the replicated or moving children of a spawn do. */
-    if (parent == NULL || (!b->placed && (d->replicated || d->moves)))
+     * slot, as only the replicated or moving children of a spawn do. The game instance's
+     * actors are in no level. */
+    if (!b->instance && (parent == NULL || (!b->placed && (d->replicated || d->moves))))
         flags |= ACTOR_CREATE_PLACE;
     if (b->placed) {
         flags |= ACTOR_CREATE_STARTUP;
@@ -294,7 +329,9 @@ static bool archetype_build_tree(archetype_build *b, uint32_t idx, archetype_act
         snprintf(name, sizeof name, "%s_%llu", d->name, (unsigned long long)env->next_net_id);
     }
     b->r = actor_create(w, lvl, arch->cls, ACTOR_KIND_ARCHETYPE,
-                        parent != NULL ? (void *)parent : (void *)lvl, name, flags, &a);
+                        parent != NULL ? (void *)parent
+                                       : b->instance ? (void *)env->instance : (void *)lvl,
+                        name, flags, &a);
     if (b->r != GC_OK)
         return false;
     aa = (archetype_actor *)a;
@@ -304,14 +341,16 @@ static bool archetype_build_tree(archetype_build *b, uint32_t idx, archetype_act
     }
     *out_actor = aa;
     a->archetype = idx + 1;
-    a->replicates = d->replicated && !b->placed;
-    a->moves = d->moves && !b->placed;
+    a->replicates = d->replicated && !b->placed && !b->instance;
+    a->moves = d->moves && !b->placed && !b->instance;
     aa->top_level = parent == NULL;
     aa->heading = (float)((b->placed ? b->seq : a->net_id) % 628) / 100.0f;
     if (b->owner != NULL) {
         /* A persistent actor names its player (replication) but does not hold the player's
-         * controller: it must not keep the player alive once the player has gone. */
-        if (env->archetypes[b->top].def.lifetime != WORLD_PROFILE_LIFETIME_PERSISTENT)
+         * controller: it must not keep the player alive once the player has gone; nor does
+         * the game instance's. */
+        if (env->archetypes[b->top].def.lifetime != WORLD_PROFILE_LIFETIME_PERSISTENT &&
+            !b->instance)
             WORLD_STORE_REF(heap, a->owner, &b->owner->base);
         a->owner_player_id = b->owner->player_id;
     }
@@ -409,11 +448,13 @@ static void archetype_wire(archetype_build *b)
         char *base = obj;
         size_t refs_off, weak_off, pins_off, payload_off;
         uint32_t s = 0, wk = 0, pn = 0;
+        bool held = false;
 
         if (gc_object_is_a(heap, obj, env->classes.actor)) {
             archetype_actor *aa = obj;
 
             arch = &env->archetypes[aa->base.archetype - 1];
+            held = arch->held;
             owner = aa->top_level ? (void *)aa->base.owner : gc_object_outer(heap, obj);
             refs_off = arch->refs_offset;
             weak_off = arch->weak_offset;
@@ -433,6 +474,8 @@ static void archetype_wire(archetype_build *b)
             ((archetype_pins *)(base + pins_off))->heap = heap;
             ((archetype_pins *)(base + pins_off))->n = arch->pins;
         }
+        if (held)
+            ((archetype_held *)(base + refs_off - sizeof(archetype_held)))->n = arch->strong;
         for (uint32_t t = 0; t < arch->def.n_refs; t++) {
             const world_profile_ref *ref = &arch->def.refs[t];
 
@@ -493,13 +536,17 @@ gc_result actor_spawn_archetype(world *w, uint32_t index, player_controller *own
                                 actor **out_actor)
 {
     world_env *env = w->env;
-    archetype_build b = { w, w->persistent_level, owner, index, 0, false, 0, NULL, GC_OK };
+    archetype_build b = { w, w->persistent_level, owner, index, 0, false, false, 0, NULL,
+                          GC_OK };
     const world_archetype *arch;
     archetype_actor *top = NULL;
 
     if (index >= env->n_archetypes || env->archetypes[index].def.base != WORLD_PROFILE_BASE_ACTOR)
         return GC_E_INVALID;
     arch = &env->archetypes[index];
+    b.instance = arch->def.lifetime == WORLD_PROFILE_LIFETIME_INSTANCE;
+    if (b.instance && env->instance == NULL)
+        return GC_E_STATE;
     if (!archetype_build_tree(&b, index, NULL, &top)) {
         /* Nothing of it is announced yet: the placed actors give back their slots. */
         for (uint32_t i = 0; i < b.n; i++) {
@@ -510,6 +557,18 @@ gc_result actor_spawn_archetype(world *w, uint32_t index, player_controller *own
         return b.r != GC_OK ? b.r : GC_E_NOMEM;
     }
     archetype_wire(&b);
+    if (b.instance) {
+        /* The game instance holds it from now on, whatever world it was spawned in. */
+        gc_result r = gc_ref_array_push(&env->instance->objects, top);
+
+        if (r != GC_OK) {
+            gc_object_mark_garbage(env->heap, top);
+            return r;
+        }
+        gc_write_barrier(env->heap, top);
+        *out_actor = &top->base;
+        return GC_OK;
+    }
     if (owner != NULL && arch->def.lifetime != WORLD_PROFILE_LIFETIME_PERSISTENT) {
         gc_result r = gc_ref_array_push(&owner->owned, top);
 
@@ -533,7 +592,7 @@ gc_result world_archetype_place(world *w, level *lvl, uint32_t index, uint32_t s
                                 const float pos[3], bool cluster, uint32_t *out_objects)
 {
     world_env *env = w->env;
-    archetype_build b = { w, lvl, NULL, index, 0, true, seq, pos, GC_OK };
+    archetype_build b = { w, lvl, NULL, index, 0, true, false, seq, pos, GC_OK };
     archetype_actor *top = NULL;
 
     if (index >= env->n_archetypes || env->archetypes[index].def.base != WORLD_PROFILE_BASE_ACTOR)
@@ -570,7 +629,9 @@ bool world_object_is_persistent(const world_env *env, gc_heap *heap, const void 
                 return false;
             if (((const archetype_actor *)a)->top_level)
                 return env->archetypes[a->archetype - 1].def.lifetime ==
-                       WORLD_PROFILE_LIFETIME_PERSISTENT;
+                           WORLD_PROFILE_LIFETIME_PERSISTENT ||
+                       env->archetypes[a->archetype - 1].def.lifetime ==
+                           WORLD_PROFILE_LIFETIME_INSTANCE;
         } else if (gc_object_outer(heap, o) == NULL) {
             return false;
         }

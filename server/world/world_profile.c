@@ -21,6 +21,7 @@ typedef struct profile_ctx {
     char section[96];
     world_profile_archetype *cur;      /* NULL outside an archetype */
     bool in_cells;                     /* in the [cells] section */
+    world_profile_map *map;            /* in a [map NAME] section; NULL otherwise */
     char msg[400];
     bool failed;
 } profile_ctx;
@@ -28,6 +29,7 @@ typedef struct profile_ctx {
 static const char profile_keys[] =
     "base, components, children, refs, payload, lifetime, cluster, replicated, moves";
 static const char profile_cell_keys[] = "placed, player_starts";
+static const char profile_map_keys[] = "extent, placed, player_starts, persistent_props";
 
 static int profile_fail(profile_ctx *c, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -43,6 +45,8 @@ static int profile_fail(profile_ctx *c, const char *key, const char *fmt, ...)
         n = snprintf(c->msg, sizeof c->msg, "[archetype %s] ", c->cur->name);
     else if (c->in_cells)
         n = snprintf(c->msg, sizeof c->msg, "[cells] ");
+    else if (c->map != NULL)
+        n = snprintf(c->msg, sizeof c->msg, "[map %s] ", c->map->name);
     if (key != NULL && n >= 0 && (size_t)n < sizeof c->msg)
         n += snprintf(c->msg + n, sizeof c->msg - (size_t)n, "%s: ", key);
     va_start(ap, fmt);
@@ -221,11 +225,13 @@ static int profile_key(profile_ctx *c, world_profile_archetype *a, const char *k
             a->lifetime = WORLD_PROFILE_LIFETIME_VISIT;
         } else if (strcmp(value, "persistent") == 0) {
             a->lifetime = WORLD_PROFILE_LIFETIME_PERSISTENT;
+        } else if (strcmp(value, "instance") == 0) {
+            a->lifetime = WORLD_PROFILE_LIFETIME_INSTANCE;
         } else {
             s = strtod(value, &end);
             if (end == value || *end != '\0' || !(s > 0 && s <= 86400))
-                return profile_fail(c, key, "'%s': expected visit, persistent or seconds in "
-                                    "(0, 86400]", value);
+                return profile_fail(c, key, "'%s': expected visit, persistent, instance or "
+                                    "seconds in (0, 86400]", value);
             a->lifetime = WORLD_PROFILE_LIFETIME_SECONDS;
             a->seconds = s;
         }
@@ -242,6 +248,10 @@ static int profile_key(profile_ctx *c, world_profile_archetype *a, const char *k
     } else {
         return profile_fail(c, NULL, "unknown field '%s' (known: %s)", key, profile_keys);
     }
+    if (a->lifetime == WORLD_PROFILE_LIFETIME_INSTANCE &&
+        (a->base == WORLD_PROFILE_BASE_COMPONENT || a->cluster))
+        return profile_fail(c, key, "a lifetime = instance archetype is an actor the game "
+                            "instance holds on its own: base = actor and cluster = no");
     if (a->base == WORLD_PROFILE_BASE_COMPONENT && (a->components > 0 || a->n_children > 0))
         return profile_fail(c, key, "a component archetype has no components or children of "
                             "its own (base = actor for that)");
@@ -256,21 +266,34 @@ static int profile_key(profile_ctx *c, world_profile_archetype *a, const char *k
 }
 
 /* Objects one cell places: each placed actor is a spawn of its archetype. */
-static uint64_t profile_cell_objects(const world_profile *p)
+static uint64_t profile_cell_objects(const world_profile *p, const world_profile_cells *cells)
 {
     uint64_t objects = 0;
 
-    for (uint32_t i = 0; i < p->cells.n_placed; i++)
-        objects += (uint64_t)p->archetypes[p->cells.placed[i].archetype].objects *
-                   p->cells.placed[i].count;
+    for (uint32_t i = 0; i < cells->n_placed; i++)
+        objects += (uint64_t)p->archetypes[cells->placed[i].archetype].objects *
+                   cells->placed[i].count;
     return objects;
+}
+
+/* The cells the section being read describes: [cells], or a [map NAME]'s. */
+static world_profile_cells *profile_cur_cells(profile_ctx *c)
+{
+    return c->map != NULL ? &c->map->cells : &c->p->cells;
 }
 
 static int profile_placed(profile_ctx *c, const char *value)
 {
-    world_profile_cells *cells = &c->p->cells;
+    world_profile_cells *cells = profile_cur_cells(c);
     char buf[512], *save = NULL, *term;
+    char above[WORLD_PROFILE_NAME_MAX + 8];
     uint64_t objects;
+
+    if (c->map != NULL)
+        snprintf(above, sizeof above, "map %s", c->map->name);
+    else
+        snprintf(above, sizeof above, "cells");
+    cells->present = true;
 
     if (strlen(value) >= sizeof buf)
         return profile_fail(c, "placed", "too long (at most %zu characters)", sizeof buf - 1);
@@ -297,11 +320,14 @@ static int profile_placed(profile_ctx *c, const char *value)
             return profile_fail(c, "placed", "an empty name (expected NAME:N,...)");
         idx = world_profile_find(c->p, name);
         if (idx < 0)
-            return profile_fail(c, "placed", "'%s' is not an archetype defined above [cells]",
-                                name);
+            return profile_fail(c, "placed", "'%s' is not an archetype defined above [%s]",
+                                name, above);
         if (c->p->archetypes[idx].base != WORLD_PROFILE_BASE_ACTOR)
             return profile_fail(c, "placed", "'%s' is a component archetype: a cell places "
                                 "actors (base = actor)", name);
+        if (c->p->archetypes[idx].lifetime == WORLD_PROFILE_LIFETIME_INSTANCE)
+            return profile_fail(c, "placed", "'%s' has lifetime = instance: the game instance "
+                                "holds it, outside every level", name);
         if (cells->n_placed >= WORLD_PROFILE_PLACED_MAX)
             return profile_fail(c, "placed", "more than %d kinds of placed actors",
                                 WORLD_PROFILE_PLACED_MAX);
@@ -309,7 +335,7 @@ static int profile_placed(profile_ctx *c, const char *value)
         cells->placed[cells->n_placed].count = count;
         cells->n_placed++;
     }
-    objects = profile_cell_objects(c->p);
+    objects = profile_cell_objects(c->p, cells);
     if (objects > WORLD_PROFILE_CELL_OBJECTS_MAX)
         return profile_fail(c, "placed", "one cell would place %llu objects (at most %d)",
                             (unsigned long long)objects, WORLD_PROFILE_CELL_OBJECTS_MAX);
@@ -322,12 +348,43 @@ static int profile_cell_key(profile_ctx *c, const char *key, const char *value)
     if (strcmp(key, "placed") == 0)
         return profile_placed(c, value);
     if (strcmp(key, "player_starts") == 0) {
-        if (!text_uint(value, 0, WORLD_PROFILE_PLAYER_STARTS_MAX, &c->p->cells.player_starts))
+        if (!text_uint(value, 0, WORLD_PROFILE_PLAYER_STARTS_MAX,
+                       &profile_cur_cells(c)->player_starts))
             return profile_fail(c, key, "'%s': expected an integer in [0, %d]", value,
                                 WORLD_PROFILE_PLAYER_STARTS_MAX);
         return 1;
     }
     return profile_fail(c, NULL, "unknown field '%s' (known: %s)", key, profile_cell_keys);
+}
+
+/* A [map NAME] field: the cell keys, and what only a map has. */
+static int profile_map_key(profile_ctx *c, const char *key, const char *value)
+{
+    world_profile_map *m = c->map;
+
+    if (strcmp(key, "extent") == 0) {
+        char *end;
+        double v = strtod(value, &end);
+
+        if (end == value || *end != '\0' || !(v >= WORLD_PROFILE_EXTENT_MIN &&
+                                              v <= WORLD_PROFILE_EXTENT_MAX))
+            return profile_fail(c, key, "'%s': expected world units in [%d, %d] (the map's "
+                                "world.Extent)", value, WORLD_PROFILE_EXTENT_MIN,
+                                WORLD_PROFILE_EXTENT_MAX);
+        m->extent = (float)v;
+        return 1;
+    }
+    if (strcmp(key, "persistent_props") == 0) {
+        if (!text_uint(value, 0, WORLD_PROFILE_PERSISTENT_PROPS_MAX, &m->persistent_props))
+            return profile_fail(c, key, "'%s': expected an integer in [0, %d] (the map's "
+                                "world.PersistentProps)", value,
+                                WORLD_PROFILE_PERSISTENT_PROPS_MAX);
+        m->has_persistent_props = true;
+        return 1;
+    }
+    if (strcmp(key, "placed") == 0 || strcmp(key, "player_starts") == 0)
+        return profile_cell_key(c, key, value);
+    return profile_fail(c, NULL, "unknown field '%s' (known: %s)", key, profile_map_keys);
 }
 
 static bool profile_name_ok(const char *name)
@@ -348,6 +405,26 @@ static int profile_section(profile_ctx *c, const char *section)
 
     c->cur = NULL;
     c->in_cells = false;
+    c->map = NULL;
+    if (strncmp(section, "map ", 4) == 0) {
+        world_profile_map *m;
+
+        for (name = section + 4; *name == ' '; name++)
+            ;
+        if (!profile_name_ok(name))
+            return profile_fail(c, NULL, "[%s]: a map's name is 1-%d letters, digits or _",
+                                section, WORLD_PROFILE_NAME_MAX - 1);
+        if (world_profile_map_find(c->p, name) >= 0)
+            return profile_fail(c, NULL, "[%s]: map '%s' is defined twice", section, name);
+        if (c->p->n_maps >= WORLD_PROFILE_MAPS_MAX)
+            return profile_fail(c, NULL, "[%s]: more than %d maps", section,
+                                WORLD_PROFILE_MAPS_MAX);
+        m = &c->p->maps[c->p->n_maps++];
+        memset(m, 0, sizeof *m);
+        snprintf(m->name, sizeof m->name, "%s", name);
+        c->map = m;
+        return 1;
+    }
     if (strcmp(section, "cells") == 0) {
         if (c->p->cells.present)
             return profile_fail(c, NULL, "[cells] is given twice");
@@ -356,8 +433,8 @@ static int profile_section(profile_ctx *c, const char *section)
         return 1;
     }
     if (strncmp(section, "archetype ", 10) != 0)
-        return profile_fail(c, NULL, "unknown section [%s] (expected [archetype NAME] or "
-                            "[cells])", section);
+        return profile_fail(c, NULL, "unknown section [%s] (expected [archetype NAME], "
+                            "[cells] or [map NAME])", section);
     for (name = section + 10; *name == ' '; name++)
         ;
     if (!profile_name_ok(name))
@@ -391,6 +468,8 @@ static int profile_ini_cb(void *user, const char *section, const char *key, cons
     }
     if (c->in_cells)
         return profile_cell_key(c, key, value);
+    if (c->map != NULL)
+        return profile_map_key(c, key, value);
     if (c->cur == NULL)
         return profile_fail(c, NULL, "'%s' outside a section: expected [archetype NAME] first",
                             key);
@@ -418,6 +497,30 @@ static bool profile_finish(profile_ctx *c, const char *name, int line, char *err
     return true;
 }
 
+/* inih reports keys, not sections: a [map NAME] with no key is a map all the same (one with
+ * the server's settings and no cells). A name inih would have refused is left out. */
+static void profile_empty_map(world_profile *p, const char *h, size_t len)
+{
+    char name[WORLD_PROFILE_NAME_MAX];
+    const char *end = memchr(h, ']', len);
+    size_t n;
+
+    if (end == NULL || (size_t)(end - h) < 5 || strncmp(h, "map ", 4) != 0)
+        return;
+    for (h += 4; h < end && *h == ' '; h++)
+        ;
+    n = (size_t)(end - h);
+    if (n == 0 || n >= sizeof name || p->n_maps >= WORLD_PROFILE_MAPS_MAX)
+        return;
+    memcpy(name, h, n);
+    name[n] = '\0';
+    if (!profile_name_ok(name) || world_profile_map_find(p, name) >= 0)
+        return;
+    memset(&p->maps[p->n_maps], 0, sizeof p->maps[p->n_maps]);
+    snprintf(p->maps[p->n_maps].name, sizeof p->maps[p->n_maps].name, "%s", name);
+    p->n_maps++;
+}
+
 /* inih does not say where a section starts: find each archetype's header line for the
  * messages the compiler writes later. */
 static void profile_section_lines(world_profile *p, const char *text)
@@ -431,6 +534,8 @@ static void profile_section_lines(world_profile *p, const char *text)
 
         while (t < s + len && (*t == ' ' || *t == '\t'))
             t++;
+        if (t < s + len && *t == '[')
+            profile_empty_map(p, t + 1, len - (size_t)(t + 1 - s));
         if (t < s + len && *t == '[') {
             if (p->cells.present && p->cells.line == 0 && len - (size_t)(t - s) >= 7 &&
                 strncmp(t, "[cells]", 7) == 0)
@@ -452,9 +557,10 @@ static void profile_section_lines(world_profile *p, const char *text)
 bool world_profile_parse(world_profile *out, const char *name, const char *text, char *err,
                          size_t err_size)
 {
-    profile_ctx c = { out, "", NULL, false, "", false };
+    profile_ctx c = { out, "", NULL, false, NULL, "", false };
 
     out->n = 0;
+    out->n_maps = 0;
     memset(&out->cells, 0, sizeof out->cells);
     if (!profile_finish(&c, name, ini_parse_string(text, profile_ini_cb, &c), err, err_size))
         return false;
@@ -471,6 +577,7 @@ bool world_profile_load(world_profile *out, const char *path, char *err, size_t 
     bool ok;
 
     out->n = 0;
+    out->n_maps = 0;
     memset(&out->cells, 0, sizeof out->cells);
     if (f == NULL) {
         snprintf(err, err_size, "cannot read the world profile '%s': %s", path, strerror(errno));
@@ -502,6 +609,14 @@ bool world_profile_load(world_profile *out, const char *path, char *err, size_t 
     return ok;
 }
 
+int world_profile_map_find(const world_profile *p, const char *name)
+{
+    for (uint32_t i = 0; i < p->n_maps; i++)
+        if (strcmp(p->maps[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
 int world_profile_find(const world_profile *p, const char *name)
 {
     for (uint32_t i = 0; i < p->n; i++)
@@ -514,6 +629,7 @@ int world_profile_find(const world_profile *p, const char *name)
 static const char *const profile_reserved[] = {
     "Class", "World", "Level", "Actor", "WorldSettings", "DefaultVolume", "PlayerController",
     "Pawn", "MovementComponent", "CollisionComponent", "Projectile", "Prop", "PropPart",
+    "GameInstance",
 };
 
 /* Whether name is a reserved class, the name of archetype j < upto, or the parts' class of

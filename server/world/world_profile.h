@@ -11,7 +11,7 @@
  *   children = Scope:1,Ammo:2 ; child actors spawned with it (archetypes of this file)
  *   refs = owner, siblings, weak earlier:2   ; what each of its objects references
  *   payload = 256             ; bytes of plain data per object (0-65536)
- *   lifetime = visit          ; visit | SECONDS | persistent
+ *   lifetime = visit          ; visit | SECONDS | persistent | instance
  *   cluster = yes             ; the actor and its parts are one GC cluster
  *   replicated = yes
  *   moves = no
@@ -28,6 +28,18 @@
  *   [cells]
  *   placed = House:2, Tree:40 ; the actors every cell places (actor archetypes defined above)
  *   player_starts = 4         ; pawns spawn at one of N points (0: anywhere in world.Extent)
+ *
+ * [map NAME] sections name the maps a server can travel between (at most 16). Each is a world
+ * layout: its extent, its streaming cells (the [cells] keys) and its persistent props; a key
+ * it leaves out is the server's setting (world.Extent, world.PersistentProps), and a map
+ * without `placed` has no cells. Without a [map Default] section, the map Default is what the
+ * rest of the file and the cvars describe ([cells], world.Extent, world.PersistentProps):
+ *
+ *   [map Arena]
+ *   extent = 100000           ; world units (1000-20000000)
+ *   placed = House:2, Tree:40 ; its cells (none when left out)
+ *   player_starts = 4
+ *   persistent_props = 200000 ; props that outlive every player (0-4000000)
  */
 #ifndef REAP_WORLD_PROFILE_H
 #define REAP_WORLD_PROFILE_H
@@ -51,6 +63,10 @@ enum {
     WORLD_PROFILE_PLACED_COUNT_MAX = 10000,
     WORLD_PROFILE_CELL_OBJECTS_MAX = 200000, /* objects one cell places, children included */
     WORLD_PROFILE_PLAYER_STARTS_MAX = 64,
+    WORLD_PROFILE_MAPS_MAX = 16,
+    WORLD_PROFILE_EXTENT_MIN = 1000,
+    WORLD_PROFILE_EXTENT_MAX = 20000000,   /* world.Extent's range */
+    WORLD_PROFILE_PERSISTENT_PROPS_MAX = 4000000, /* world.PersistentProps' */
 };
 
 typedef enum world_profile_base {
@@ -88,6 +104,7 @@ typedef enum world_profile_lifetime {
     WORLD_PROFILE_LIFETIME_VISIT = 0,  /* destroyed when its player leaves */
     WORLD_PROFILE_LIFETIME_SECONDS,    /* destroyed after `seconds` */
     WORLD_PROFILE_LIFETIME_PERSISTENT, /* outlives its player */
+    WORLD_PROFILE_LIFETIME_INSTANCE,   /* held by the game instance: outlives every world */
 } world_profile_lifetime;
 
 typedef struct world_profile_archetype {
@@ -118,10 +135,21 @@ typedef struct world_profile_cells {
     uint32_t line;                     /* of the section, for messages */
 } world_profile_cells;
 
+/* A [map NAME] section. */
+typedef struct world_profile_map {
+    char name[WORLD_PROFILE_NAME_MAX];
+    float extent;                      /* 0: world.Extent */
+    world_profile_cells cells;         /* present: it has `placed` */
+    uint32_t persistent_props;
+    bool has_persistent_props;         /* false: world.PersistentProps */
+} world_profile_map;
+
 typedef struct world_profile {
     world_profile_archetype archetypes[WORLD_PROFILE_ARCHETYPES_MAX];
     uint32_t n;
     world_profile_cells cells;
+    world_profile_map maps[WORLD_PROFILE_MAPS_MAX];
+    uint32_t n_maps;
 } world_profile;
 
 /* Reads path into out. False with err "FILE:LINE: [archetype NAME] FIELD: what is wrong"
@@ -138,5 +166,7 @@ bool world_profile_check_names(const world_profile *p, const char *path, char *e
                                size_t err_size);
 /* The archetype called name (case-sensitive), or -1. */
 int world_profile_find(const world_profile *p, const char *name);
+/* The [map NAME] section called name (case-sensitive), or -1. */
+int world_profile_map_find(const world_profile *p, const char *name);
 
 #endif

@@ -148,6 +148,8 @@ static void streaming_place_starts(world *w, uint32_t n)
 }
 
 static void cell_load_whole(world *w, world_cell *c);
+static bool cell_begin_load(world *w, world_cell *c);
+static void streaming_add_slice(world *w, double now);
 
 gc_result world_streaming_init(world *w)
 {
@@ -201,8 +203,13 @@ gc_result world_streaming_init(world *w)
         }
         env->streaming.callbacks_added = true;
     }
-    /* UE's default: a dedicated server loads every cell at start and keeps them. */
-    if (!cfg->enabled) {
+    /* UE's default: a dedicated server loads every cell at start and keeps them. A travel's
+     * world loads them in slices instead (world_streaming_load_step) before play begins. */
+    if (!cfg->enabled && cfg->defer_initial_load) {
+        for (uint32_t i = 0; i < n; i++)
+            if (!cell_begin_load(w, &st->cells[i]))
+                return GC_E_NOMEM;
+    } else if (!cfg->enabled) {
         for (uint32_t i = 0; i < n; i++) {
             cell_load_whole(w, &st->cells[i]);
             if (st->cells[i].state != WORLD_LEVEL_LOADED)
@@ -224,6 +231,47 @@ void world_streaming_free(world *w)
     free(st->sources);
     free(st->starts);
     memset(st, 0, sizeof *st);
+}
+
+bool world_streaming_load_step(world *w, double time_limit)
+{
+    world_streaming *st = &w->streaming;
+    world_streaming_config *cfg = &w->env->streaming.cfg;
+    double keep = cfg->add_time_limit;
+
+    if (st->loading_count == 0)
+        return true;
+    cfg->add_time_limit = time_limit;
+    streaming_add_slice(w, 0);
+    cfg->add_time_limit = keep;
+    return st->loading_count == 0;
+}
+
+void world_streaming_detach(world *w)
+{
+    world_env *env = w->env;
+    world_streaming_env *se = &env->streaming;
+    world_streaming *st = &w->streaming;
+    uint32_t n = st->dim * st->dim;
+
+    if (st->cells == NULL)
+        return;
+    streaming_env_remove_world(env, w);
+    /* Nothing will prepare these for a collection now: they go with the world's. */
+    for (uint32_t i = 0; i < n; i++) {
+        world_cell *c = &st->cells[i];
+        void *lvl;
+
+        if (c->state != WORLD_LEVEL_PENDING_PURGE)
+            continue;
+        lvl = gc_weak_get_even_if_garbage(env->heap, c->purged);
+        if (lvl != NULL)
+            gc_object_mark_garbage(env->heap, lvl);
+        c->purged = (gc_weak){ 0, 0 };
+        cell_set_state(st, c, WORLD_LEVEL_UNLOADED);
+        se->pending_purge--;
+    }
+    st->loading_count = st->unloading_count = 0;
 }
 
 uint32_t world_streaming_pending_purge(const world_env *env)

@@ -77,6 +77,7 @@ typedef struct world_streaming_config {
     bool hold_loads_while_pending_purge; /* s.ForceGCAfterLevelStreamedOut */
     bool level_clusters;          /* gc.ActorClusteringEnabled */
     bool verify_removed;          /* s.ForceVerifyLevelsGotRemovedByGC */
+    bool defer_initial_load;      /* a travel's new world: queue every cell, load in slices */
     world_clock_fn clock;
     void *clock_ctx;
 } world_streaming_config;
@@ -168,6 +169,15 @@ void world_streaming_update(world *w, double now);
 
 /* The cell containing (x, y), or NULL outside the grid or without cells. */
 world_cell *world_streaming_cell_at(world *w, float x, float y);
+
+/* A travel's new world (cfg.defer_initial_load): adds its queued cells' actors for at most
+ * time_limit seconds (0: no limit); true once every cell is loaded. */
+bool world_streaming_load_step(world *w, double time_limit);
+
+/* A world that ends (a travel): it leaves the process-wide list, so the collector callbacks
+ * never touch its cells again, and its levels pending purge are marked garbage now (they are
+ * no longer counted as pending). Its cell table stays until the world is freed. */
+void world_streaming_detach(world *w);
 
 /* Levels pending purge in every world. */
 uint32_t world_streaming_pending_purge(const world_env *env);

@@ -32,14 +32,16 @@ SERVER_ARGS = ["--port", "0", "--bind", "127.0.0.1", "--admin-port", "0",
 
 
 def start_server(build):
+    """(process, UDP port, admin port) of a fresh server."""
     server = subprocess.Popen([os.path.join(build, "reap-server")] + SERVER_ARGS,
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, bufsize=0)
     text, deadline = b"", time.monotonic() + DEADLINE
     while time.monotonic() < deadline:
         m = re.search(rb"listening on udp [0-9.]+:(\d+)", text)
-        if m:
-            return server, int(m.group(1))
+        a = re.search(rb"admin on http://[0-9.]+:(\d+)", text)
+        if m and a:
+            return server, int(m.group(1)), int(a.group(1))
         ready, _, _ = select.select([server.stderr], [], [], 0.2)
         if ready:
             chunk = os.read(server.stderr.fileno(), 65536)
@@ -52,12 +54,13 @@ def start_server(build):
 
 
 def capture(build, folder):
-    server, port = start_server(build)
+    server, port, admin = start_server(build)
     try:
         tool = os.path.join(build, "tests", "wire", "wire_capture")
         if not os.path.exists(tool):
             sys.exit("wire_examples: %s is not built (make %s)" % (tool, tool))
-        run = subprocess.run([tool, str(port), folder], capture_output=True, text=True,
+        run = subprocess.run([tool, str(port), folder, str(admin)], capture_output=True,
+                             text=True,
                              timeout=DEADLINE * 3)
         if run.returncode != 0:
             sys.exit("wire_examples: the capture failed:\n" + run.stdout + run.stderr)

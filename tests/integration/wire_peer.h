@@ -85,6 +85,14 @@ typedef struct wire_peer {
     uint32_t unsolicited, unsolicited_with_seq;
     uint32_t spawn_messages, update_messages, destroy_messages, goodbyes;
 
+    /* Server travel (Travel): what the client was told; a DEPART drops the mirror, an ARRIVE
+     * applies its Welcome. */
+    uint32_t travel_departs, travel_arrives;
+    Reap__TravelMode travel_mode;
+    uint64_t travel_frame;
+    uint8_t travel_channel;
+    char travel_map[WIRE_PEER_NAME_MAX], travel_from[WIRE_PEER_NAME_MAX];
+
     /* The actors the client holds (spawns minus destroys). */
     wire_peer_actor actors[WIRE_PEER_ACTORS];
     uint32_t n_actors;
@@ -312,6 +320,28 @@ static inline void wire_peer_on_packet(wire_peer *p, const ENetEvent *ev)
     case REAP__ENVELOPE__BODY_GOODBYE:
         p->goodbyes++;
         break;
+    case REAP__ENVELOPE__BODY_TRAVEL: {
+        const Reap__Travel *t = env->travel;
+
+        p->travel_mode = t->mode;
+        p->travel_frame = t->frame;
+        p->travel_channel = ev->channelID;
+        snprintf(p->travel_map, sizeof p->travel_map, "%s", t->map);
+        snprintf(p->travel_from, sizeof p->travel_from, "%s", t->from_map);
+        if (t->phase == REAP__TRAVEL_PHASE__TRAVEL_PHASE_DEPART) {
+            p->travel_departs++;
+            p->n_actors = 0;       /* the whole mirror goes with the old world */
+            p->snapshot_complete = false;
+        } else if (t->phase == REAP__TRAVEL_PHASE__TRAVEL_PHASE_ARRIVE && t->welcome != NULL) {
+            Reap__Envelope w = REAP__ENVELOPE__INIT;
+
+            p->travel_arrives++;
+            w.body_case = REAP__ENVELOPE__BODY_WELCOME;
+            w.welcome = t->welcome;
+            wire_peer_on_welcome(p, &w);
+        }
+        break;
+    }
     default:
         break;
     }

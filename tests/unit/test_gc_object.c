@@ -142,6 +142,66 @@ static void test_names_with_dots_are_refused(void **state)
     assert_null(obj);
 }
 
+
+static void test_a_renamed_object_is_found_by_its_new_path_only(void **state)
+{
+    fixture *f = *state;
+    node *world = fix_node(f, NULL, "World0", 0, GC_CREATE_ROOT);
+    node *level = fix_node(f, world, "Level0", 1, 0);
+    world->a = level;
+
+    assert_int_equal(gc_object_rename(f->heap, world, NULL, "World0_Leaked_1"), GC_OK);
+
+    assert_ptr_equal(gc_object_find(f->heap, "World0_Leaked_1.Level0"), level);
+    assert_null(gc_object_find(f->heap, "World0"));
+}
+
+static void test_an_object_moved_to_a_new_outer_takes_its_path_and_keeps_it_alive(void **state)
+{
+    fixture *f = *state;
+    node *old_world = fix_node(f, NULL, "World0", 0, GC_CREATE_ROOT);
+    node *new_world = fix_node(f, NULL, "World1", 1, GC_CREATE_ROOT);
+    node *pc = fix_node(f, old_world, "PlayerController_3", 2, GC_CREATE_ROOT);
+    char path[64];
+
+    assert_int_equal(gc_object_rename(f->heap, pc, new_world, NULL), GC_OK);
+    gc_root_remove(f->heap, old_world);
+    fix_collect(f);
+
+    gc_object_path(f->heap, pc, path, sizeof path);
+    assert_string_equal(path, "World1.PlayerController_3");
+    assert_ptr_equal(gc_object_outer(f->heap, pc), new_world);
+    assert_null(gc_object_find(f->heap, "World0"));
+}
+
+static void test_a_rename_onto_a_live_path_is_refused_and_changes_nothing(void **state)
+{
+    fixture *f = *state;
+    node *a = fix_node(f, NULL, "A", 0, GC_CREATE_ROOT);
+    node *b = fix_node(f, NULL, "B", 1, GC_CREATE_ROOT);
+
+    assert_int_equal(gc_object_rename(f->heap, b, NULL, "A"), GC_E_EXISTS);
+    assert_int_equal(gc_object_rename(f->heap, a, a, NULL), GC_E_INVALID);
+    assert_int_equal(gc_object_rename(f->heap, a, NULL, "A.B"), GC_E_INVALID);
+
+    assert_ptr_equal(gc_object_find(f->heap, "A"), a);
+    assert_ptr_equal(gc_object_find(f->heap, "B"), b);
+}
+
+static void test_a_garbage_object_gives_its_path_up_to_a_rename(void **state)
+{
+    fixture *f = *state;
+    node *old = fix_node(f, NULL, "World0", 0, 0);
+    node *fresh = fix_node(f, NULL, "World0_new", 1, GC_CREATE_ROOT);
+
+    assert_int_equal(gc_object_mark_garbage(f->heap, old), GC_OK);
+
+    assert_int_equal(gc_object_rename(f->heap, fresh, NULL, "World0"), GC_OK);
+
+    assert_ptr_equal(gc_object_find(f->heap, "World0"), fresh);
+    assert_null(gc_object_name(f->heap, old));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +215,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_an_object_keeps_its_class_alive, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_anonymous_object_path_names_its_class_and_index, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_names_with_dots_are_refused, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_renamed_object_is_found_by_its_new_path_only, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_an_object_moved_to_a_new_outer_takes_its_path_and_keeps_it_alive, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_rename_onto_a_live_path_is_refused_and_changes_nothing, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_garbage_object_gives_its_path_up_to_a_rename, fix_setup, fix_teardown),
     };
     return cmocka_run_group_tests_name("gc_object", tests, NULL, NULL);
 }

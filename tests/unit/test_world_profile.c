@@ -87,7 +87,7 @@ static void test_errors_name_the_file_the_line_and_the_field(void **state)
                  "p.ini:3: [archetype A] payload: 'lots': expected bytes");
     expect_error("[archetype A]\nbase = pawn\n", "p.ini:2: [archetype A] base: 'pawn'");
     expect_error("[archetype A]\n\nlifetime = forever\n",
-                 "p.ini:3: [archetype A] lifetime: 'forever': expected visit, persistent or");
+                 "p.ini:3: [archetype A] lifetime: 'forever': expected visit, persistent, instance or");
     expect_error("[archetype A]\ncluster = maybe\n", "p.ini:2: [archetype A] cluster: 'maybe'");
     expect_error("[archetype A]\nrefs = owner, parent\n",
                  "p.ini:2: [archetype A] refs: 'parent': expected owner, siblings, level, "
@@ -219,6 +219,75 @@ static void test_the_shipped_profiles_read_cleanly(void **state)
                      WORLD_PROFILE_LIFETIME_PERSISTENT);
 }
 
+
+static void test_a_map_section_describes_a_world_layout(void **state)
+{
+    const char *text =
+        "[archetype Tree]\npayload = 8\n"
+        "[map Arena]\nextent = 50000\nplaced = Tree:7\nplayer_starts = 2\n"
+        "persistent_props = 3000\n"
+        "[map Lobby]\n";
+    const world_profile_map *arena, *lobby;
+
+    (void)state;
+    assert_true(world_profile_parse(&profile, "p.ini", text, err, sizeof err));
+
+    assert_int_equal(profile.n_maps, 2);
+    assert_int_equal(world_profile_map_find(&profile, "Lobby"), 1);
+    assert_int_equal(world_profile_map_find(&profile, "Nope"), -1);
+    arena = &profile.maps[0];
+    lobby = &profile.maps[1];
+    assert_string_equal(arena->name, "Arena");
+    assert_true(arena->extent == 50000.0f);
+    assert_true(arena->cells.present);
+    assert_int_equal(arena->cells.placed[0].count, 7);
+    assert_int_equal(arena->cells.objects, 7);
+    assert_int_equal(arena->cells.player_starts, 2);
+    assert_true(arena->has_persistent_props);
+    assert_int_equal(arena->persistent_props, 3000);
+    /* What a map leaves out is the server's: no cells, world.Extent, world.PersistentProps. */
+    assert_false(lobby->cells.present);
+    assert_true(lobby->extent == 0.0f);
+    assert_false(lobby->has_persistent_props);
+    assert_false(profile.cells.present);
+}
+
+static void test_a_bad_map_field_names_the_file_the_line_and_the_field(void **state)
+{
+    (void)state;
+    expect_error("[archetype A]\n[map Arena]\nextent = 5\n",
+                 "p.ini:3: [map Arena] extent: '5': expected world units in [1000, 20000000]");
+    expect_error("[archetype A]\n[map Arena]\nplaced = B:2\n",
+                 "p.ini:3: [map Arena] placed: 'B' is not an archetype defined above [map Arena]");
+    expect_error("[archetype A]\n[map Arena]\npersistent_props = lots\n",
+                 "p.ini:3: [map Arena] persistent_props: 'lots': expected an integer in [0, 4000000]");
+    expect_error("[archetype A]\n[map Arena]\nsize = 3\n",
+                 "p.ini:3: [map Arena] unknown field 'size' (known: extent, placed, "
+                 "player_starts, persistent_props)");
+    expect_error("[archetype A]\npayload = 1\n[map Arena]\nextent = 9000\n[map Lobby]\n"
+                 "extent = 9000\n[map Arena]\nextent = 9000\n",
+                 "p.ini:8: [map Arena]: map 'Arena' is defined twice");
+    expect_error("[archetype A]\n[map Are.na]\nextent = 9000\n",
+                 "p.ini:3: [map Are.na]: a map's name is 1-31 letters, digits or _");
+}
+
+static void test_lifetime_instance_is_an_actor_the_game_instance_holds(void **state)
+{
+    (void)state;
+    assert_true(world_profile_parse(&profile, "p.ini",
+                                    "[archetype Tracker]\nrefs = level\nlifetime = instance\n",
+                                    err, sizeof err));
+    assert_int_equal(profile.archetypes[0].lifetime, WORLD_PROFILE_LIFETIME_INSTANCE);
+
+    expect_error("[archetype T]\ncluster = yes\nlifetime = instance\n",
+                 "p.ini:3: [archetype T] lifetime: a lifetime = instance archetype is an actor");
+    expect_error("[archetype T]\nlifetime = instance\n[cells]\nplaced = T:1\n",
+                 "p.ini:4: [cells] placed: 'T' has lifetime = instance");
+    expect_error("[archetype T]\nlifetime = forever\n",
+                 "p.ini:2: [archetype T] lifetime: 'forever': expected visit, persistent, "
+                 "instance or seconds");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +301,9 @@ int main(void)
         cmocka_unit_test(test_a_bad_cells_section_names_the_file_the_line_and_the_field),
         cmocka_unit_test(test_a_missing_file_is_an_error_naming_it),
         cmocka_unit_test(test_the_shipped_profiles_read_cleanly),
+        cmocka_unit_test(test_a_map_section_describes_a_world_layout),
+        cmocka_unit_test(test_a_bad_map_field_names_the_file_the_line_and_the_field),
+        cmocka_unit_test(test_lifetime_instance_is_an_actor_the_game_instance_holds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -271,7 +271,7 @@ def explain_message(data, r, desc, prefix, rows, varies=False):
         if wire_type in (0, 1, 5):
             raw = r.varint() if wire_type == 0 else r.take(8 if wire_type == 1 else 4)
             seen[name] = raw
-            frame = name == "frame" and desc.name in ("ActorSpawn", "ActorUpdate")
+            frame = name == "frame" and desc.name in ("ActorSpawn", "ActorUpdate", "Travel")
             rows.append(Row(data, start, r.pos, full, scalar(field, wire_type, raw),
                             varies=varies or frame))
             continue
@@ -286,7 +286,7 @@ def explain_message(data, r, desc, prefix, rows, varies=False):
         if field is None:
             rows.append(Row(data, start, body.end, full, "%d bytes, unknown" % n))
         elif field.type == F.TYPE_MESSAGE:
-            moving = field.message_type.name in ("ActorSpawn", "ActorUpdate")
+            moving = field.message_type.name in ("ActorSpawn", "ActorUpdate", "Travel")
             rows.append(Row(data, start, head_end, full, "%s, %d bytes:" %
                             (field.message_type.name, n), varies=moving))
             explain_message(data, body, field.message_type, full + ".", rows)
@@ -379,6 +379,12 @@ EXAMPLES = {
                 lambda rows: body_name(rows) == "error"),
     "check": ("the ReplicationCheck answering her request (seq 5)", "ada",
               lambda rows: body_name(rows) == "replication_check"),
+    "travel": ("the Travel telling her the server travels seamlessly (DEPART)", "ada",
+               lambda rows: body_name(rows) == "travel" and
+               any(r.field == "travel.phase" and r.value.startswith("1 ") for r in rows)),
+    "arrive": ("the Travel of her arrival, with the new world's Welcome (ARRIVE)", "ada",
+               lambda rows: body_name(rows) == "travel" and
+               any(r.field == "travel.phase" and r.value.startswith("2 ") for r in rows)),
 }
 SPLITMIX_VECTORS = [0, 1, 2, 3, 4, 6, 8, 9, 0x5EEDF00D, MASK64]
 

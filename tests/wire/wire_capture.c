@@ -7,14 +7,21 @@
  * join snapshot; "bob" joins near her (the server runs with a small world.Extent) and she is
  * sent his pawn; she spawns 3 props (seq 2), gets an update message of 2 records (her pawn
  * and his), destroys her first prop (seq 3), asks to spawn 0 props (seq 4: refused), asks for
- * a replication check (seq 5); "cy" says Hello with the previous protocol version (refused,
+ * a replication check (seq 5); with ADMIN_PORT, the admin console's `servertravel Default
+ * seamless` carries both into a new world (ada is sent Travel DEPART, then ARRIVE with its
+ * Welcome and the new snapshot); "cy" says Hello with the previous protocol version (refused,
  * disconnect). Ada's packets go to OUTDIR/ada/, cy's to OUTDIR/cy/, as NNNNNN-chC.bin.
  *
- * usage: wire_capture PORT OUTDIR     (exit 0: captured; 1: a step failed, said on stderr)
+ * usage: wire_capture PORT OUTDIR [ADMIN_PORT]
+ *        (exit 0: captured; 1: a step failed, said on stderr)
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "integration/wire_peer.h"
 
@@ -42,6 +49,32 @@ static bool make_dir(const char *dir, const char *sub, char *out, size_t out_siz
         (bool)(cond);                                                                         \
     })
 
+/* POST /console with one command to the admin endpoint on loopback; true on a 200. */
+static bool admin_console(unsigned admin_port, const char *command)
+{
+    struct sockaddr_in sin = { 0 };
+    char req[256], resp[512];
+    ssize_t n;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    bool ok;
+
+    if (fd < 0)
+        return false;
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons((uint16_t)admin_port);
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    snprintf(req, sizeof req, "POST /console HTTP/1.0\r\nContent-Length: %zu\r\n\r\n%s",
+             strlen(command), command);
+    ok = connect(fd, (struct sockaddr *)&sin, sizeof sin) == 0 &&
+         write(fd, req, strlen(req)) == (ssize_t)strlen(req);
+    n = ok ? read(fd, resp, sizeof resp - 1) : -1;
+    close(fd);
+    if (n <= 0)
+        return false;
+    resp[n] = '\0';
+    return strncmp(resp, "HTTP/1.0 200", 12) == 0 || strncmp(resp, "HTTP/1.1 200", 12) == 0;
+}
+
 static bool holds_all(wire_peer *p, const uint64_t *ids, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
@@ -50,7 +83,7 @@ static bool holds_all(wire_peer *p, const uint64_t *ids, uint32_t n)
     return true;
 }
 
-static int capture(unsigned port, const char *dir)
+static int capture(unsigned port, const char *dir, unsigned admin_port)
 {
     char ada_dir[512], cy_dir[512];
     wire_peer ada, bob, cy;
@@ -97,6 +130,14 @@ static int capture(unsigned port, const char *dir)
     if (!BOTH_UNTIL(&ada, &bob, ada.checks == 1, 10.0))
         return fail("ada: no ReplicationCheck", &ada);
 
+    if (admin_port != 0) {
+        if (!admin_console(admin_port, "servertravel Default seamless"))
+            return fail("the admin console refused servertravel", &ada);
+        if (!BOTH_UNTIL(&ada, &bob, ada.travel_arrives == 1 && ada.snapshot_complete &&
+                                        bob.travel_arrives == 1, 10.0))
+            return fail("ada: no Travel ARRIVE and new snapshot", &ada);
+    }
+
     if (!wire_peer_connect(&cy, port, 10.0))
         return fail("cy cannot connect", &cy);
     cy.capture_dir = cy_dir;
@@ -122,15 +163,20 @@ int main(int argc, char **argv)
     unsigned long port;
     int rc;
 
-    if (argc != 3 || (port = strtoul(argv[1], &end, 10)) == 0 || *end != '\0' || port > 65535) {
-        fprintf(stderr, "usage: wire_capture PORT OUTDIR\n");
+    unsigned long admin = 0;
+
+    if ((argc != 3 && argc != 4) || (port = strtoul(argv[1], &end, 10)) == 0 || *end != '\0' ||
+        port > 65535 ||
+        (argc == 4 && ((admin = strtoul(argv[3], &end, 10)) == 0 || *end != '\0' ||
+                       admin > 65535))) {
+        fprintf(stderr, "usage: wire_capture PORT OUTDIR [ADMIN_PORT]\n");
         return 2;
     }
     if (enet_initialize() != 0) {
         fprintf(stderr, "wire_capture: enet_initialize failed\n");
         return 1;
     }
-    rc = capture((unsigned)port, argv[2]);
+    rc = capture((unsigned)port, argv[2], (unsigned)admin);
     enet_deinitialize();
     return rc;
 }
