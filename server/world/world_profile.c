@@ -28,8 +28,9 @@ typedef struct profile_ctx {
 
 static const char profile_keys[] =
     "base, components, children, refs, payload, lifetime, cluster, replicated, moves";
-static const char profile_cell_keys[] = "placed, player_starts";
-static const char profile_map_keys[] = "extent, placed, player_starts, persistent_props";
+static const char profile_cell_keys[] = "placed, player_starts, player_start_sources";
+static const char profile_map_keys[] =
+    "extent, placed, player_starts, player_start_sources, persistent_props";
 
 static int profile_fail(profile_ctx *c, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -347,6 +348,11 @@ static int profile_cell_key(profile_ctx *c, const char *key, const char *value)
 {
     if (strcmp(key, "placed") == 0)
         return profile_placed(c, value);
+    if (strcmp(key, "player_start_sources") == 0) {
+        if (!profile_bool(value, &profile_cur_cells(c)->start_sources))
+            return profile_fail(c, key, "'%s': expected yes or no", value);
+        return 1;
+    }
     if (strcmp(key, "player_starts") == 0) {
         if (!text_uint(value, 0, WORLD_PROFILE_PLAYER_STARTS_MAX,
                        &profile_cur_cells(c)->player_starts))
@@ -382,7 +388,8 @@ static int profile_map_key(profile_ctx *c, const char *key, const char *value)
         m->has_persistent_props = true;
         return 1;
     }
-    if (strcmp(key, "placed") == 0 || strcmp(key, "player_starts") == 0)
+    if (strcmp(key, "placed") == 0 || strcmp(key, "player_starts") == 0 ||
+        strcmp(key, "player_start_sources") == 0)
         return profile_cell_key(c, key, value);
     return profile_fail(c, NULL, "unknown field '%s' (known: %s)", key, profile_map_keys);
 }

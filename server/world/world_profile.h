@@ -28,6 +28,7 @@
  *   [cells]
  *   placed = House:2, Tree:40 ; the actors every cell places (actor archetypes defined above)
  *   player_starts = 4         ; pawns spawn at one of N points (0: anywhere in world.Extent)
+ *   player_start_sources = yes ; each player start is a streaming source (default no)
  *
  * [map NAME] sections name the maps a server can travel between (at most 16). Each is a world
  * layout: its extent, its streaming cells (the [cells] keys) and its persistent props; a key
@@ -132,6 +133,7 @@ typedef struct world_profile_cells {
     uint32_t n_placed;
     uint32_t objects;                  /* objects one cell places, children and parts included */
     uint32_t player_starts;            /* 0: pawns spawn anywhere in world.Extent */
+    bool start_sources;                /* player starts keep their cells loaded, as pawns do */
     uint32_t line;                     /* of the section, for messages */
 } world_profile_cells;
 

@@ -150,6 +150,7 @@ static void streaming_place_starts(world *w, uint32_t n)
 static void cell_load_whole(world *w, world_cell *c);
 static bool cell_begin_load(world *w, world_cell *c);
 static void streaming_add_slice(world *w, double now);
+static void streaming_mark_wanted(world *w, double now);
 
 gc_result world_streaming_init(world *w)
 {
@@ -211,6 +212,16 @@ gc_result world_streaming_init(world *w)
                 return GC_E_NOMEM;
     } else if (!cfg->enabled) {
         for (uint32_t i = 0; i < n; i++) {
+            cell_load_whole(w, &st->cells[i]);
+            if (st->cells[i].state != WORLD_LEVEL_LOADED)
+                return GC_E_NOMEM;
+        }
+    } else if (env->cells.start_sources && !cfg->defer_initial_load) {
+        /* The player starts' cells are there before the first player arrives. */
+        streaming_mark_wanted(w, 0);
+        for (uint32_t i = 0; i < n; i++) {
+            if (!st->cells[i].wanted)
+                continue;
             cell_load_whole(w, &st->cells[i]);
             if (st->cells[i].state != WORLD_LEVEL_LOADED)
                 return GC_E_NOMEM;
@@ -577,34 +588,41 @@ static float cell_distance2(const world_streaming *st, const world_cell *c, floa
     return dx * dx + dy * dy;
 }
 
-/* Which cells some pawn is within the loading range of (every cell while streaming is off). */
+/* Marks the cells within the loading range of (x, y). */
+static void streaming_want_around(world_streaming *st, float x, float y, float range)
+{
+    int32_t reach = (int32_t)ceilf(range / st->cell_size);
+    int32_t cx = (int32_t)floorf((x - st->origin) / st->cell_size);
+    int32_t cy = (int32_t)floorf((y - st->origin) / st->cell_size);
+
+    for (int32_t j = cy - reach; j <= cy + reach; j++) {
+        for (int32_t i = cx - reach; i <= cx + reach; i++) {
+            world_cell *c;
+
+            if (i < 0 || j < 0 || i >= (int32_t)st->dim || j >= (int32_t)st->dim)
+                continue;
+            c = &st->cells[(uint32_t)j * st->dim + (uint32_t)i];
+            if (!c->wanted && cell_distance2(st, c, x, y) <= range * range)
+                c->wanted = true;
+        }
+    }
+}
+
+/* Which cells a streaming source is within the loading range of: every pawn's, and with
+ * [cells] player_start_sources every player start's (as a UE streaming source component on
+ * it would); every cell while streaming is off. */
 static void streaming_mark_wanted(world *w, double now)
 {
     world_streaming *st = &w->streaming;
     const world_streaming_config *cfg = &w->env->streaming.cfg;
     uint32_t n = st->dim * st->dim;
-    float range = cfg->loading_range;
-    int32_t reach = (int32_t)ceilf(range / st->cell_size);
 
     for (uint32_t i = 0; i < n; i++)
         st->cells[i].wanted = !cfg->enabled;
-    for (uint32_t s = 0; cfg->enabled && s < st->source_count; s++) {
-        float x = st->sources[2 * s], y = st->sources[2 * s + 1];
-        int32_t cx = (int32_t)floorf((x - st->origin) / st->cell_size);
-        int32_t cy = (int32_t)floorf((y - st->origin) / st->cell_size);
-
-        for (int32_t j = cy - reach; j <= cy + reach; j++) {
-            for (int32_t i = cx - reach; i <= cx + reach; i++) {
-                world_cell *c;
-
-                if (i < 0 || j < 0 || i >= (int32_t)st->dim || j >= (int32_t)st->dim)
-                    continue;
-                c = &st->cells[(uint32_t)j * st->dim + (uint32_t)i];
-                if (!c->wanted && cell_distance2(st, c, x, y) <= range * range)
-                    c->wanted = true;
-            }
-        }
-    }
+    for (uint32_t s = 0; cfg->enabled && s < st->source_count; s++)
+        streaming_want_around(st, st->sources[2 * s], st->sources[2 * s + 1], cfg->loading_range);
+    for (uint32_t s = 0; cfg->enabled && w->env->cells.start_sources && s < st->start_count; s++)
+        streaming_want_around(st, st->starts[s][0], st->starts[s][1], cfg->loading_range);
     for (uint32_t i = 0; i < n; i++)
         if (st->cells[i].wanted)
             st->cells[i].last_wanted = now;

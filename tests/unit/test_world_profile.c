@@ -144,7 +144,7 @@ static void test_a_cells_section_lists_what_every_cell_places(void **state)
         "[archetype Leaf]\nbase = component\n"
         "[archetype Tree]\ncomponents = 2\nchildren = Leaf:3\n"
         "[archetype Rock]\nrefs = level, strong placed, weak placed\n"
-        "[cells]\nplaced = Tree:10, Rock:4\nplayer_starts = 3\n";
+        "[cells]\nplaced = Tree:10, Rock:4\nplayer_starts = 3\nplayer_start_sources = yes\n";
     const world_profile_archetype *rock;
 
     (void)state;
@@ -157,6 +157,7 @@ static void test_a_cells_section_lists_what_every_cell_places(void **state)
     assert_int_equal(profile.cells.placed[0].count, 10);
     assert_int_equal(profile.cells.objects, 10 * (1 + 2 + 3) + 4);
     assert_int_equal(profile.cells.player_starts, 3);
+    assert_true(profile.cells.start_sources);
     rock = &profile.archetypes[2];
     assert_int_equal(rock->refs[1].kind, WORLD_PROFILE_REF_PLACED);
     assert_int_equal(rock->refs[1].hold, WORLD_PROFILE_HOLD_STRONG);
@@ -185,7 +186,8 @@ static void test_a_bad_cells_section_names_the_file_the_line_and_the_field(void 
     expect_error("[archetype A]\ncomponents = 64\n[cells]\nplaced = A:5000\n",
                  "p.ini:4: [cells] placed: one cell would place 325000 objects (at most 200000)");
     expect_error("[archetype A]\n[cells]\nterrain = hills\n",
-                 "p.ini:3: [cells] unknown field 'terrain' (known: placed, player_starts)");
+                 "p.ini:3: [cells] unknown field 'terrain' (known: placed, player_starts, "
+                 "player_start_sources)");
     expect_error("[archetype A]\n[cells]\nplayer_starts = 65\n",
                  "p.ini:3: [cells] player_starts: '65': expected an integer in [0, 64]");
     expect_error("[archetype A]\nbase = actor\n[cells]\nplaced = A:1\n[archetype B]\n"
@@ -263,7 +265,7 @@ static void test_a_bad_map_field_names_the_file_the_line_and_the_field(void **st
                  "p.ini:3: [map Arena] persistent_props: 'lots': expected an integer in [0, 4000000]");
     expect_error("[archetype A]\n[map Arena]\nsize = 3\n",
                  "p.ini:3: [map Arena] unknown field 'size' (known: extent, placed, "
-                 "player_starts, persistent_props)");
+                 "player_starts, player_start_sources, persistent_props)");
     expect_error("[archetype A]\npayload = 1\n[map Arena]\nextent = 9000\n[map Lobby]\n"
                  "extent = 9000\n[map Arena]\nextent = 9000\n",
                  "p.ini:8: [map Arena]: map 'Arena' is defined twice");

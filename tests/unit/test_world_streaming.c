@@ -656,6 +656,30 @@ static void test_a_census_during_a_sliced_mark_keeps_no_streamed_out_level_alive
     assert_int_equal(fx->env.streaming.stats.levels_collected, 1);
 }
 
+static void test_player_start_sources_load_their_cells_at_start_and_keep_them(void **state)
+{
+    fixture *fx = *state;
+    world *w2;
+
+    /* Given one player start that is a streaming source, */
+    fx->env.cells.player_starts = 1;
+    fx->env.cells.start_sources = true;
+
+    /* a new world has its cells loaded before any pawn comes, */
+    assert_int_equal(world_create(&fx->env, 1, &w2), GC_OK);
+    assert_true(w2->streaming.counts[WORLD_LEVEL_LOADED] >= 1);
+    assert_int_equal(world_streaming_cell_at(w2, w2->streaming.starts[0][0],
+                                             w2->streaming.starts[0][1])->state,
+                     WORLD_LEVEL_LOADED);
+
+    /* and keeps them with nobody near. */
+    world_streaming_update(w2, 100.0);
+    world_streaming_update(w2, 200.0);
+    assert_int_equal(world_streaming_cell_at(w2, w2->streaming.starts[0][0],
+                                             w2->streaming.starts[0][1])->state,
+                     WORLD_LEVEL_LOADED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -674,6 +698,7 @@ int main(void)
         T(test_removing_is_sliced_by_its_time_limit_and_granularity),
         T(test_cleanup_leaves_a_level_mid_visibility_change_alone),
         T(test_the_grid_loads_every_cell_at_start_without_server_streaming),
+        T(test_player_start_sources_load_their_cells_at_start_and_keep_them),
         T(test_a_surviving_level_is_named_with_its_chain_by_the_verify),
         T(test_without_the_verify_a_survivor_is_counted_but_not_named),
         T(test_a_strong_handle_keeps_a_clustered_level_through_collections),
