@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* mkdir -p: every missing component of path. */
 bool churn_mkdirs(const char *path, char *err, size_t err_size)
@@ -38,6 +39,7 @@ bool churn_write_file(const char *dir, const char *name, churn_write_fn writer,
     char path[1100], tmp[1110];
     FILE *f;
     bool ok;
+    int saved;
 
     snprintf(path, sizeof path, "%s/%s", dir, name);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -46,12 +48,52 @@ bool churn_write_file(const char *dir, const char *name, churn_write_fn writer,
         snprintf(err, err_size, "cannot write '%s': %s", tmp, strerror(errno));
         return false;
     }
-    ok = writer(data, f);
+    errno = 0;
+    ok = writer(data, f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    saved = errno;
     ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, err_size, "cannot write '%s': %s", path, strerror(errno));
+    if (saved == 0)
+        saved = errno;
+    if (ok && rename(tmp, path) != 0) {
+        saved = errno;
+        ok = false;
+    }
+    if (!ok) {
+        snprintf(err, err_size, "cannot write '%s': %s", path,
+                 saved != 0 ? strerror(saved) : "the writer failed");
         remove(tmp);
         return false;
     }
     return true;
+}
+
+bool churn_write_path(const char *path, churn_write_fn writer, const void *data, char *err,
+                      size_t err_size)
+{
+    char dir[1024];
+    const char *slash = strrchr(path, '/');
+
+    if (slash == NULL)
+        return churn_write_file(".", path, writer, data, err, err_size);
+    if ((size_t)(slash - path) >= sizeof dir) {
+        snprintf(err, err_size, "cannot write '%s': the path is too long", path);
+        return false;
+    }
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = '\0';
+    if (dir[0] == '\0')
+        return churn_write_file("/", slash + 1, writer, data, err, err_size);
+    return churn_mkdirs(dir, err, err_size) &&
+           churn_write_file(dir, slash + 1, writer, data, err, err_size);
+}
+
+bool churn_remove_file(const char *dir, const char *name, char *err, size_t err_size)
+{
+    char path[1100];
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (remove(path) == 0 || errno == ENOENT)
+        return true;
+    snprintf(err, err_size, "cannot remove '%s': %s", path, strerror(errno));
+    return false;
 }

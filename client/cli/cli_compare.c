@@ -206,10 +206,16 @@ int churn_compare_main(int argc, char **argv, FILE *out)
             f->gated |= strcmp(c->gates[g], f->name) == 0;
     }
     if (!c->quiet) {
-        fprintf(out, "reap-client compare: base %s (run %s, %u bots, %.1f s) vs new %s (run %s, "
-                "%u bots, %.1f s), tolerance %.3g%%\n", runs[0].dir, runs[0].r.run_id,
-                runs[0].r.bots, runs[0].r.elapsed, runs[1].dir, runs[1].r.run_id,
-                runs[1].r.bots, runs[1].r.elapsed, tolerance * 100);
+        fprintf(out, "reap-client compare: base %s (run %s, %u bots, %.1f s%s) vs new %s (run "
+                "%s, %u bots, %.1f s%s), tolerance %.3g%%\n", runs[0].dir, runs[0].r.run_id,
+                runs[0].r.bots, runs[0].r.elapsed, runs[0].r.partial ? ", partial" : "",
+                runs[1].dir, runs[1].r.run_id, runs[1].r.bots, runs[1].r.elapsed,
+                runs[1].r.partial ? ", partial" : "", tolerance * 100);
+        for (int k = 0; k < 2; k++)
+            if (runs[k].r.partial)
+                fprintf(out, "reap-client compare: the %s run's report is a checkpoint of a run "
+                        "that did not finish: its figures stop at %.1f s of %.1f s\n",
+                        k == 0 ? "base" : "new", runs[k].r.elapsed, runs[k].r.duration);
         churn_compare_print(figs, n_figs, out);
     }
     for (uint32_t i = 0; i < n_figs; i++) {

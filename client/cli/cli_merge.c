@@ -22,8 +22,12 @@ static const char merge_usage[] =
     "shards' own thresholds (their scenario's or --threshold) and any given here are\n"
     "evaluated on the merged figures; --junit FILE writes the verdict as JUnit XML.\n"
     "\n"
-    "exit status: 0 on success, 1 when a report cannot be read or written, 2 on a bad command\n"
-    "line, 99 when a threshold failed.\n";
+    "A shard's report that is a checkpoint of a run that did not finish (\"partial\": a\n"
+    "killed run's report.json) is merged as far as it goes, and the merged report says so.\n"
+    "\n"
+    "exit status: 0 on success, 1 when a report cannot be read, 2 on a bad command line, 3\n"
+    "when some of the files could not be written (each is named; the others are), 99 when a\n"
+    "threshold failed.\n";
 
 int churn_merge_run(const churn_merge_args *a, FILE *out)
 {
@@ -32,6 +36,8 @@ int churn_merge_run(const churn_merge_args *a, FILE *out)
     client_threshold thresholds[CLIENT_THRESHOLDS_MAX];
     uint32_t n_thresholds = 0;
     churn_merge m;
+    churn_output outs[CHURN_OUTPUTS_MAX];
+    uint32_t n_outs;
     int rc = CLIENT_EXIT_OK;
     char err[600];
 
@@ -91,11 +97,11 @@ int churn_merge_run(const churn_merge_args *a, FILE *out)
     }
     if (churn_report_thresholds(merged, out) > 0)
         rc = CLIENT_EXIT_THRESHOLD;
-    if (!churn_report_save(merged, a->out_dir, err, sizeof err) ||
-        (a->junit_path[0] != '\0' &&
-         !churn_report_write_junit(merged, a->junit_path, err, sizeof err))) {
-        fprintf(stderr, "reap-client merge: %s\n", err);
-        rc = CLIENT_EXIT_FAILED;
+    n_outs = churn_outputs_list(merged, NULL, false, a->junit_path, outs);
+    if (churn_outputs_write(a->out_dir, outs, n_outs, stderr, "reap-client merge", err,
+                            sizeof err) > 0) {
+        fprintf(stderr, "reap-client merge: not written: %s\n", err);
+        rc = CLIENT_EXIT_FILES;
     } else if (!a->quiet) {
         fprintf(out, "reap-client merge: report: %s/report.html, %s/report.json\n", a->out_dir,
                 a->out_dir);

@@ -76,6 +76,10 @@ static const char client_usage[] =
     "  --procs N                    run N processes on this machine, each a shard of the run\n"
     "                               (--shard I/N), and merge their reports exactly into --out\n"
     "  --out DIR                    where the report goes (default build/churn)\n"
+    "  --checkpoint SECONDS         write report.json every this many seconds while the run\n"
+    "                               goes, marked partial, so that a killed run leaves it\n"
+    "                               (default 10; 0: only at the end); timeline.csv gets a\n"
+    "                               row every second either way\n"
     "  --junit FILE                 also write the thresholds' verdict as a JUnit XML file\n"
     "                               (one test case per threshold) for CI\n"
     "  --seed N                     random seed for hold times, pauses, moves and leave modes\n"
@@ -83,8 +87,9 @@ static const char client_usage[] =
     "  --progress, --no-progress    force the in-place progress line on or off (default: on\n"
     "                               when stdout is a terminal)\n"
     "\n"
-    "threshold figures: errors, error_rate, refused, refusal_rate, joins, leaves, checks,\n"
-    "mismatches, unknown_destroys, spawned, moves, leaked, generator_cpu (share of a core),\n"
+    "threshold figures: errors, error_rate, refused, refused_busy, refusal_rate, joins,\n"
+    "leaves, checks, mismatches, unknown_destroys, spawned, moves, leaked, server_outages,\n"
+    "server_outage_seconds, generator_cpu (share of a core),\n"
     "generator_saturated_seconds; LATENCY_{p50,p95,p99,max,mean,count} for LATENCY in\n"
     "connect, welcome, join, spawn_ack, spawn_replicated, rtt, check, loop_lag; with --admin\n"
     "server_fps, server_tick_{p50,p99,max}, server_{net,world,repl,gc}_p99,\n"
@@ -93,9 +98,11 @@ static const char client_usage[] =
     "times take us, ms or s (none: seconds), rates % or none (a fraction), counts none.\n"
     "\n"
     "exit status: 0 on success, 1 when the server is unreachable, refuses or times out (with\n"
-    "--bots: when no bot could join, or the report could not be written), 2 on a bad\n"
-    "command line or scenario file, 99 when the run completed but a --threshold failed, 105\n"
-    "when interrupted (Ctrl-C, SIGTERM; the report is still written). A --leak-check that\n"
+    "--bots: when no bot could join, or the server stopped answering during the run; the\n"
+    "report is still written), 2 on a bad command line or scenario file, 3 when some of the\n"
+    "run's files could not be written (each is named; the others are), 99 when the run\n"
+    "completed but a --threshold failed, 105 when interrupted (Ctrl-C, SIGTERM; the report\n"
+    "is still written); when several apply, the first of 1, 3, 105, 99. A --leak-check that\n"
     "cannot run (no --admin: 2; the server refuses the console or has no leak marks: 1)\n"
     "fails the run.\n";
 
@@ -392,6 +399,21 @@ static cli_set_result run_duration(void *ctx, const char *flag, const char *valu
     return CLI_SET_OK;
 }
 
+static cli_set_result run_checkpoint(void *ctx, const char *flag, const char *value,
+                                     char *err, size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    (void)flag;
+    if (!client_parse_seconds(value, CLIENT_CHECKPOINT_MAX, &o->checkpoint_period)) {
+        snprintf(err, err_size, "bad value '%s' for --checkpoint: expected seconds in [0, %g] "
+                 "(0: only at the end)", value, CLIENT_CHECKPOINT_MAX);
+        return CLI_SET_ERROR;
+    }
+    o->checkpoint_set = true;
+    return CLI_SET_OK;
+}
+
 static cli_set_result run_out(void *ctx, const char *flag, const char *value, char *err,
                               size_t err_size)
 {
@@ -573,7 +595,7 @@ enum {
     OPT_QUIET, OPT_BOTS, OPT_DURATION, OPT_MOVE_RATE, OPT_MOVE_PATTERN, OPT_PROJECTILE_RATE,
     OPT_SCENARIO,
     OPT_THRESHOLD, OPT_ADMIN, OPT_ADMIN_TOKEN, OPT_LEAK_CHECK, OPT_SHARD, OPT_IMPAIR, OPT_PROCS,
-    OPT_OUT, OPT_JUNIT, OPT_SEED, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPAWN_MIX,
+    OPT_OUT, OPT_JUNIT, OPT_SEED, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPAWN_MIX, OPT_CHECKPOINT,
 };
 
 static const cli_option run_options[] = {
@@ -604,6 +626,7 @@ static const cli_option run_options[] = {
     { "procs", required_argument, OPT_PROCS, run_procs, "--procs" },
     { "out", required_argument, OPT_OUT, run_out, "--out" },
     { "junit", required_argument, OPT_JUNIT, run_junit, "--junit" },
+    { "checkpoint", required_argument, OPT_CHECKPOINT, run_checkpoint, "--checkpoint" },
     { "seed", required_argument, OPT_SEED, run_seed, "--seed" },
     { "progress", no_argument, OPT_PROGRESS, run_progress, "--progress" },
     { "no-progress", no_argument, OPT_NO_PROGRESS, run_progress, "--progress" },

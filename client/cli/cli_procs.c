@@ -5,8 +5,10 @@
  * The parent picks the seed, forks N children, each the shard I/N of the same run writing its
  * report to OUT/shard-I/ and its output to OUT/shard-I/client.log, waits for all of them, and
  * merges their reports exactly into OUT (counts and histograms add up, the server's figures are
- * taken once) with the run's thresholds, as `reap-client merge` does. Only shard 0 takes the
- * leak verdict. Ctrl-C reaches every child (they share the terminal's process group): each
+ * taken once) with the run's thresholds, as `reap-client merge` does; a shard that failed
+ * but left its report (the server stopped answering, a file could not be written) is merged
+ * too, and the parent's status is the worst of the shards' and the merge's. Only shard 0
+ * takes the leak verdict. Ctrl-C reaches every child (they share the terminal's process group): each
  * ends its shard cleanly, and the parent still merges what they wrote.
  */
 #include "cli.h"
@@ -69,7 +71,8 @@ int churn_run_procs(const client_options *opts, FILE *out)
     char dirs[CLIENT_PROCS_MAX][600];
     churn_merge_args *merge;
     struct sigaction ignore, old, term, old_term;
-    bool interrupted = false, forwarded = false;
+    bool forwarded = false;
+    int worst = CLIENT_EXIT_OK;
     char err[600];
     int rc;
 
@@ -126,15 +129,17 @@ int churn_run_procs(const client_options *opts, FILE *out)
                 forwarded = true;
             }
         }
-        if (WIFEXITED(status) && WEXITSTATUS(status) == CLIENT_EXIT_INTERRUPTED)
-            interrupted = true;
-        else if (!WIFEXITED(status) || (WEXITSTATUS(status) != CLIENT_EXIT_OK &&
-                                        WEXITSTATUS(status) != CLIENT_EXIT_THRESHOLD)) {
+        if (!WIFEXITED(status) || (WEXITSTATUS(status) != CLIENT_EXIT_OK &&
+                                   WEXITSTATUS(status) != CLIENT_EXIT_THRESHOLD &&
+                                   WEXITSTATUS(status) != CLIENT_EXIT_INTERRUPTED))
             fprintf(stderr, "reap-client: shard %u of %u failed (%s %d); see %s/client.log\n", i,
                     n, WIFEXITED(status) ? "exit" : "signal",
                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), dirs[i]);
-            failed++;
-        }
+        /* the thresholds are judged on the merged report, not on a shard's */
+        if (!WIFEXITED(status))
+            worst = client_exit_worse(worst, CLIENT_EXIT_FAILED);
+        else if (WEXITSTATUS(status) != CLIENT_EXIT_THRESHOLD)
+            worst = client_exit_worse(worst, WEXITSTATUS(status));
     }
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -160,5 +165,5 @@ int churn_run_procs(const client_options *opts, FILE *out)
         }
     rc = churn_merge_run(merge, out);
     free(merge);
-    return interrupted && rc != CLIENT_EXIT_FAILED ? CLIENT_EXIT_INTERRUPTED : rc;
+    return client_exit_worse(worst, rc);
 }

@@ -6,6 +6,8 @@
  *   name = churn               ; shown in the report (default: the file's name)
  *   seed = 42                  ; optional; --seed wins
  *   leak_check = 1             ; optional: the leak verdict after the run (needs --admin)
+ *   checkpoint = 10            ; optional: seconds between report.json checkpoints (0: none);
+ *                              ; --checkpoint wins
  *   threshold = errors==0      ; repeatable; --threshold adds more
  *
  *   [stage ramp-up]            ; stages run in file order
@@ -212,6 +214,11 @@ static int scenario_run_key(scenario_ctx *ctx, const char *key, const char *valu
         if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0)
             return scenario_fail(ctx, key, value, "0 or 1");
         o->leak_check = o->leak_check || value[0] == '1';
+    } else if (strcmp(key, "checkpoint") == 0) {
+        if (!scenario_number(value, 0, CLIENT_CHECKPOINT_MAX, &v))
+            return scenario_fail(ctx, key, value, "seconds in [0, 3600]");
+        if (!o->checkpoint_set)
+            o->checkpoint_period = v;
     } else if (strcmp(key, "threshold") == 0) {
         if (o->n_thresholds >= CLIENT_THRESHOLDS_MAX ||
             !client_threshold_parse(value, &o->thresholds[o->n_thresholds], terr, sizeof terr)) {
@@ -225,7 +232,7 @@ static int scenario_run_key(scenario_ctx *ctx, const char *key, const char *valu
     } else {
         if (!ctx->failed)
             snprintf(ctx->err, ctx->err_size, "unknown key '%s' in [scenario] (known: "
-                     "name, seed, leak_check, threshold)", key);
+                     "name, seed, leak_check, checkpoint, threshold)", key);
         ctx->failed = true;
         return 0;
     }

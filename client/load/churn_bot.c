@@ -28,6 +28,7 @@
 
 #define CHURN_PING_PERIOD 1.0
 #define CHURN_STAGGER 1.0                 /* first visits start spread over this long */
+#define CHURN_RETRY_JITTER 0.25           /* a busy server's retry-after, stretched up to this */
 
 static const client_stage *churn_bot_stage(const churn_bots *bs, const churn_bot *b)
 {
@@ -70,8 +71,8 @@ static double churn_pause(churn_bots *bs)
     return 0.1 + 0.4 * client_rng_uniform(&bs->rng);
 }
 
-/* Ends a visit that went wrong: tells the server (if connected) and retries later. */
-static void churn_bot_abort(churn_bots *bs, churn_bot *b, double now)
+/* Ends a visit at once: tells the server (if connected) and comes back after pause. */
+static void churn_bot_drop(churn_bots *bs, churn_bot *b, double now, double pause)
 {
     ENetPeer *peer = b->peer;
 
@@ -79,7 +80,22 @@ static void churn_bot_abort(churn_bots *bs, churn_bot *b, double now)
         peer->data = NULL;
         enet_peer_disconnect_now(peer, 0); /* a reset when not connected yet */
     }
-    churn_bot_gone(bs, b, now, false, 0.5 + 0.5 * client_rng_uniform(&bs->rng));
+    churn_bot_gone(bs, b, now, false, pause);
+}
+
+/* Ends a visit that went wrong; the bot retries later. */
+static void churn_bot_abort(churn_bots *bs, churn_bot *b, double now)
+{
+    churn_bot_drop(bs, b, now, 0.5 + 0.5 * client_rng_uniform(&bs->rng));
+}
+
+/* A busy server refused the visit and said when to come back: the bot waits that long, and
+ * up to a quarter more so that the refused do not all come back in the same frame. */
+static void churn_bot_refused_busy(churn_bots *bs, churn_bot *b, double now,
+                                   uint32_t retry_after_ms)
+{
+    churn_bot_drop(bs, b, now, retry_after_ms * 1e-3 *
+                               (1.0 + CHURN_RETRY_JITTER * client_rng_uniform(&bs->rng)));
 }
 
 static void churn_poll_closed_cb(uv_handle_t *handle)
@@ -120,9 +136,13 @@ static void churn_bot_service(churn_bots *bs, churn_bot *b)
 {
     ENetHost *h = b->host;
     ENetEvent ev;
+    enet_uint32 received = h->totalReceivedPackets;
     int r = enet_host_service(h, &ev, 0);
 
     b->serviced_at = churn_since(bs->t0);
+    /* Any datagram at all (ENet's acknowledgements and pings too): the server is there. */
+    if (h->totalReceivedPackets != received)
+        bs->heard_at = b->serviced_at;
     while (r > 0) {
         churn_on_event(bs, &ev, churn_since(bs->t0));
         if (b->host != h)
@@ -538,11 +558,16 @@ static void churn_bot_on_error(churn_bots *bs, churn_bot *b, const Reap__Error *
             churn_bot_leave(bs, b, now);
         return;
     }
-    if (e->code == REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL) {
-        /* A full server saying so is working as designed: a figure of its own, not an error;
-         * the bot tries again after a pause. */
-        bs->meter->totals.refused++;
-        bs->meter->second.refused++;
+    if (e->code == REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL ||
+        e->code == REAP__ERROR_CODE__ERROR_CODE_BUSY) {
+        /* A full or busy server saying so is working as designed: a figure of its own, not an
+         * error; the bot tries again after a pause, or when a busy server said to. */
+        churn_meter_refused(bs->meter, e->code == REAP__ERROR_CODE__ERROR_CODE_BUSY);
+        if (e->code == REAP__ERROR_CODE__ERROR_CODE_BUSY && e->retry_after_ms > 0 &&
+            !b->joined && b->state != CHURN_BOT_LEAVING) {
+            churn_bot_refused_busy(bs, b, now, e->retry_after_ms);
+            return;
+        }
     } else {
         churn_meter_error(bs->meter, CHURN_ERR_REFUSED, "server rejected a request of %s: %s",
                           b->name, e->text);
@@ -847,6 +872,7 @@ bool churn_bots_open(churn_bots *bs, const client_options *opts, uint32_t n,
     bs->impair = impair;
     bs->ports = ports;
     bs->n_bots = n;
+    bs->heard_at = -1;
     bs->bots = calloc(n ? n : 1, sizeof *bs->bots);
     bs->arena_buf = malloc(CHURN_ARENA_BYTES);
     if (bs->bots == NULL || bs->arena_buf == NULL)
@@ -936,6 +962,19 @@ bool churn_bots_request_stats(churn_bots *bs)
         }
     }
     return false;
+}
+
+double churn_bots_listening_since(const churn_bots *bs)
+{
+    double since = -1;
+
+    for (uint32_t i = 0; i < bs->n_bots; i++) {
+        const churn_bot *b = &bs->bots[i];
+
+        if (b->host != NULL && (since < 0 || b->connect_at < since))
+            since = b->connect_at;
+    }
+    return since;
 }
 
 uint32_t churn_bots_joined(const churn_bots *bs)

@@ -127,6 +127,7 @@ struct churn_bots {
     bool moves_unsupported;        /* the server answered MoveInput with "unexpected" */
     bool checks_unsupported;       /* ... and ReplicationCheckRequest */
     bool snapshot_supported;       /* a SnapshotComplete arrived */
+    double heard_at;               /* when a datagram from the server last arrived (-1: never) */
     /* Sending and receiving. */
     uint32_t next_stats_bot;
     uint32_t seq;
@@ -155,6 +156,9 @@ void churn_bots_step(churn_bots *bs, double now);
 void churn_bots_flush(churn_bots *bs, double now);
 /* Asks one joined bot (round robin) for the server's stats; false when none is joined. */
 bool churn_bots_request_stats(churn_bots *bs);
+/* When the longest-open of the visits' connections (open or being opened) was opened; -1
+ * when no visit has one. */
+double churn_bots_listening_since(const churn_bots *bs);
 /* Bots welcomed and not gone. */
 uint32_t churn_bots_joined(const churn_bots *bs);
 /* Whether every bot is done with the run. */

@@ -9,9 +9,13 @@
  * (churn_bot.c), the server's /metrics is sampled once a second when --admin is given
  * (churn_sampler.c), a timeline row is closed each second, and what the turn queued is
  * flushed. Four times a second one joined bot asks the server for its GC figures
- * (StatsReply, churn_stats.c). When the stages are over, the server's figures are asked for one
- * last time, every bot leaves, the optional leak verdict is taken (churn_leaks.c), and the run
- * model is handed back. The only addresses ever used are --server and --admin.
+ * (StatsReply, churn_stats.c). Every turn the watch (churn_watch.c) is told what the bots
+ * heard: a server that stops answering is said at once, marked on the timeline and in the
+ * model, and so is one that answers again. Each closed row, and every checkpoint period the
+ * run so far, go to the caller's hooks. When the stages are over, the server's figures are
+ * asked for one last time, every bot leaves, the optional leak verdict is taken
+ * (churn_leaks.c), and the run model is handed back. The only addresses ever used are
+ * --server and --admin.
  *
  * The run owns everything its parts share and lends it down: the loop, the meter the bots
  * record into, the stats and the timeline, the impaired network, the ports; nothing it lends
@@ -31,6 +35,7 @@
 #include "churn_leaks.h"
 #include "churn_sampler.h"
 #include "churn_stats.h"
+#include "churn_watch.h"
 #include "client_clock.h"
 #include "client_exit.h"
 
@@ -58,6 +63,12 @@ typedef struct churn {
     double final_stats_deadline;
     uint64_t final_stats_after;
     bool fatal;               /* the run ends: no bot could ever join */
+    churn_watch watch;        /* whether the server still answers */
+    bool lost_in_row;         /* the server was held lost at some turn of this row's second */
+    const churn_run_hooks *hooks; /* the caller's, or NULL */
+    churn_report *partial;    /* owned: the model handed to the checkpoint hook */
+    double next_checkpoint_at;
+    time_t started;
     uint32_t rows_total;      /* ceil(duration) */
     double turn_at;           /* when the last turn ran (its lag is measured from it) */
     double row_cpu, row_wall; /* the generator's CPU time and the clock at the last row */
@@ -85,7 +96,9 @@ static void churn_progress(churn *c, const churn_row *row, double now)
     const churn_bots *bs = &c->bots;
     char server[160] = "server: no stats yet";
 
-    if (row->have_admin && row->tick_p99 >= 0)
+    if (c->watch.lost)
+        snprintf(server, sizeof server, "server: NOT ANSWERING since %.1f s", c->watch.lost_at);
+    else if (row->have_admin && row->tick_p99 >= 0)
         snprintf(server, sizeof server, "server: %.0f objects, tick p99 %.1f ms",
                  row->admin_objects, row->tick_p99 * 1e3);
     else if (c->stats.have)
@@ -127,6 +140,28 @@ static void churn_row_generator(churn *c, churn_row *row)
     c->row_wall = wall;
 }
 
+static void churn_report_fill(churn_report *r, churn *c, const client_options *o,
+                              time_t started, double elapsed);
+
+/* The run so far, to the checkpoint hook: at the start, then every checkpoint period. */
+static void churn_checkpoint(churn *c, double now)
+{
+    const churn_run_hooks *h = c->hooks;
+
+    if (h == NULL || h->checkpoint_cb == NULL || h->checkpoint_period <= 0 ||
+        now < c->next_checkpoint_at)
+        return;
+    while (c->next_checkpoint_at <= now)
+        c->next_checkpoint_at += h->checkpoint_period;
+    if (c->partial == NULL && (c->partial = malloc(sizeof *c->partial)) == NULL)
+        return;
+    churn_sampler_finish(&c->sampler); /* the server's figures so far; finished again later */
+    churn_report_fill(c->partial, c, c->opts, c->started, now);
+    c->partial->partial = true;
+    c->partial->tl = &c->tl;
+    h->checkpoint_cb(h->ctx, c->partial);
+}
+
 static void churn_close_row(churn *c, double now)
 {
     const churn_counts *second = &c->meter.second;
@@ -144,10 +179,11 @@ static void churn_close_row(churn *c, double now)
     row.spawned = second->spawned;
     row.errors = second->errors;
     row.refused = second->refused;
+    row.server_lost = c->lost_in_row || c->watch.lost;
     churn_row_generator(c, &row);
     row.tick_p50 = row.tick_p99 = row.tick_max = row.gc_work_max = -1;
     row.gc_collections = row.admin_objects = row.rss_bytes = row.frames = -1;
-    if (c->stats.have) {
+    if (c->stats.have && !c->watch.lost) { /* a lost server's last figures are not this row's */
         row.have_server = true;
         row.server_objects = st->objects;
         row.server_players = st->players;
@@ -160,8 +196,11 @@ static void churn_close_row(churn *c, double now)
     churn_sampler_row(&c->sampler, &row);
     churn_timeline_add_row(&c->tl, &row);
     memset(&c->meter.second, 0, sizeof c->meter.second);
+    c->lost_in_row = false;
     if (!c->opts->session.quiet)
         churn_progress(c, &row, now);
+    if (c->hooks != NULL && c->hooks->row_cb != NULL)
+        c->hooks->row_cb(c->hooks->ctx, &row);
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -182,6 +221,29 @@ static void churn_begin_stop(churn *c, double now)
                                      c->opts->session.timeout : CHURN_FINAL_STATS_WAIT);
     if (!churn_bots_request_stats(&c->bots))
         c->bots.leave_all = true;
+}
+
+/* What the bots heard, to the watch: a server that stops answering, or answers again, is
+ * said at once and goes into the model. */
+static void churn_watch_turn(churn *c, double now, double lag)
+{
+    churn_watch_event ev = churn_watch_step(&c->watch, now, c->bots.heard_at,
+                                            churn_bots_listening_since(&c->bots),
+                                            lag > c->watch.silence / 4);
+
+    if (ev == CHURN_WATCH_LOST) {
+        churn_meter_server_lost(&c->meter, c->watch.lost_at);
+        client_say(c->con, "the server stopped answering at %.1f s: nothing from it for %.1f s "
+                   "(%u bots were joined)", c->watch.lost_at, now - c->watch.lost_at,
+                   churn_bots_joined(&c->bots));
+    } else if (ev == CHURN_WATCH_BACK) {
+        churn_meter_server_back(&c->meter, c->watch.back_at);
+        churn_stats_server_back(&c->stats);
+        client_say(c->con, "the server answers again at %.1f s, after %.1f s without it (a "
+                   "restarted server starts a new world)", c->watch.back_at,
+                   c->watch.back_at - c->watch.lost_at);
+    }
+    c->lost_in_row |= c->watch.lost;
 }
 
 /* One turn of the loop, every CHURN_TURN_MS: the stage, the bots' timers, /metrics, the
@@ -220,15 +282,18 @@ static void churn_turn(churn *c)
     }
     churn_sampler_poll(&c->sampler, &c->tl, now);
     churn_bots_step(bs, now);
+    churn_watch_turn(c, now, lag);
     if (t->joins == 0 && t->errors[CHURN_ERR_CONNECT] > 0 &&
         t->errors[CHURN_ERR_CONNECT] >= bs->n_bots)
         c->fatal = true; /* every bot tried once and nobody answered: the server is not there */
-    if (c->fatal || bs->fatal || (bs->leave_all && churn_bots_done(bs))) {
+    /* Leaving takes a server: without one, the visits still open just end. */
+    if (c->fatal || bs->fatal || (bs->leave_all && (churn_bots_done(bs) || c->watch.lost))) {
         uv_stop(&c->loop);
         return;
     }
     while (c->tl.n_rows + 1 < c->rows_total && now >= (double)(c->tl.n_rows + 1))
         churn_close_row(c, now);
+    churn_checkpoint(c, now);
     churn_bots_flush(bs, now);
 }
 
@@ -261,6 +326,20 @@ static void churn_raise_file_limit(churn *c, uint32_t n_bots)
                    "%llu", (unsigned long long)rl.rlim_cur, n_bots, (unsigned long long)want);
 }
 
+/* How long the server may be silent before it is held lost: an impaired network delays every
+ * answer by up to its latency and jitter each way. */
+static double churn_silence(const client_options *o)
+{
+    double worst = 0;
+
+    for (uint32_t i = 0; i < o->n_stages; i++) {
+        double d = o->stages[i].impair.latency + o->stages[i].impair.jitter;
+        if (d > worst)
+            worst = d;
+    }
+    return CHURN_WATCH_SILENCE + 2 * worst;
+}
+
 static bool churn_open(churn *c, const client_options *opts, const client_console *con)
 {
     uint32_t n_bots = churn_shard_share(opts, opts->bots);
@@ -269,6 +348,7 @@ static bool churn_open(churn *c, const client_options *opts, const client_consol
 
     c->opts = opts;
     c->con = con;
+    churn_watch_init(&c->watch, churn_silence(opts));
     c->rows_total = (uint32_t)opts->duration;
     if ((double)c->rows_total < opts->duration)
         c->rows_total++;
@@ -343,6 +423,7 @@ static void churn_close(churn *c)
     churn_admin_destroy(c->admin);
     churn_sampler_free(&c->sampler);
     churn_timeline_free(&c->tl);
+    free(c->partial);
 }
 
 static void churn_summary(churn *c, double elapsed)
@@ -366,9 +447,14 @@ static void churn_summary(churn *c, double elapsed)
                (unsigned long long)t->moves, (unsigned long long)t->checks,
                (unsigned long long)errors, (unsigned long long)t->refused,
                (unsigned long long)o->seed);
-    if (t->refused > 0)
+    if (t->refused > t->refused_busy)
         client_say(con, "refused: %llu times the server answered \"server full\" (working as "
-                   "designed; the bot tried again later)", (unsigned long long)t->refused);
+                   "designed; the bot tried again later)",
+                   (unsigned long long)(t->refused - t->refused_busy));
+    if (t->refused_busy > 0)
+        client_say(con, "refused: %llu times the server answered \"busy, retry after\" "
+                   "(admission control, working as designed; the bot came back when it said)",
+                   (unsigned long long)t->refused_busy);
     for (int k = 0; k < CHURN_ERR_COUNT; k++)
         if (t->errors[k] > 0 && len < sizeof errs)
             len += (size_t)snprintf(errs + len, sizeof errs - len, "%s%llu %s",
@@ -421,6 +507,7 @@ static void churn_report_fill(churn_report *r, churn *c, const client_options *o
     r->duration = o->duration;
     r->elapsed = elapsed;
     r->totals = c->meter.totals;
+    r->outages = c->meter.outages;
     r->server_figs = c->sampler.server;
     {
         uint32_t first, last, peak, collections;
@@ -447,6 +534,23 @@ static bool churn_wants_leaks(const client_options *o)
         if (strcmp(o->thresholds[i].metric, "leaked") == 0)
             return true;
     return o->leak_check;
+}
+
+/* Why a run that went to its end had no join at all. */
+static void churn_say_no_join(const churn *c)
+{
+    const churn_totals *t = &c->meter.totals;
+    const client_options *o = c->opts;
+
+    if (t->refused > 0)
+        fprintf(stderr, "reap-client: no bot could join %s:%u in %.1f s: the server refused "
+                "every visit (%llu times busy, %llu times full)\n", o->session.host,
+                o->session.port, churn_now(c), (unsigned long long)t->refused_busy,
+                (unsigned long long)(t->refused - t->refused_busy));
+    else
+        fprintf(stderr, "reap-client: no bot could join %s:%u in %.1f s: %s\n", o->session.host,
+                o->session.port, churn_now(c), c->meter.first_error[0] ? c->meter.first_error :
+                "is reap-server running there?");
 }
 
 void churn_result_free(churn_result *r)
@@ -482,7 +586,8 @@ static churn_result *churn_finish(churn *c, churn_result *res, time_t started,
     return res;
 }
 
-churn_result *churn_run(const client_options *opts, const client_console *con, int *out_rc)
+churn_result *churn_run(const client_options *opts, const client_console *con,
+                        const churn_run_hooks *hooks, int *out_rc)
 {
     churn_result *res = calloc(1, sizeof *res);
     client_options *o;
@@ -508,6 +613,8 @@ churn_result *churn_run(const client_options *opts, const client_console *con, i
         o->seed = churn_seed_from_clock();
     /* Shards of one run share the seed; each draws its own stream from it. */
     o->seed_effective = o->seed + (uint64_t)o->shard * 0x9E3779B97F4A7C15ull;
+    c->hooks = hooks;
+    c->started = started;
     if (!churn_open(c, o, con)) {
         rc = CLIENT_EXIT_FAILED;
         goto failed;
@@ -547,12 +654,6 @@ churn_result *churn_run(const client_options *opts, const client_console *con, i
     rc = churn_loop(c);
     sigaction(SIGINT, &old_sa, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rc == CLIENT_EXIT_OK && c->meter.totals.joins == 0 && c->bots.n_bots > 0) {
-        if (c->meter.first_error[0] == '\0')
-            churn_meter_fail(&c->meter, "no bot could join %.200s:%u in %.1f s (is reap-server "
-                             "running there?)", o->session.host, o->session.port, churn_now(c));
-        rc = CLIENT_EXIT_FAILED;
-    }
     if (rc != CLIENT_EXIT_OK) {
         if (con->progress_tty)
             fputs("\n", con->out);
@@ -561,10 +662,18 @@ churn_result *churn_run(const client_options *opts, const client_console *con, i
         goto failed;
     }
     churn_finish(c, res, started, mark, leak_baseline);
+    /* The run went to its end and its model is kept; whether it failed is said here. */
+    rc = CLIENT_EXIT_OK;
+    if (c->meter.totals.joins == 0 && c->bots.n_bots > 0) {
+        churn_say_no_join(c);
+        rc = CLIENT_EXIT_FAILED;
+    }
+    if (c->meter.outages.n > 0)
+        rc = CLIENT_EXIT_FAILED;
     churn_close(c);
     enet_deinitialize();
     free(c);
-    *out_rc = CLIENT_EXIT_OK;
+    *out_rc = rc;
     return res;
 failed:
     churn_close(c);

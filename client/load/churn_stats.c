@@ -13,8 +13,9 @@ void churn_stats_init(churn_stats *st, churn_timeline *tl)
 
 void churn_stats_on_reply(churn_stats *st, const Reap__StatsReply *r, double now)
 {
-    if (st->have && r->frame < st->last.frame)
+    if (st->have && r->frame < st->last.frame && !st->take_next)
         return; /* an older answer overtaken by a newer one */
+    st->take_next = false;
     if (!st->have) {
         st->first = *r;
     } else if (r->collections > st->last.collections) {
@@ -34,4 +35,9 @@ void churn_stats_on_reply(churn_stats *st, const Reap__StatsReply *r, double now
     st->have = true;
     st->last_at = now;
     st->replies++;
+}
+
+void churn_stats_server_back(churn_stats *st)
+{
+    st->take_next = true;
 }

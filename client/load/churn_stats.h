@@ -19,6 +19,7 @@ typedef struct churn_stats {
     Reap__StatsReply first;
     double last_at;           /* when the newest came, seconds since the run's start */
     uint64_t replies;
+    bool take_next;           /* the next reply is taken whatever its frame */
 } churn_stats;
 
 void churn_stats_init(churn_stats *st, churn_timeline *tl);
@@ -26,5 +27,8 @@ void churn_stats_init(churn_stats *st, churn_timeline *tl);
  * collections it reveals on the timeline: the newest at (now - time since the last purge),
  * earlier ones spread evenly back to the previous reply. */
 void churn_stats_on_reply(churn_stats *st, const Reap__StatsReply *r, double now);
+/* The server answers again after it stopped: if it was restarted it numbers its frames from 0,
+ * so the next reply is taken as the newest whatever its frame. */
+void churn_stats_server_back(churn_stats *st);
 
 #endif /* REAP_CLIENT_CHURN_STATS_H */

@@ -17,4 +17,5 @@ void client_options_default(client_options *opts)
     opts->procs = 1;
     opts->progress = -1;
     snprintf(opts->out_dir, sizeof opts->out_dir, "build/churn");
+    opts->checkpoint_period = CLIENT_CHECKPOINT_DEFAULT;
 }

@@ -14,6 +14,9 @@
 #include "churn_threshold.h"
 #include "client_session.h"
 
+#define CLIENT_CHECKPOINT_DEFAULT 10.0  /* seconds */
+#define CLIENT_CHECKPOINT_MAX 3600.0
+
 enum {
     CLIENT_ADMIN_TOKEN_MIN = 16,    /* the server's bounds on its --admin-token */
     CLIENT_ADMIN_TOKEN_MAX = 256,
@@ -30,6 +33,8 @@ typedef struct client_options {
     client_move_pattern move_pattern; /* --move-pattern */
     double projectile_hz;
     char out_dir[512];        /* where the timeline and report go (default build/churn) */
+    double checkpoint_period; /* seconds between report.json checkpoints; 0: none */
+    bool checkpoint_set;      /* --checkpoint was given: a scenario's key does not win */
     uint64_t seed;
     uint64_t seed_effective;  /* this shard's stream: seed + shard x the golden gamma */
     bool seed_set;            /* false: the seed comes from the clock */

@@ -66,3 +66,21 @@ void churn_meter_leave(churn_meter *m, bool abrupt)
         m->totals.leaves_abrupt++;
     }
 }
+
+void churn_meter_refused(churn_meter *m, bool busy)
+{
+    m->second.refused++;
+    m->totals.refused++;
+    m->totals.refused_busy += busy;
+}
+
+void churn_meter_server_lost(churn_meter *m, double from)
+{
+    churn_meter_error(m, CHURN_ERR_SERVER_LOST, "the server stopped answering at %.1f s", from);
+    churn_outages_begin(&m->outages, from);
+}
+
+void churn_meter_server_back(churn_meter *m, double at)
+{
+    churn_outages_end(&m->outages, at);
+}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "churn_outage.h"
 #include "churn_totals.h"
 
 /* Counts of the second being measured (a timeline row's). */
@@ -24,6 +25,7 @@ typedef struct churn_meter {
     char first_error[400];
     char first_mismatch[400]; /* the first replication mismatch, in full */
     uint64_t undecodable;     /* server messages msg_decode refused (a mirror would miss them) */
+    churn_outages outages;    /* when the server did not answer */
 } churn_meter;
 
 void churn_meter_init(churn_meter *m);
@@ -40,6 +42,14 @@ void churn_meter_mismatch(churn_meter *m, const char *fmt, ...)
 /* A latency of kind, in seconds (recorded in microseconds; negative counts as 0). */
 void churn_meter_latency(churn_meter *m, churn_lat kind, double seconds);
 void churn_meter_join(churn_meter *m);
+/* A refusal ("server full", or busy when busy): the server working as designed, not an
+ * error. */
+void churn_meter_refused(churn_meter *m, bool busy);
+/* The server stopped answering at `from` (the last moment anything was heard from it): an
+ * error of its own kind, and a stretch without a server, which ends when it is heard again
+ * (churn_meter_server_back). */
+void churn_meter_server_lost(churn_meter *m, double from);
+void churn_meter_server_back(churn_meter *m, double at);
 void churn_meter_leave(churn_meter *m, bool abrupt);
 
 #endif /* REAP_CLIENT_CHURN_METER_H */

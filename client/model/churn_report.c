@@ -78,6 +78,12 @@ bool churn_report_metric(const churn_report *r, const char *name, double *out)
         *out = t->joins ? (double)churn_totals_errors(t) / (double)t->joins : NAN;
     } else if (strcmp(name, "refused") == 0) {
         *out = (double)t->refused;
+    } else if (strcmp(name, "refused_busy") == 0) {
+        *out = (double)t->refused_busy;
+    } else if (strcmp(name, "server_outages") == 0) {
+        *out = (double)r->outages.n;
+    } else if (strcmp(name, "server_outage_seconds") == 0) {
+        *out = churn_outages_seconds(&r->outages, r->elapsed);
     } else if (strcmp(name, "refusal_rate") == 0) {
         *out = t->joins + t->refused ? (double)t->refused / (double)(t->joins + t->refused) : NAN;
     } else if (strcmp(name, "unknown_destroys") == 0) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "churn_outage.h"
 #include "churn_plan.h"
 #include "churn_threshold.h"
 #include "churn_timeline.h"
@@ -78,6 +79,8 @@ typedef struct churn_report {
     churn_server server_figs;
     churn_leaks leaks;
     bool interrupted;            /* stopped early by SIGINT or SIGTERM */
+    bool partial;                /* a checkpoint of a run still going: it stops at elapsed */
+    churn_outages outages;       /* when the server did not answer */
     churn_timeline *tl;          /* borrowed */
     /* What the run was asked for, as the report echoes it. */
     const client_stage *stages;  /* borrowed: n_stages of them */

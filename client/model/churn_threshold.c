@@ -27,7 +27,8 @@ static bool threshold_name_known(const char *name)
         "unknown_destroys", "generator_cpu", "generator_saturated_seconds",
         "level_load_wait_p50", "level_load_wait_p99", "levels_loaded_peak",
         "levels_pending_purge_max", "level_streams_in", "level_streams_out", "levels_survived",
-        "streaming_collections",
+        "streaming_collections", "refused_busy", "server_outages", "server_outage_seconds",
+        "server_rss_peak", "server_bytes_per_connection",
     };
     static const char *const lats[] = {
         "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check",
@@ -60,14 +61,19 @@ typedef enum threshold_kind {
 static threshold_kind threshold_kind_of(const char *name)
 {
     static const char *const ratios[] = { "error_rate", "refusal_rate", "generator_cpu" };
+    static const char *const server_counts[] = {
+        "server_fps", "server_collections", "server_outages", "server_rss_peak",
+        "server_bytes_per_connection",
+    };
     static const char *const stats[] = { "_p50", "_p95", "_p99", "_max", "_mean" };
     const char *us = strrchr(name, '_');
 
     for (size_t i = 0; i < sizeof ratios / sizeof *ratios; i++)
         if (strcmp(name, ratios[i]) == 0)
             return THRESHOLD_RATIO;
-    if (strcmp(name, "server_fps") == 0 || strcmp(name, "server_collections") == 0)
-        return THRESHOLD_COUNT;
+    for (size_t i = 0; i < sizeof server_counts / sizeof *server_counts; i++)
+        if (strcmp(name, server_counts[i]) == 0)
+            return THRESHOLD_COUNT;
     /* server_tick_*, server_*_p99, server_gc_work_max, server_cpu_seconds */
     if (strncmp(name, "server_", 7) == 0 || strcmp(name, "generator_saturated_seconds") == 0)
         return THRESHOLD_TIME;

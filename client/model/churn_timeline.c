@@ -37,6 +37,42 @@ bool churn_timeline_add_row(churn_timeline *tl, const churn_row *row)
     return true;
 }
 
+/* The owned arrays of from, with their capacities, into to (to's other fields untouched). */
+static void timeline_take_arrays(churn_timeline *to, const churn_timeline *from)
+{
+    to->rows = from->rows, to->cap_rows = from->cap_rows;
+    to->gc_times = from->gc_times, to->cap_gc = from->cap_gc;
+    to->samples = from->samples, to->cap_samples = from->cap_samples;
+    to->class_samples = from->class_samples, to->cap_class_samples = from->cap_class_samples;
+}
+
+bool churn_timeline_copy(churn_timeline *dst, const churn_timeline *src)
+{
+    churn_timeline own = *dst;
+    bool ok = CLIENT_VEC_RESERVE(own.rows, own.cap_rows, src->n_rows, 64) &&
+              CLIENT_VEC_RESERVE(own.gc_times, own.cap_gc, src->n_gc, 64) &&
+              CLIENT_VEC_RESERVE(own.samples, own.cap_samples, src->n_samples, 256) &&
+              CLIENT_VEC_RESERVE(own.class_samples, own.cap_class_samples,
+                                 src->n_class_samples, 64);
+
+    if (!ok) {
+        timeline_take_arrays(dst, &own); /* what grew is still dst's, freed with it */
+        return false;
+    }
+    *dst = *src; /* the scalars and names; the arrays are made dst's own again */
+    timeline_take_arrays(dst, &own);
+    if (src->n_rows > 0)
+        memcpy(dst->rows, src->rows, src->n_rows * sizeof *src->rows);
+    if (src->n_gc > 0)
+        memcpy(dst->gc_times, src->gc_times, src->n_gc * sizeof *src->gc_times);
+    if (src->n_samples > 0)
+        memcpy(dst->samples, src->samples, src->n_samples * sizeof *src->samples);
+    if (src->n_class_samples > 0)
+        memcpy(dst->class_samples, src->class_samples,
+               src->n_class_samples * sizeof *src->class_samples);
+    return true;
+}
+
 bool churn_timeline_add_gc(churn_timeline *tl, double t)
 {
     if (!CLIENT_VEC_RESERVE(tl->gc_times, tl->cap_gc, (uint64_t)tl->n_gc + 1, 64))

@@ -20,7 +20,10 @@ typedef struct churn_row {
     uint32_t leaves_abrupt;
     uint32_t spawned;           /* props acknowledged by the server */
     uint32_t errors;            /* what the server got wrong or never answered */
-    uint32_t refused;           /* "server full" answers (not errors) */
+    uint32_t refused;           /* "server full" or "busy" answers (not errors) */
+    bool server_lost;           /* the run held the server lost at some moment of this second
+                                 * (found 2 s or more after it fell silent: the report's
+                                 * outages say exactly when) */
     /* The generator's own health this second; negative: not measured. */
     double gen_cpu;             /* its CPU time / wall time (1 = one core) */
     double loop_lag;            /* the latest its loop's turn ran, seconds */
@@ -90,6 +93,10 @@ bool churn_timeline_add_classes(churn_timeline *tl, double t, const char *const 
 /* Metadata is left zeroed for the caller to fill. */
 void churn_timeline_init(churn_timeline *tl);
 void churn_timeline_free(churn_timeline *tl);
+/* Makes dst (initialised) a copy of src that shares nothing with it, reusing dst's arrays;
+ * false on allocation failure (dst is then left as it was). Every owned array of the
+ * timeline is copied here: one added to the struct must be added to it too. */
+bool churn_timeline_copy(churn_timeline *dst, const churn_timeline *src);
 /* Appends a copy of row / a collection time / a sample; false on allocation failure. */
 bool churn_timeline_add_row(churn_timeline *tl, const churn_row *row);
 bool churn_timeline_add_gc(churn_timeline *tl, double t);

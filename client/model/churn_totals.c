@@ -10,12 +10,12 @@ const char *const churn_lat_names[CHURN_LAT_COUNT] = {
 };
 
 const char *const churn_error_keys[CHURN_ERR_COUNT] = {
-    "connect", "refused", "lost", "timeout", "leave", "mismatch",
+    "connect", "refused", "lost", "timeout", "leave", "mismatch", "server_lost",
 };
 
 const char *const churn_error_names[CHURN_ERR_COUNT] = {
     "connect timeouts", "rejected requests", "connections lost", "answer timeouts",
-    "unanswered goodbyes", "replication mismatches",
+    "unanswered goodbyes", "replication mismatches", "server outages",
 };
 
 void churn_totals_init(churn_totals *t)
@@ -37,6 +37,7 @@ void churn_totals_merge(churn_totals *dst, const churn_totals *src)
     dst->snapshots += src->snapshots;
     dst->unknown_destroys += src->unknown_destroys;
     dst->refused += src->refused;
+    dst->refused_busy += src->refused_busy;
     dst->gen_cpu_us += src->gen_cpu_us;
     dst->gen_seconds += src->gen_seconds;
     dst->gen_saturated += src->gen_saturated;

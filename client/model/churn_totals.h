@@ -30,6 +30,7 @@ typedef enum churn_error {
     CHURN_ERR_TIMEOUT,     /* no welcome, spawn ack, replication, snapshot or check in time */
     CHURN_ERR_LEAVE,       /* the server did not close the connection after our goodbye */
     CHURN_ERR_MISMATCH,    /* a bot's mirror differed from the server's replication check */
+    CHURN_ERR_SERVER_LOST, /* the server stopped answering every bot (load/churn_watch.c) */
     CHURN_ERR_COUNT,
 } churn_error;
 
@@ -41,7 +42,9 @@ extern const char *const churn_error_names[CHURN_ERR_COUNT];
 typedef struct churn_totals {
     uint64_t joins, leaves, leaves_abrupt, spawned, projectiles, moves, checks, snapshots;
     uint64_t unknown_destroys;   /* destroys for a net id the bot did not hold */
-    uint64_t refused;            /* "server full" answers: the server working as designed */
+    uint64_t refused;            /* "server full" or "busy" answers: the server working as
+                                  * designed */
+    uint64_t refused_busy;       /* ... of which "busy, retry after" (admission control) */
     uint64_t gen_cpu_us;         /* the generator's own CPU time */
     uint64_t gen_seconds;        /* seconds (timeline rows) it was measured over */
     uint64_t gen_saturated;      /* ... of which it was saturated (see churn_row_saturated) */

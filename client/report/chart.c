@@ -12,6 +12,12 @@
 
 void chart_draw_styled(FILE *f, const chart *ch, uint32_t dashed)
 {
+    chart_draw_shaded(f, ch, dashed, NULL, 0);
+}
+
+void chart_draw_shaded(FILE *f, const chart *ch, uint32_t dashed, const double *bands,
+                       uint32_t nb)
+{
     double xmin = INFINITY, xmax = -INFINITY, ymax = 0, xstep, ystep;
     uint32_t points = 0;
 
@@ -61,6 +67,15 @@ void chart_draw_styled(FILE *f, const chart *ch, uint32_t dashed)
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/><text "
                 "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", CX(v), CHART_T,
                 CX(v), CHART_B, CX(v), CHART_B + 16, ch->logx ? pow(10, v) : v);
+    }
+    for (uint32_t i = 0; bands != NULL && i < nb; i++) {
+        double from = fmax(bands[2 * i], xmin);
+        double to = bands[2 * i + 1] < 0 ? xmax : fmin(bands[2 * i + 1], xmax);
+
+        if (to > from)
+            fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+                    "class=\"nosrv\"/>\n", CX(from), CHART_T, CX(to) - CX(from),
+                    CHART_B - CHART_T);
     }
     for (uint32_t i = 0; ch->vlines != NULL && i < ch->nv; i++)
         if (ch->vlines[i] >= xmin && ch->vlines[i] <= xmax)
@@ -112,6 +127,9 @@ void chart_draw_styled(FILE *f, const chart *ch, uint32_t dashed)
     if (ch->vlines != NULL && ch->nv > 0)
         fprintf(f, "<text x=\"%d\" y=\"20\" text-anchor=\"end\" class=\"gctext\">| collection "
                 "(%u)</text>\n", CHART_R, ch->nv);
+    if (bands != NULL && nb > 0)
+        fprintf(f, "<text x=\"%d\" y=\"34\" text-anchor=\"end\" class=\"nosrvtext\">shaded: "
+                "the server not answering</text>\n", CHART_R);
     fputs("</svg></figure>\n", f);
 }
 

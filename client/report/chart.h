@@ -39,6 +39,10 @@ typedef struct chart {
 /* Draws ch as one <figure> with an <svg class="chart">; a chart without a point says ch->empty.
  * Series whose bit is set in dashed (bit i: series i) are drawn dashed. */
 void chart_draw_styled(FILE *f, const chart *ch, uint32_t dashed);
+/* ... with nb x ranges shaded behind the lines: bands holds [from, to] pairs (the server not
+ * answering; a to < 0 reaches the right edge). */
+void chart_draw_shaded(FILE *f, const chart *ch, uint32_t dashed, const double *bands,
+                       uint32_t nb);
 void chart_draw(FILE *f, const chart *ch);
 /* Appends (x, y) to a series of capacity cap; a value not measured (< 0 or NAN) is a gap the
  * line breaks at, never a line drawn across it. */

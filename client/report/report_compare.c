@@ -248,6 +248,7 @@ uint32_t churn_compare_list(compare_figure *figs)
     compare_add(figs, &n, "joins", COMPARE_COUNT, true, false);
     compare_add(figs, &n, "errors", COMPARE_COUNT, false, false);
     compare_add(figs, &n, "mismatches", COMPARE_COUNT, false, false);
+    compare_add(figs, &n, "server_outage_seconds", COMPARE_EXACT, false, false);
     return n;
 }
 
@@ -344,7 +345,8 @@ static void compare_html_run(FILE *f, const char *label, const compare_run *run)
     churn_svg_text(f, r->run_id);
     fputs("</td><td>", f);
     churn_svg_text(f, r->scenario);
-    fprintf(f, "</td><td>%u</td><td>%.1f</td><td>", r->bots, r->elapsed);
+    fprintf(f, "</td><td>%u</td><td>%.1f%s</td><td>", r->bots, r->elapsed,
+            r->partial ? " (partial: the run did not finish)" : "");
     churn_svg_text(f, r->start_time);
     fputs("</td></tr>\n", f);
 }

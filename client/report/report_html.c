@@ -18,7 +18,8 @@
 /* One chart of row figures over time: get(row, series index) gives each series' value. */
 typedef double (*chart_row_fn)(const churn_row *row, int series);
 
-static void chart_rows(FILE *f, chart *ch, const churn_timeline *tl, chart_row_fn get)
+static void chart_rows_shaded(FILE *f, chart *ch, const churn_timeline *tl, chart_row_fn get,
+                              const double *bands, uint32_t nb)
 {
     if (chart_series_alloc(ch, tl != NULL ? tl->n_rows : 0))
         for (uint32_t i = 0; tl != NULL && i < tl->n_rows; i++)
@@ -26,8 +27,13 @@ static void chart_rows(FILE *f, chart *ch, const churn_timeline *tl, chart_row_f
                 /* a row's figures are for the second that ends at its t: drawn at that
                  * second's middle, where the collections that happened in it are marked */
                 chart_add(&ch->s[k], tl->n_rows, tl->rows[i].t - 0.5, get(&tl->rows[i], k));
-    chart_draw(f, ch);
+    chart_draw_shaded(f, ch, 0, bands, nb);
     chart_free(ch);
+}
+
+static void chart_rows(FILE *f, chart *ch, const churn_timeline *tl, chart_row_fn get)
+{
+    chart_rows_shaded(f, ch, tl, get, NULL, 0);
 }
 
 static double row_bots(const churn_row *r, int k)
@@ -128,7 +134,8 @@ static void html_classes_chart(FILE *f, const churn_timeline *tl)
     chart_free(&ch);
 }
 
-static void html_objects_chart(FILE *f, const churn_timeline *tl)
+static void html_objects_chart(FILE *f, const churn_timeline *tl, const double *bands,
+                               uint32_t nb)
 {
     chart ch = { "Server objects (StatsReply samples, collections as dashed purple lines)",
                  "seconds since the start", "objects", { { "objects", "#0072B2", 0, 0, 0 } }, 1,
@@ -137,7 +144,7 @@ static void html_objects_chart(FILE *f, const churn_timeline *tl)
     if (chart_series_alloc(&ch, tl->n_samples))
         for (uint32_t i = 0; i < tl->n_samples; i++)
             chart_add(&ch.s[0], tl->n_samples, tl->samples[i].t, tl->samples[i].objects);
-    chart_draw(f, &ch);
+    chart_draw_shaded(f, &ch, 0, bands, nb);
     chart_free(&ch);
 }
 
@@ -206,7 +213,8 @@ static void html_head(FILE *f, const churn_report *r)
           "th:first-child{text-align:left}\n.pass{color:#007a5a;font-weight:bold}.fail{color:"
           "#D55E00;font-weight:bold}\nsvg.chart{font-size:11px;background:#fff}.frame{fill:none;"
           "stroke:#888}.grid{stroke:#eee}.gc{stroke:#CC79A7;stroke-dasharray:3 3;stroke-opacity:"
-          ".6}.gctext{fill:#CC79A7}.muted{fill:#888}\nfigure{margin:0 0 18px}figcaption{"
+          ".6}.gctext{fill:#CC79A7}.muted{fill:#888}.nosrv{fill:#D55E00;fill-opacity:.12}"
+          ".nosrvtext{fill:#D55E00}\nfigure{margin:0 0 18px}figcaption{"
           "font-weight:bold;margin-bottom:4px}pre{background:#f6f6f6;padding:8px;overflow:auto}"
           "\n</style></head>\n<body>\n<h1>reap load test</h1>\n<table>\n", f);
 #define HTML_ROW(label, value) do { fputs("<tr><td>" label "</td><td>", f); \
@@ -222,6 +230,23 @@ static void html_head(FILE *f, const churn_report *r)
             "\n<tr><td>bots (most at once)</td><td>%u</td></tr>\n<tr><td>duration</td><td>%.1f s "
             "(ran %.1f s)</td></tr>\n</table>\n", (unsigned long long)r->seed, r->shards, r->bots,
             r->duration, r->elapsed);
+    if (r->partial)
+        fprintf(f, "<p class=\"fail\">Partial report: a checkpoint of a run that did not finish "
+                "(its process was killed, or is still running). It stops at %.1f s of %.1f s."
+                "</p>\n", r->elapsed, r->duration);
+    for (uint32_t i = 0; i < r->outages.n; i++) {
+        const churn_outage *x = &r->outages.list[i];
+
+        fprintf(f, "<p class=\"fail\">The server stopped answering at %.1f s", x->from);
+        if (x->to >= 0)
+            fprintf(f, " and answered again at %.1f s (%.1f s without it).</p>\n", x->to,
+                    x->to - x->from);
+        else
+            fputs(" and had not answered again by the end.</p>\n", f);
+    }
+    if (r->outages.n > 0)
+        fprintf(f, "<p class=\"fail\">%.1f s of the run had no server (shaded on the "
+                "timelines).</p>\n", churn_outages_seconds(&r->outages, r->elapsed));
 }
 
 static void html_thresholds(FILE *f, const churn_report *r)
@@ -259,14 +284,15 @@ static void html_counts(FILE *f, const churn_report *r)
 
     fprintf(f, "<h2>Bots</h2>\n<table><tr><th>joins</th><th>leaves</th><th>abrupt</th>"
             "<th>props</th><th>projectiles</th><th>moves</th><th>checks</th><th>errors</th>"
-            "<th>refused (server full)</th><th>unknown destroys</th></tr>\n<tr><td>%llu</td>"
-            "<td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>"
-            "%llu</td><td>%llu</td><td>%llu</td></tr></table>\n", (unsigned long long)t->joins,
+            "<th>refused (full or busy)</th><th>of which busy</th><th>unknown destroys</th></tr>\n"
+            "<tr><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td>"
+            "<td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td></tr></table>\n",
+            (unsigned long long)t->joins,
             (unsigned long long)t->leaves, (unsigned long long)t->leaves_abrupt,
             (unsigned long long)t->spawned, (unsigned long long)t->projectiles,
             (unsigned long long)t->moves, (unsigned long long)t->checks,
             (unsigned long long)churn_totals_errors(t), (unsigned long long)t->refused,
-            (unsigned long long)t->unknown_destroys);
+            (unsigned long long)t->refused_busy, (unsigned long long)t->unknown_destroys);
     if (t->gen_seconds > 0)
         fprintf(f, "<p class=\"%s\">The load generator used %.0f%% of a core on average%s and "
                 "was saturated for %llu s of %llu%s</p>\n", t->gen_saturated ? "fail" : "pass",
@@ -343,7 +369,7 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
     chart bots = { "Bots taking part", "seconds since the start", "bots",
                    { { "joined", "#E69F00", 0, 0, 0 }, { "wanted by the stage", "#999999", 0,
                      0, 0 } }, 2, NULL, 0, false, NULL };
-    chart rates = { "Joins, leaves, errors and refusals (server full) per second",
+    chart rates = { "Joins, leaves, errors and refusals (server full or busy) per second",
                     "seconds since the start", "per second", { { "joins", "#009E73", 0, 0, 0 },
                     { "leaves", "#56B4E9", 0, 0, 0 }, { "errors", "#D55E00", 0, 0, 0 },
                     { "refused", "#999999", 0, 0, 0 } }, 4, NULL, 0, false, NULL };
@@ -364,6 +390,12 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
                      { "pending purge", "#D55E00", 0, 0, 0 } }, 2, NULL, 0, false,
                      "not sampled: run with --admin" };
 
+    double bands[2 * CHURN_OUTAGES_MAX];
+
+    for (uint32_t i = 0; i < r->outages.n; i++) {
+        bands[2 * i] = r->outages.list[i].from;
+        bands[2 * i + 1] = r->outages.list[i].to;
+    }
     html_head(f, r);
     html_thresholds(f, r);
     html_counts(f, r);
@@ -371,9 +403,9 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
     if (tl != NULL) {
         bots.vlines = tick.vlines = tl->gc_times;
         bots.nv = tick.nv = tl->n_gc;
-        chart_rows(f, &bots, tl, row_bots);
-        chart_rows(f, &rates, tl, row_rates);
-        html_objects_chart(f, tl);
+        chart_rows_shaded(f, &bots, tl, row_bots, bands, r->outages.n);
+        chart_rows_shaded(f, &rates, tl, row_rates, bands, r->outages.n);
+        html_objects_chart(f, tl, bands, r->outages.n);
         html_classes_chart(f, tl);
         chart_rows(f, &tick, tl, row_tick);
         chart_gc(f, &gc, tl);

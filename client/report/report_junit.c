@@ -10,22 +10,25 @@
 
 /* ---- JUnit XML (--junit FILE) ----------------------------------------------------------- */
 
-/* One test case per threshold (and one for the leak check, one for an interrupted run), so
+/* One test case per threshold (and one for the leak check, one for a server that stopped
+ * answering, one for an interrupted run), so
  * that a CI server shows which rule failed and by how much; no thresholds: one case, the
  * run itself. */
 static bool churn_report_junit_fn(const void *data, FILE *f)
 {
     const churn_report *r = data;
     uint32_t n_th = r->n_thresholds, tests = 0, failures = 0;
-    bool leak_case = r->leaks.checked;
+    bool leak_case = r->leaks.checked, lost = r->outages.n > 0;
 
     for (uint32_t i = 0; i < n_th; i++) {
         double v = NAN;
         churn_report_metric(r, r->thresholds[i].metric, &v);
         failures += isnan(v) || !client_threshold_check(&r->thresholds[i], v);
     }
-    tests = n_th + leak_case + r->interrupted + (n_th == 0 && !leak_case && !r->interrupted);
-    failures += (leak_case && (!r->leaks.supported || r->leaks.leaked != 0)) + r->interrupted;
+    tests = n_th + leak_case + lost + r->interrupted +
+            (n_th == 0 && !leak_case && !lost && !r->interrupted);
+    failures += (leak_case && (!r->leaks.supported || r->leaks.leaked != 0)) + lost +
+                r->interrupted;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<testsuites name=\"reap-client\" tests=\"%u\" failures=\"%u\" time=\"%.3f\">\n"
             "  <testsuite name=\"", tests, failures, r->elapsed);
@@ -76,11 +79,16 @@ static bool churn_report_junit_fn(const void *data, FILE *f)
                     r->leaks.leaked);
         fputs("</testcase>\n", f);
     }
+    if (lost)
+        fprintf(f, "    <testcase classname=\"reap-client.run\" name=\"the server answers\" "
+                "time=\"%.3f\"><failure message=\"the server stopped answering at %.1f s; %.1f "
+                "s of the run had no server\" type=\"server_lost\"/></testcase>\n", r->elapsed,
+                r->outages.list[0].from, churn_outages_seconds(&r->outages, r->elapsed));
     if (r->interrupted)
         fprintf(f, "    <testcase classname=\"reap-client.run\" name=\"the run completes\" "
                 "time=\"%.3f\"><failure message=\"interrupted after %.1f of %.1f s\" "
                 "type=\"interrupted\"/></testcase>\n", r->elapsed, r->elapsed, r->duration);
-    else if (n_th == 0 && !leak_case)
+    else if (n_th == 0 && !leak_case && !lost)
         fprintf(f, "    <testcase classname=\"reap-client.run\" name=\"the run completes\" "
                 "time=\"%.3f\"/>\n", r->elapsed);
     fputs("  </testsuite>\n</testsuites>\n", f);
@@ -88,21 +96,13 @@ static bool churn_report_junit_fn(const void *data, FILE *f)
     return !ferror(f);
 }
 
+bool churn_report_junit_writer(const void *report, FILE *f)
+{
+    return churn_report_junit_fn(report, f);
+}
+
 bool churn_report_write_junit(const churn_report *r, const char *path, char *err,
                               size_t err_size)
 {
-    char dir[1024], *slash;
-    const char *name = path;
-
-    snprintf(dir, sizeof dir, "%s", path);
-    slash = strrchr(dir, '/');
-    if (slash != NULL) {
-        *slash = '\0';
-        name = path + (slash - dir) + 1;
-        if (dir[0] != '\0' && !churn_mkdirs(dir, err, err_size))
-            return false;
-    } else {
-        snprintf(dir, sizeof dir, ".");
-    }
-    return churn_write_file(dir[0] ? dir : "/", name, churn_report_junit_fn, r, err, err_size);
+    return churn_write_path(path, churn_report_junit_fn, r, err, err_size);
 }

@@ -54,6 +54,12 @@ static uint64_t load_u64(load_ctx *c, json_t *parent, const char *key)
     return 0;
 }
 
+/* A count a report of an earlier version may lack (0 then). */
+static uint64_t load_u64_or_0(load_ctx *c, json_t *parent, const char *key)
+{
+    return json_object_get(parent, key) == NULL ? 0 : load_u64(c, parent, key);
+}
+
 /* A number divided by div (1e3 for ms; a division rounds once, so "4" ms reads back as the
  * same double as 0.004 s); null (not measured) and a missing key are -1. */
 static double load_num(json_t *parent, const char *key, double div)
@@ -159,6 +165,7 @@ static bool load_row(load_ctx *c, json_t *j, churn_timeline *tl)
     w.spawned = (uint32_t)load_u64(c, j, "spawned");
     w.errors = (uint32_t)load_u64(c, j, "errors");
     w.refused = (uint32_t)load_u64(c, j, "refused");
+    w.server_lost = json_is_true(json_object_get(j, "server_lost"));
     w.gen_cpu = load_num(j, "generator_cpu", 1);
     w.loop_lag = load_num(j, "loop_lag_ms", 1e3);
     if (json_is_object(server)) {
@@ -209,6 +216,7 @@ static void load_totals(load_ctx *c, json_t *root, churn_totals *t)
     t->snapshots = load_u64(c, counts, "snapshots");
     t->unknown_destroys = load_u64(c, counts, "unknown_destroys");
     t->refused = load_u64(c, counts, "refused");
+    t->refused_busy = load_u64_or_0(c, counts, "refused_busy");
     t->gen_cpu_us = (uint64_t)llround(load_num(gen, "cpu_seconds", 1e-6));
     t->gen_seconds = load_u64(c, gen, "seconds");
     t->gen_saturated = load_u64(c, gen, "saturated_seconds");
@@ -217,7 +225,8 @@ static void load_totals(load_ctx *c, json_t *root, churn_totals *t)
     t->impair_duplicated = load_u64(c, imp, "duplicated");
     t->impair_reordered = load_u64(c, imp, "reordered");
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
-        t->errors[i] = load_u64(c, errs, churn_error_keys[i]);
+        t->errors[i] = i == CHURN_ERR_SERVER_LOST ? load_u64_or_0(c, errs, churn_error_keys[i])
+                                                  : load_u64(c, errs, churn_error_keys[i]);
     for (int i = 0; i < CHURN_LAT_COUNT && c->ok; i++) {
         json_t *h = load_obj(c, lat, churn_lat_names[i]);
         if (h != NULL)
@@ -272,6 +281,19 @@ bool churn_report_load(churn_report *r, churn_timeline *tl, uint32_t max_thresho
     r->duration = load_num(root, "duration_seconds", 1);
     r->elapsed = load_num(root, "elapsed_seconds", 1);
     r->interrupted = json_is_true(json_object_get(root, "interrupted"));
+    r->partial = json_is_true(json_object_get(root, "partial"));
+    v = json_object_get(root, "server_outages");
+    json_array_foreach(v, i, item) {
+        double from = load_num(item, "from_seconds", 1), to = load_num(item, "to_seconds", 1);
+
+        if (from < 0) {
+            load_fail(&c, "a server outage without its from_seconds");
+            break;
+        }
+        churn_outages_begin(&r->outages, from);
+        if (to >= 0)
+            churn_outages_end(&r->outages, to);
+    }
     load_totals(&c, root, &r->totals);
     if (c.ok && (v = load_obj(&c, root, "server_metrics")) != NULL)
         load_server(v, &r->server_figs);

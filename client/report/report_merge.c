@@ -29,6 +29,7 @@ static void merge_rows(churn_timeline *dst, const churn_timeline *src, bool take
         d->spawned += s->spawned;
         d->errors += s->errors;
         d->refused += s->refused;
+        d->server_lost |= s->server_lost;
         /* Each process is its own loop: the busiest one says whether the run was saturated. */
         if (s->gen_cpu > d->gen_cpu)
             d->gen_cpu = s->gen_cpu;
@@ -41,6 +42,7 @@ static void merge_rows(churn_timeline *dst, const churn_timeline *src, bool take
             d->leaves = keep.leaves, d->leaves_abrupt = keep.leaves_abrupt;
             d->spawned = keep.spawned, d->errors = keep.errors, d->refused = keep.refused;
             d->gen_cpu = keep.gen_cpu, d->loop_lag = keep.loop_lag;
+            d->server_lost = keep.server_lost;
         }
     }
 }
@@ -80,6 +82,8 @@ void churn_merge_add(churn_merge *m, const churn_report *one)
         merged->bots = 0;
         merged->host[0] = '\0';
         churn_totals_init(&merged->totals);
+        memset(&merged->outages, 0, sizeof merged->outages);
+        merged->partial = false;
         take = true;
     }
     m->reports++;
@@ -105,6 +109,8 @@ void churn_merge_add(churn_merge *m, const churn_report *one)
     if (!merged->leaks.checked && one->leaks.checked)
         merged->leaks = one->leaks;
     merged->interrupted |= one->interrupted;
+    merged->partial |= one->partial;
+    churn_outages_merge(&merged->outages, &one->outages);
     merge_rows(tl, one->tl, take);
 }
 

@@ -5,7 +5,8 @@
  * Counts and latency histograms add up exactly (the buckets are the same in every process).
  * The server's figures were sampled by every shard that had --admin: they are taken once,
  * from the first shard that has them, with its collections and object samples; timeline rows
- * add the bots' counts second by second.
+ * add the bots' counts second by second. The stretches without a server are their union (the
+ * shards lost the same server), and the merge is partial when a shard's report is.
  */
 #ifndef REAP_CLIENT_REPORT_MERGE_H
 #define REAP_CLIENT_REPORT_MERGE_H

@@ -1,10 +1,11 @@
 /*
- * report_save.c - what a churn run leaves behind in --out DIR:
+ * report_save.c - the run model's files for tools (report_outputs.c writes them, in order of
+ * value, with the rest):
  *
  *   report.json   for tools: schema version, run id, start time, host, scenario, seed, the
  *                 counts, latency summaries with their histogram buckets, the server's figures,
- *                 the thresholds, the leak verdict and the timeline rows
- *   report.html   for people: one self-contained page (inline SVG charts, no network)
+ *                 the thresholds, the leak verdict, when the server did not answer, whether
+ *                 it is a partial checkpoint, and the timeline rows
  *   report.dat    the same data, line by line (kept for older tools; `reap-client merge`
  *                 reads report.json, report_load.c)
  *   summary.tsv   one header line and one row of the headline figures (for scripts)
@@ -17,7 +18,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "client_files.h"
 
 /* ---- report.json ----------------------------------------------------------------------- */
 
@@ -57,7 +57,7 @@ static void json_hist(FILE *f, const hist *h)
     fputs("]}", f);
 }
 
-static bool churn_report_write_json(const churn_report *r, FILE *f)
+bool churn_report_write_json(const churn_report *r, FILE *f)
 {
     const churn_totals *t = &r->totals;
     const churn_server *s = &r->server_figs;
@@ -77,9 +77,20 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     fputs(",\n  \"impairment\": ", f);
     churn_json_string(f, r->impairment[0] ? r->impairment : "none");
     fprintf(f, ",\n  \"seed\": %llu,\n  \"shard\": %u,\n  \"shards\": %u,\n  \"bots\": %u,\n"
-            "  \"duration_seconds\": %.6f,\n  \"elapsed_seconds\": %.6f,\n  \"interrupted\": %s,\n",
-            (unsigned long long)r->seed, r->shard, r->shards, r->bots, r->duration, r->elapsed,
-            r->interrupted ? "true" : "false");
+            "  \"duration_seconds\": %.6f,\n  \"elapsed_seconds\": %.6f,\n  \"interrupted\": %s,\n"
+            "  \"partial\": %s,\n", (unsigned long long)r->seed, r->shard, r->shards, r->bots,
+            r->duration, r->elapsed, r->interrupted ? "true" : "false",
+            r->partial ? "true" : "false");
+    /* When the server did not answer: [from, to] seconds, to null when it never came back. */
+    fprintf(f, "  \"server_outage_seconds\": %.6f,\n  \"server_outages\": [",
+            churn_outages_seconds(&r->outages, r->elapsed));
+    for (uint32_t i = 0; i < r->outages.n; i++) {
+        fprintf(f, "%s{\"from_seconds\": %.6f, \"to_seconds\": ", i ? ", " : "",
+                r->outages.list[i].from);
+        json_num(f, r->outages.list[i].to);
+        fputs("}", f);
+    }
+    fputs("],\n", f);
     fputs("  \"stages\": [", f);
     for (uint32_t i = 0; i < r->n_stages; i++) {
         const client_stage *st = &r->stages[i];
@@ -102,13 +113,14 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
     fprintf(f, "  \"counts\": {\"joins\": %llu, \"leaves\": %llu, \"leaves_abrupt\": %llu, "
             "\"spawned\": %llu, \"projectiles\": %llu, \"moves\": %llu, \"checks\": %llu, "
             "\"snapshots\": %llu, \"unknown_destroys\": %llu, \"errors\": %llu, "
-            "\"refused\": %llu},\n",
+            "\"refused\": %llu, \"refused_busy\": %llu},\n",
             (unsigned long long)t->joins, (unsigned long long)t->leaves,
             (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
             (unsigned long long)t->projectiles, (unsigned long long)t->moves,
             (unsigned long long)t->checks, (unsigned long long)t->snapshots,
             (unsigned long long)t->unknown_destroys,
-            (unsigned long long)churn_totals_errors(t), (unsigned long long)t->refused);
+            (unsigned long long)churn_totals_errors(t), (unsigned long long)t->refused,
+            (unsigned long long)t->refused_busy);
     fprintf(f, "  \"generator\": {\"cpu_seconds\": %.6f, \"seconds\": %llu, "
             "\"saturated_seconds\": %llu, \"saturated\": %s},\n", (double)t->gen_cpu_us / 1e6,
             (unsigned long long)t->gen_seconds, (unsigned long long)t->gen_saturated,
@@ -211,9 +223,10 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
         const churn_row *row = &r->tl->rows[i];
         fprintf(f, "    {\"t\": %.6f, \"stage\": %u, \"target\": %u, \"connected\": %u, "
                 "\"joins\": %u, \"leaves\": %u, \"leaves_abrupt\": %u, \"spawned\": %u, "
-                "\"errors\": %u, \"refused\": %u, \"generator_cpu\": ", row->t, row->stage,
-                row->target, row->connected, row->joins, row->leaves, row->leaves_abrupt,
-                row->spawned, row->errors, row->refused);
+                "\"errors\": %u, \"refused\": %u, \"server_lost\": %s, \"generator_cpu\": ",
+                row->t, row->stage, row->target, row->connected, row->joins, row->leaves,
+                row->leaves_abrupt, row->spawned, row->errors, row->refused,
+                row->server_lost ? "true" : "false");
         json_num(f, row->gen_cpu);
         fputs(", \"loop_lag_ms\": ", f);
         json_num(f, row->loop_lag >= 0 ? row->loop_lag * 1e3 : -1);
@@ -282,7 +295,7 @@ static bool churn_report_write_json(const churn_report *r, FILE *f)
 
 /* ---- summary.tsv ----------------------------------------------------------------------- */
 
-static bool churn_report_write_tsv(const churn_report *r, FILE *f)
+bool churn_report_write_tsv(const churn_report *r, FILE *f)
 {
     const churn_server *s = &r->server_figs;
     const hist *join = &r->totals.lat[CHURN_LAT_JOIN];
@@ -323,7 +336,7 @@ static bool churn_report_write_tsv(const churn_report *r, FILE *f)
 
 #define CHURN_DAT_MAGIC "reap-client-report"
 
-static bool churn_report_write_dat(const churn_report *r, FILE *f)
+bool churn_report_write_dat(const churn_report *r, FILE *f)
 {
     const churn_totals *t = &r->totals;
     const churn_server *s = &r->server_figs;
@@ -341,8 +354,9 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
     fputs("errors", f);
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         fprintf(f, " %llu", (unsigned long long)t->errors[i]);
-    fprintf(f, "\nrefused %llu\ngenerator %llu %llu %llu\nimpaired %llu %llu %llu %llu\n"
-            "impairment %s\n", (unsigned long long)t->refused,
+    fprintf(f, "\nrefused %llu\nrefused_busy %llu\npartial %d\ngenerator %llu %llu %llu\n"
+            "impaired %llu %llu %llu %llu\nimpairment %s\n", (unsigned long long)t->refused,
+            (unsigned long long)t->refused_busy, r->partial,
             (unsigned long long)t->gen_cpu_us, (unsigned long long)t->gen_seconds,
             (unsigned long long)t->gen_saturated, (unsigned long long)t->impair_datagrams,
             (unsigned long long)t->impair_dropped, (unsigned long long)t->impair_duplicated,
@@ -360,6 +374,8 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
             s->objects_first, s->objects_last, s->objects_peak, s->rss_peak);
     fprintf(f, "leaks %d %d %ld %ld %ld\n", r->leaks.checked, r->leaks.supported,
             r->leaks.baseline, r->leaks.after, r->leaks.leaked);
+    for (uint32_t i = 0; i < r->outages.n; i++)
+        fprintf(f, "outage %.6f %.6f\n", r->outages.list[i].from, r->outages.list[i].to);
     for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_rows; i++) {
         const churn_row *w = &r->tl->rows[i];
         fprintf(f, "row %.6f %u %u %u %u %u %u %u %u %d %u %u %llu %llu %.6f %.6f %llu %d %.9g "
@@ -378,35 +394,4 @@ static bool churn_report_write_dat(const churn_report *r, FILE *f)
         fprintf(f, "sample %.6f %u\n", r->tl->samples[i].t, r->tl->samples[i].objects);
     fflush(f);
     return !ferror(f);
-}
-
-/* ---- files ------------------------------------------------------------------------------ */
-
-static bool churn_json_fn(const void *r, FILE *f)
-{
-    return churn_report_write_json(r, f);
-}
-
-static bool churn_dat_fn(const void *r, FILE *f)
-{
-    return churn_report_write_dat(r, f);
-}
-
-static bool churn_tsv_fn(const void *r, FILE *f)
-{
-    return churn_report_write_tsv(r, f);
-}
-
-static bool churn_html_fn(const void *r, FILE *f)
-{
-    return churn_report_write_html(r, f);
-}
-
-bool churn_report_save(const churn_report *r, const char *dir, char *err, size_t err_size)
-{
-    return churn_mkdirs(dir, err, err_size) &&
-           churn_write_file(dir, "report.json", churn_json_fn, r, err, err_size) &&
-           churn_write_file(dir, "report.dat", churn_dat_fn, r, err, err_size) &&
-           churn_write_file(dir, "summary.tsv", churn_tsv_fn, r, err, err_size) &&
-           churn_write_file(dir, "report.html", churn_html_fn, r, err, err_size);
 }

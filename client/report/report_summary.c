@@ -68,6 +68,31 @@ static void churn_report_print_impairment(const churn_report *r, FILE *out)
             (unsigned long long)t->impair_duplicated, (unsigned long long)t->impair_reordered);
 }
 
+/* When the server did not answer: each stretch, then how much of the run had no server. */
+static void churn_report_print_outages(const churn_report *r, FILE *out)
+{
+    const churn_outages *o = &r->outages;
+
+    if (o->n == 1 && o->list[0].to < 0) {
+        fprintf(out, "server lost: the server stopped answering at %.1f s; %.1f s of the run had "
+                "no server\n", o->list[0].from, churn_outages_seconds(o, r->elapsed));
+        return;
+    }
+    for (uint32_t i = 0; i < o->n; i++) {
+        const churn_outage *x = &o->list[i];
+
+        if (x->to < 0)
+            fprintf(out, "server lost: the server stopped answering at %.1f s and had not "
+                    "answered again by the end\n", x->from);
+        else
+            fprintf(out, "server lost: the server stopped answering at %.1f s and answered "
+                    "again at %.1f s (%.1f s without it)\n", x->from, x->to, x->to - x->from);
+    }
+    if (o->n > 0)
+        fprintf(out, "server lost: %.1f s of the run had no server\n",
+                churn_outages_seconds(o, r->elapsed));
+}
+
 /* The generator's own health, and a warning when its figures measure itself too. */
 static void churn_report_print_generator(const churn_report *r, FILE *out)
 {
@@ -96,6 +121,10 @@ void churn_report_print(const churn_report *r, FILE *out)
     const churn_server *s = &r->server_figs;
     char a[32], b[32], c[32], d[32];
 
+    if (r->partial)
+        fprintf(out, "partial: this report is a checkpoint of a run that did not finish: it "
+                "stops at %.1f s of %.1f s\n", r->elapsed, r->duration);
+    churn_report_print_outages(r, out);
     fprintf(out, "latency (ms)         count      p50      p95      p99      max\n");
     for (int i = 0; i < CHURN_LAT_COUNT; i++) {
         const hist *h = &r->totals.lat[i];

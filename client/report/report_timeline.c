@@ -31,9 +31,9 @@ void churn_json_string(FILE *f, const char *s)
 static void json_row(FILE *f, const churn_row *r, uint64_t prev_collections, bool have_prev)
 {
     fprintf(f, "{\"t\": %.3f, \"connected\": %u, \"joins\": %u, \"leaves\": %u, "
-            "\"leaves_abrupt\": %u, \"spawned\": %u, \"errors\": %u, \"refused\": %u, ",
-            r->t, r->connected, r->joins, r->leaves, r->leaves_abrupt, r->spawned, r->errors,
-            r->refused);
+            "\"leaves_abrupt\": %u, \"spawned\": %u, \"errors\": %u, \"refused\": %u, "
+            "\"server_lost\": %s, ", r->t, r->connected, r->joins, r->leaves, r->leaves_abrupt,
+            r->spawned, r->errors, r->refused, r->server_lost ? "true" : "false");
     if (r->gen_cpu >= 0)
         fprintf(f, "\"generator_cpu\": %.3f, ", r->gen_cpu);
     else
@@ -356,34 +356,41 @@ static void csv_num(FILE *f, bool have, double v, double scale)
         fputs(",", f);
 }
 
-bool churn_timeline_write_csv(const churn_timeline *tl, FILE *f)
+void churn_timeline_csv_header(FILE *f)
 {
     fputs("t,stage,target,connected,joins,leaves,leaves_abrupt,spawned,errors,refused,"
           "server_objects,server_players,collections,gc_interval_s,tick_p50_ms,tick_p99_ms,"
           "tick_max_ms,gc_collections,gc_work_max_ms,frames,rss_bytes,generator_cpu,"
-          "loop_lag_ms,levels_loaded,levels_pending_purge\n", f);
-    for (uint32_t i = 0; i < tl->n_rows; i++) {
-        const churn_row *r = &tl->rows[i];
+          "loop_lag_ms,levels_loaded,levels_pending_purge,server_lost\n", f);
+}
 
-        fprintf(f, "%.3f,%u,%u,%u,%u,%u,%u,%u,%u,%u", r->t, r->stage, r->target, r->connected,
-                r->joins, r->leaves, r->leaves_abrupt, r->spawned, r->errors, r->refused);
-        csv_num(f, r->have_server, r->server_objects, 1);
-        csv_num(f, r->have_server, r->server_players, 1);
-        csv_num(f, r->have_server, (double)r->collections, 1);
-        csv_num(f, r->have_server, r->gc_interval, 1);
-        csv_num(f, r->have_admin, r->tick_p50, 1e3);
-        csv_num(f, r->have_admin, r->tick_p99, 1e3);
-        csv_num(f, r->have_admin, r->tick_max, 1e3);
-        csv_num(f, r->have_admin, r->gc_collections, 1);
-        csv_num(f, r->have_admin, r->gc_work_max, 1e3);
-        csv_num(f, r->have_admin, r->frames, 1);
-        csv_num(f, r->have_admin, r->rss_bytes, 1);
-        csv_num(f, true, r->gen_cpu, 1);
-        csv_num(f, true, r->loop_lag, 1e3);
-        csv_num(f, r->have_admin, r->levels_loaded, 1);
-        csv_num(f, r->have_admin, r->levels_pending_purge, 1);
-        fputc('\n', f);
-    }
+void churn_timeline_csv_row(FILE *f, const churn_row *r)
+{
+    fprintf(f, "%.3f,%u,%u,%u,%u,%u,%u,%u,%u,%u", r->t, r->stage, r->target, r->connected,
+            r->joins, r->leaves, r->leaves_abrupt, r->spawned, r->errors, r->refused);
+    csv_num(f, r->have_server, r->server_objects, 1);
+    csv_num(f, r->have_server, r->server_players, 1);
+    csv_num(f, r->have_server, (double)r->collections, 1);
+    csv_num(f, r->have_server, r->gc_interval, 1);
+    csv_num(f, r->have_admin, r->tick_p50, 1e3);
+    csv_num(f, r->have_admin, r->tick_p99, 1e3);
+    csv_num(f, r->have_admin, r->tick_max, 1e3);
+    csv_num(f, r->have_admin, r->gc_collections, 1);
+    csv_num(f, r->have_admin, r->gc_work_max, 1e3);
+    csv_num(f, r->have_admin, r->frames, 1);
+    csv_num(f, r->have_admin, r->rss_bytes, 1);
+    csv_num(f, true, r->gen_cpu, 1);
+    csv_num(f, true, r->loop_lag, 1e3);
+    csv_num(f, r->have_admin, r->levels_loaded, 1);
+    csv_num(f, r->have_admin, r->levels_pending_purge, 1);
+    fprintf(f, ",%d\n", r->server_lost ? 1 : 0);
+}
+
+bool churn_timeline_write_csv(const churn_timeline *tl, FILE *f)
+{
+    churn_timeline_csv_header(f);
+    for (uint32_t i = 0; i < tl->n_rows; i++)
+        churn_timeline_csv_row(f, &tl->rows[i]);
     fflush(f);
     return !ferror(f);
 }

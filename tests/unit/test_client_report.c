@@ -136,6 +136,7 @@ static void report_fixture(churn_report *r, churn_timeline *tl)
         row.gc_collections = i;
         row.gc_work_max = 0.0005;
         row.admin_objects = row.rss_bytes = row.frames = -1;
+        row.levels_loaded = row.levels_pending_purge = -1;  /* no streaming world */
         row.refused = (uint32_t)i;
         row.gen_cpu = 0.25 + 0.35 * i;                     /* the last second is saturated */
         row.loop_lag = 0.002;

@@ -258,6 +258,25 @@ static void test_thresholds_parse_units_into_seconds_and_compare(void **state)
     assert_true(t.value == 0.01);
 }
 
+static void test_every_figure_the_help_names_is_a_threshold_of_its_kind(void **state)
+{
+    static const char *const counts[] = {
+        "refused_busy==0", "server_outages==0", "server_rss_peak<200000000",
+        "server_bytes_per_connection<5000", "server_fps>=29.5", "server_collections>0",
+    };
+    client_threshold t;
+    char err[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        if (!client_threshold_parse(counts[i], &t, err, sizeof err))
+            fail_msg("%s: %s", counts[i], err);
+    assert_false(client_threshold_parse("server_outages<1s", &t, err, sizeof err));
+    assert_non_null(strstr(err, "is a count"));
+    assert_true(client_threshold_parse("server_outage_seconds<500ms", &t, err, sizeof err));
+    assert_true(t.value == 0.5);
+}
+
 static void test_a_bad_threshold_is_refused_with_the_reason(void **state)
 {
     client_threshold t;
@@ -370,6 +389,39 @@ static void test_bad_churn_flag_values_are_named(void **state)
     }
 }
 
+static void test_the_checkpoint_period_is_ten_seconds_unless_a_scenario_or_the_flag_says(
+    void **state)
+{
+    char path[128];
+    const char *file = scenario_file("[scenario]\ncheckpoint = 30\n[stage a]\nduration = 5\n"
+                                     "bots = 5\n");
+    char *with_flag[] = { "reap-client", "--server", "127.0.0.1:7777", "--scenario", path,
+                          "--checkpoint", "0" };
+    char *bad[] = { "reap-client", "--server", "127.0.0.1:7777", "--bots", "5", "--duration",
+                    "5", "--checkpoint", "-1" };
+    client_options o;
+    char err[512];
+
+    (void)state;
+    snprintf(path, sizeof path, "%s", file);
+    client_options_default(&o);
+    assert_true(o.checkpoint_period == 10);
+
+    assert_true(client_scenario_load(&o, path, err, sizeof err));
+    assert_true(o.checkpoint_period == 30);
+    client_options_default(&o);
+    assert_int_equal(client_options_parse(&o, ARGC(with_flag), with_flag, err, sizeof err),
+                     CLIENT_OPTIONS_OK);
+    assert_true(o.checkpoint_period == 0);             /* the flag wins: only at the end */
+    client_options_default(&o);
+    assert_int_equal(client_options_parse(&o, ARGC(bad), bad, err, sizeof err),
+                     CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "bad value '-1' for --checkpoint"));
+    assert_false(load(&o, "[scenario]\ncheckpoint = often\n", err));
+    assert_non_null(strstr(err, "checkpoint"));
+    unlink(path);
+}
+
 static void test_a_stage_impairment_is_inherited_and_overrides_the_command_line(void **state)
 {
     static const char text[] =
@@ -410,6 +462,7 @@ static void test_a_bad_stage_impairment_names_the_file_and_line(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_checkpoint_period_is_ten_seconds_unless_a_scenario_or_the_flag_says),
         cmocka_unit_test(test_a_stage_impairment_is_inherited_and_overrides_the_command_line),
         cmocka_unit_test(test_a_bad_stage_impairment_names_the_file_and_line),
         cmocka_unit_test(test_a_scenario_file_becomes_its_stages_in_order),
@@ -423,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_a_bad_spawn_mix_names_the_line_and_the_bad_entry),
         cmocka_unit_test(test_the_shipped_scenarios_load),
         cmocka_unit_test(test_thresholds_parse_units_into_seconds_and_compare),
+        cmocka_unit_test(test_every_figure_the_help_names_is_a_threshold_of_its_kind),
         cmocka_unit_test(test_a_bad_threshold_is_refused_with_the_reason),
         cmocka_unit_test(test_a_latency_threshold_refuses_a_percentage),
         cmocka_unit_test(test_a_threshold_value_is_printed_in_the_unit_it_was_written_in),
