@@ -136,6 +136,7 @@ typedef struct engine {
     uint64_t last_frame_ns;
     double free_memory_mb;        /* the last reading (a periodic job); < 0: none */
     uint64_t job_next_ns[ENGINE_JOB_COUNT]; /* when each periodic job is due next */
+    uint64_t frame_due_ns;        /* the grid point the next frame is due at (uv_hrtime) */
 
     stats_histogram tick_seconds;
     stats_histogram phase_seconds[ENGINE_PHASE_COUNT];
