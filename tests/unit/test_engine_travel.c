@@ -329,21 +329,28 @@ static void test_a_clean_severity_3_travel_arrives(void **state)
     assert_int_equal(f.fatal, 0);
 }
 
+/* A sliced seamless travel whose steps take half a second each on f's clock, two collect
+ * steps a hop, with `between` seconds of the rest of the frame after each call. */
+static void run_half_second_steps(engine_travel *t, fake *f, double between)
+{
+    engine_travel_ops ops;
+
+    fake_init(f);
+    f->op_seconds = 0.5;
+    f->collect_steps = 2;
+    ops = ops_for(f);
+    start(t, &sliced, ENGINE_TRAVEL_SEAMLESS, f);
+    while (engine_travel_tick(t, 0.02, &ops) != ENGINE_TRAVEL_IDLE)
+        f->clock += between;
+}
+
 static void test_phase_times_and_the_total_come_from_the_clock(void **state)
 {
     engine_travel t;
     fake f;
-    engine_travel_ops ops;
 
     (void)state;
-    fake_init(&f);
-    f.op_seconds = 0.5;
-    f.collect_steps = 2;
-    ops = ops_for(&f);
-    start(&t, &sliced, ENGINE_TRAVEL_SEAMLESS, &f);
-
-    while (engine_travel_tick(&t, 0.02, &ops) != ENGINE_TRAVEL_IDLE)
-        ;
+    run_half_second_steps(&t, &f, 0);
 
     /* Two hops of two collect steps each, 0.5 s a step. */
     assert_float_equal(t.last.phase_seconds[ENGINE_TRAVEL_COLLECT], 4 * 0.5, 1e-9);
@@ -360,17 +367,9 @@ static void test_a_sliced_phase_logs_its_work_beside_its_wall_time(void **state)
 {
     engine_travel t;
     fake f;
-    engine_travel_ops ops;
 
     (void)state;
-    fake_init(&f);
-    f.op_seconds = 0.5;
-    f.collect_steps = 2;
-    ops = ops_for(&f);
-    start(&t, &sliced, ENGINE_TRAVEL_SEAMLESS, &f);
-
-    while (engine_travel_tick(&t, 0.02, &ops) != ENGINE_TRAVEL_IDLE)
-        f.clock += 0.25; /* the rest of each frame */
+    run_half_second_steps(&t, &f, 0.25);
 
     /* Hop 2's collection: a quarter second before each of its two half-second steps. */
     assert_non_null(strstr(f.log, "travel to Arena: collect (hop 2) took 1.500 s (1.000 s of "
