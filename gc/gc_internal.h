@@ -65,6 +65,8 @@ enum {
     GC_F_PINNED = 1u << 9,          /* has an entry in the pin table */
     GC_F_NAMED = 1u << 10,          /* has an entry in the name table */
     GC_F_IS_CLASS = 1u << 11,       /* the payload is a gc_class */
+    GC_F_GARBAGE_MARK = 1u << 12,   /* a garbage object in the region, marked this cycle by an
+                                     * immutable reference (see gc_try_mark) */
     GC_F_OBJ_SHIFT = 16,            /* GC_OBJ_* user and internal flags live above here */
 };
 
@@ -844,10 +846,27 @@ static inline bool gc_mark_bit_set(gc_mark_loc loc, uint32_t mark_value)
 }
 
 /* Marks h (in the marking sense of the invariant above) with one atomic read-modify-write;
- * true if this call marked it, so exactly one caller wins. */
+ * true if this call marked it, so exactly one caller wins.
+ *
+ * A garbage object in the region is marked in its header (GC_F_GARBAGE_MARK), never in the
+ * table: the marker's fast path reads only the table, so every killable reference to it goes
+ * on finding it unmarked and special, and the header path nulls it, even after an immutable
+ * reference (an inner's outer, a class) has kept it for this cycle. UE tests the garbage flag
+ * before the mark; a table bit set here would make the result depend on which reference was
+ * scanned first. The gather turns the header mark back into the table's (gc_gather_run). */
 static inline bool gc_try_mark(const gc_heap *heap, uint32_t mark_value, gc_header *h)
 {
     gc_mark_loc loc;
+    if (gc_flags(h) & GC_F_GARBAGE) {
+        if (gc_mark_loc_of(heap, h, &loc)) {
+            /* Marked in the table before it became garbage (a mark in flight): kept so. */
+            if (((atomic_load_explicit(loc.word, memory_order_relaxed) & loc.bit) != 0) ==
+                (mark_value != 0))
+                return false;
+            return !(atomic_fetch_or_explicit(&h->flags, GC_F_GARBAGE_MARK,
+                                              memory_order_relaxed) & GC_F_GARBAGE_MARK);
+        }
+    }
     if (!gc_mark_loc_of(heap, h, &loc)) {
         if (mark_value)
             return !(atomic_fetch_or_explicit(&h->flags, GC_F_LARGE_MARK, memory_order_relaxed) &
@@ -898,10 +917,11 @@ static inline bool gc_special_bit_of(const gc_heap *heap, const gc_header *h)
 static inline bool gc_is_marked(const gc_heap *heap, uint32_t mark_value, const gc_header *h)
 {
     gc_mark_loc loc;
+    uint32_t f = gc_flags(h);
     uint32_t set = gc_mark_loc_of(heap, h, &loc)
                        ? (atomic_load_explicit(loc.word, memory_order_relaxed) & loc.bit) != 0
-                       : (gc_flags(h) & GC_F_LARGE_MARK) != 0;
-    return set == mark_value;
+                       : (f & GC_F_LARGE_MARK) != 0;
+    return set == mark_value || (f & GC_F_GARBAGE_MARK); /* see gc_try_mark */
 }
 
 /* diagnostics (gc_history.c, gc_verify.c) */

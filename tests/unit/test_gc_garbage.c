@@ -70,6 +70,37 @@ static void test_an_outer_reference_keeps_a_garbage_object_until_it_goes(void **
     assert_false(fix_alive(f, lw));
 }
 
+/* A killable reference to a garbage object is nulled even when an immutable one (an inner's
+ * outer) has already marked the object in this collection: UE tests the garbage flag before
+ * the mark. Both orders: the holder scanned before the inner, and after it. */
+static void null_after_outer_kept(fixture *f, bool holder_first)
+{
+    node *level = fix_node(f, NULL, "Level", 1, 0);
+    node *holder = holder_first ? fix_node(f, NULL, "Holder", 3, GC_CREATE_ROOT) : NULL;
+    node *actor = fix_node(f, level, "Actor", 2, GC_CREATE_ROOT);
+
+    if (!holder_first)
+        holder = fix_node(f, NULL, "Holder", 3, GC_CREATE_ROOT);
+    holder->a = level;
+    gc_ref_array_push(&holder->arr, level);
+    assert_int_equal(gc_object_mark_garbage(f->heap, level), GC_OK);
+
+    fix_collect(f);
+    assert_ptr_equal(gc_object_outer(f->heap, actor), level); /* kept by the outer ... */
+    assert_null(holder->a);                                   /* ... nulled for the rest */
+    assert_null(holder->arr.data[0]);
+}
+
+static void test_a_killable_reference_is_nulled_when_the_outer_marked_it_first(void **state)
+{
+    null_after_outer_kept(*state, false);
+}
+
+static void test_a_killable_reference_is_nulled_when_it_is_scanned_first(void **state)
+{
+    null_after_outer_kept(*state, true);
+}
+
 static void test_a_class_reference_keeps_a_garbage_class_until_it_goes(void **state)
 {
     fixture *f = *state;
@@ -108,6 +139,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_ref_counted_object_refuses_to_become_garbage, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_garbage_object_cannot_be_rooted, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_an_outer_reference_keeps_a_garbage_object_until_it_goes, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_killable_reference_is_nulled_when_the_outer_marked_it_first, fix_setup, fix_teardown),
+        cmocka_unit_test_setup_teardown(test_a_killable_reference_is_nulled_when_it_is_scanned_first, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_a_class_reference_keeps_a_garbage_class_until_it_goes, fix_setup, fix_teardown),
         cmocka_unit_test_setup_teardown(test_marking_garbage_twice_is_harmless, fix_setup, fix_teardown),
     };
