@@ -55,7 +55,7 @@ static uint64_t grow_to(gc_map *m, uint32_t min_old)
 static uint64_t a_key_in_old(const gc_map *m)
 {
     uint32_t mask = m->old.capacity - 1;
-    for (uint32_t j = m->old.capacity; j-- > 0;) {
+    for (uint32_t j = m->old.capacity; j-- > m->moved;) { /* slots not moved yet */
         uint64_t k = m->old.keys ? m->old.keys[(m->start + j) & mask] : 0;
         if (k != 0 && k != UINT64_MAX)
             return k;
