@@ -7,16 +7,17 @@
  * keys of both, and the old table's slots from `start` on, `moved` of them, hold nothing
  * that is still old's (stale copies of moved keys, never read).
  *
- * Growing: when an insert would fill the table past half, a table at most a quarter full
- * with the keys is allocated (gc_calloc: a fresh mapping for a large one, whose pages the
- * kernel zeroes as they are first touched, spread over the moves) and becomes the table that
- * takes inserts; the full one becomes `old`. Keys then move from old in slot order, starting
- * at a slot that was empty, a whole run of occupied slots at a time. Because runs move whole,
- * a key whose home slot in old lies in the moved part is not in old, and the rest of old
- * probes exactly as before (a probe ends with its run): lookups ask old only for keys whose
- * home is in the part not moved yet, and the moved part is never read again. Every put moves at least GC_MAP_STEP_SLOTS slots,
- * more when the new table would otherwise fill before old is empty (put_budget), so a
- * growth never waits for the last one to finish.
+ * Growing: when an insert would fill the table past half, a table that starts at most a
+ * quarter full is allocated and takes the inserts from then on; the full one becomes `old`.
+ * (gc_calloc: glibc maps a large block afresh, so its pages are zeroed by the kernel as
+ * they are first touched, spread over the moves, rather than in the insert that grows.)
+ * Keys then move from old in slot order, starting at a slot that was empty, a whole run of
+ * occupied slots at a time. Because runs move whole, a key whose home slot in old lies in
+ * the moved part is not in old, and the rest of old probes exactly as before (a probe ends
+ * with its run): lookups ask old only for keys whose home is in the part not moved yet, and
+ * the moved part is never read again. Every put moves at least GC_MAP_STEP_SLOTS slots, more
+ * when the new table would otherwise fill before old is empty (put_budget), so a growth
+ * never has to finish the one before it.
  */
 #include "gc_internal.h"
 

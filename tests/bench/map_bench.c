@@ -8,6 +8,11 @@
  * Inserts: REAP_MAP_BENCH_KEYS (2,000,000) keys into a fresh gc_map, twice per repetition:
  * once untimed per insert (the total), once with the monotonic clock read around every
  * insert (the longest insert, the 99.99th percentile, how many took over 1 ms and 0.1 ms).
+ * A third run replays the same inserts (a map does the same work for the same keys) and
+ * reads the thread's CPU clock around each insert that took over 0.1 ms in wall time (a
+ * system call: too dear around every insert): an insert much longer in wall time than in
+ * CPU time was preempted, one long in CPU time did too much work. No other insert can have
+ * taken more CPU time than 0.1 ms, as CPU time never exceeds wall time.
  * Keys are object indices + 1 (the key of cluster_of, pins and names_by_index) or
  * splitmix64 numbers (names_by_path's path hashes). Beside the times: the minor page faults
  * and the system CPU time of the run (the kernel zeroing the tables' pages as they are first
@@ -48,7 +53,10 @@ typedef struct insert_figures {
     bench_runs minflt;       /* minor faults of the untimed run (as "seconds": counts) */
     bench_runs stime;        /* system CPU seconds of the untimed run */
     double longest;          /* the longest insert of all timed runs, seconds */
+    double longest_cpu;      /* its thread CPU time in the replay */
     uint32_t longest_at;     /* keys in the map before it */
+    double longest_by_cpu;   /* the longest CPU time of the replayed slow inserts, seconds */
+    uint32_t longest_by_cpu_at;
     uint64_t over_1ms;       /* inserts over 1 ms, all timed runs */
     uint64_t over_100us;     /* inserts over 0.1 ms, all timed runs */
     unsigned runs;
@@ -81,6 +89,8 @@ static double rusage_stime(const struct rusage *u)
 }
 
 /* One repetition: the untimed run, then the timed one; false if the map failed. */
+#define SLOW_INSERT 1e-4 /* seconds of wall time: replayed with the CPU clock */
+
 static bool insert_once(const uint64_t *keys, uint32_t n, double *pause, insert_figures *f,
                         bool counted)
 {
@@ -115,6 +125,32 @@ static bool insert_once(const uint64_t *keys, uint32_t n, double *pause, insert_
     if (!counted)
         return true;
 
+    gc_map_init(&m); /* the replay */
+    uint32_t longest_at = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (pause[i] > pause[longest_at])
+            longest_at = i;
+        if (!(pause[i] > SLOW_INSERT)) {
+            if (i == longest_at && pause[i] > f->longest)
+                f->longest_cpu = NAN; /* not replayed */
+            if (gc_map_put(&m, keys[i], i) != GC_OK)
+                return false;
+            continue;
+        }
+        double c = bench_thread_cpu();
+        gc_result r = gc_map_put(&m, keys[i], i);
+        double cpu = bench_thread_cpu() - c;
+        if (r != GC_OK)
+            return false;
+        if (cpu > f->longest_by_cpu) {
+            f->longest_by_cpu = cpu;
+            f->longest_by_cpu_at = i;
+        }
+        if (i == longest_at && pause[i] > f->longest)
+            f->longest_cpu = cpu;
+    }
+    gc_map_free(&m);
+
     for (uint32_t i = 0; i < n; i++) {
         if (pause[i] > f->longest) {
             f->longest = pause[i];
@@ -146,16 +182,18 @@ static void measure_inserts(int kind, uint32_t n, insert_figures *f)
 
 static void print_inserts(const char *kind, uint32_t n, const insert_figures *f)
 {
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
     if (!f->ok) {
         printf("  %-6s keys: the map failed\n", kind);
         return;
     }
-    printf("  %-6s keys: %u inserts %s ms total (median), longest insert %s ms (at %u keys), "
+    printf("  %-6s keys: %u inserts %s ms total (median), longest insert %s ms (CPU %s ms, at "
+           "%u keys), longest in CPU time %s ms (at %u keys, of those over 0.1 ms), "
            "p99.99 %s ms, %llu over 1 ms, %llu over 0.1 ms (%u runs); lookups %s ms; "
            "minor faults %.0f, system CPU %s ms\n",
            kind, n, bench_fmt_ms(a, sizeof a, bench_runs_median(&f->total)),
-           bench_fmt_ms(b, sizeof b, f->longest), f->longest_at,
+           bench_fmt_ms(b, sizeof b, f->longest), bench_fmt_ms(g, sizeof g, f->longest_cpu),
+           f->longest_at, bench_fmt_ms(h, sizeof h, f->longest_by_cpu), f->longest_by_cpu_at,
            bench_fmt_ms(c, sizeof c, bench_runs_median(&f->p9999)),
            (unsigned long long)f->over_1ms, (unsigned long long)f->over_100us, f->runs,
            bench_fmt_ms(d, sizeof d, bench_runs_median(&f->lookup)),
@@ -169,7 +207,10 @@ static void json_inserts(bench_json *j, const char *kind, const insert_figures *
     bench_json_ms(j, "total_ms", f->ok ? bench_runs_median(&f->total) : NAN);
     bench_json_runs_ms(j, "total_runs_ms", &f->total);
     bench_json_ms(j, "longest_insert_ms", f->ok ? f->longest : NAN);
+    bench_json_ms(j, "longest_insert_cpu_ms", f->ok ? f->longest_cpu : NAN);
     bench_json_int(j, "longest_insert_at_keys", f->longest_at);
+    bench_json_ms(j, "longest_insert_by_cpu_ms", f->ok ? f->longest_by_cpu : NAN);
+    bench_json_int(j, "longest_insert_by_cpu_at_keys", f->longest_by_cpu_at);
     bench_json_ms(j, "p9999_insert_ms", f->ok ? bench_runs_median(&f->p9999) : NAN);
     bench_json_int(j, "inserts_over_1ms", (long long)f->over_1ms);
     bench_json_int(j, "inserts_over_100us", (long long)f->over_100us);
