@@ -479,6 +479,102 @@ static void test_a_small_or_busy_table_is_left_as_it_is(void **state)
     gc_map_free(&busy);
 }
 
+/* ---- the collector's own tables -------------------------------------------------------- */
+
+typedef struct holder {
+    gc_ref_array items;
+} holder;
+
+typedef struct part {
+    void *owner;
+} part;
+
+static const gc_member holder_members[] = { GC_REF_ARRAY(holder, items), GC_MEMBERS_END };
+static const gc_member part_members[] = { GC_REF(part, owner), GC_MEMBERS_END };
+
+static void holder_destructor(void *obj)
+{
+    gc_ref_array_free(&((holder *)obj)->items);
+}
+
+typedef struct cluster_heap {
+    gc_heap *heap;
+    gc_class *part_class;
+    uint32_t clusters;
+} cluster_heap;
+
+/* A heap whose rooted actors are each a cluster with two parts, made until cluster_of is
+ * moving keys out of a table of 2048 slots or more. */
+static void make_clusters_until_cluster_of_moves(cluster_heap *ch)
+{
+    gc_heap_config cfg = { .max_objects = 0 };
+    gc_settings_default(&cfg.settings);
+    cfg.settings.create_clusters = true;
+    cfg.settings.min_cluster_size = 1;
+    assert_int_equal(gc_heap_create(&cfg, &ch->heap), GC_OK);
+    gc_class *actor_class;
+    gc_class_desc ad = { .name = "Actor", .size = sizeof(holder), .members = holder_members,
+                         .flags = GC_CLASS_CLUSTER_ROOT,
+                         .hooks = { .destructor = holder_destructor } };
+    gc_class_desc pd = { .name = "Part", .size = sizeof(part), .members = part_members,
+                         .flags = GC_CLASS_CAN_BE_IN_CLUSTER };
+    assert_int_equal(gc_class_register(ch->heap, &ad, &actor_class), GC_OK);
+    assert_int_equal(gc_class_register(ch->heap, &pd, &ch->part_class), GC_OK);
+    gc_map *cluster_of = &ch->heap->cluster_of;
+    ch->clusters = 0;
+    while (!(gc_map_is_rehashing(cluster_of) && cluster_of->old.capacity >= 2048)) {
+        assert_true(ch->clusters < 100000);
+        holder *actor;
+        assert_int_equal(gc_object_create(ch->heap, actor_class, NULL, NULL, GC_CREATE_ROOT,
+                                          (void **)&actor), GC_OK);
+        for (int i = 0; i < 2; i++) {
+            part *p;
+            assert_int_equal(gc_object_create(ch->heap, ch->part_class, actor, NULL, 0,
+                                              (void **)&p), GC_OK);
+            p->owner = actor;
+            assert_int_equal(gc_ref_array_push(&actor->items, p), GC_OK);
+        }
+        assert_int_equal(gc_cluster_create(ch->heap, actor), GC_OK);
+        ch->clusters++;
+    }
+}
+
+static void test_a_mark_while_cluster_of_moves_keeps_every_cluster(void **state)
+{
+    cluster_heap ch;
+
+    (void)state;
+    make_clusters_until_cluster_of_moves(&ch);
+    uint32_t objects = gc_object_count(ch.heap);
+
+    assert_int_equal(gc_collect(ch.heap, 0, true), GC_OK); /* nothing to destroy */
+
+    assert_true(gc_map_is_rehashing(&ch.heap->cluster_of)); /* the mark read both tables */
+    assert_int_equal(gc_object_count(ch.heap), objects);
+    assert_int_equal(gc_cluster_count(ch.heap), ch.clusters);
+    assert_null(gc_testing_check(ch.heap));
+    assert_map_valid(&ch.heap->cluster_of);
+    gc_heap_destroy(ch.heap);
+}
+
+static void test_a_purge_finishes_moving_the_keys_of_cluster_of(void **state)
+{
+    cluster_heap ch;
+    void *garbage;
+
+    (void)state;
+    make_clusters_until_cluster_of_moves(&ch);
+    assert_int_equal(gc_object_create(ch.heap, ch.part_class, NULL, NULL, 0, &garbage), GC_OK);
+
+    assert_int_equal(gc_collect(ch.heap, 0, true), GC_OK); /* destroys one: purges */
+
+    assert_false(gc_map_is_rehashing(&ch.heap->cluster_of));
+    assert_int_equal(gc_cluster_count(ch.heap), ch.clusters);
+    assert_null(gc_testing_check(ch.heap));
+    assert_map_valid(&ch.heap->cluster_of);
+    gc_heap_destroy(ch.heap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -496,6 +592,8 @@ int main(void)
         cmocka_unit_test(test_a_table_emptied_after_a_peak_shrinks_and_keeps_its_keys),
         cmocka_unit_test(test_keys_are_found_while_a_shrink_moves_them),
         cmocka_unit_test(test_a_small_or_busy_table_is_left_as_it_is),
+        cmocka_unit_test(test_a_mark_while_cluster_of_moves_keeps_every_cluster),
+        cmocka_unit_test(test_a_purge_finishes_moving_the_keys_of_cluster_of),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
