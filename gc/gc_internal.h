@@ -892,7 +892,10 @@ void gc_cluster_dissolve(gc_heap *heap, uint32_t cluster_id);
 void gc_clusters_close(gc_heap *heap);
 void gc_clusters_before_mark(gc_heap *heap);   /* gc.CreateGCClusters=0: dissolve all */
 void gc_clusters_after_mark(gc_heap *heap);    /* dissolve those flagged needs_dissolving */
-/* The cluster of a root or member (its GC_F_CLUSTER_ROOT or GC_F_IN_CLUSTER flag is set). */
+/* The cluster of a root or member (its GC_F_CLUSTER_ROOT or GC_F_IN_CLUSTER flag is set).
+ * Marker threads call it at once: a lookup only reads, and cluster_of's keys move only in
+ * a put (gc_cluster_create, refused while a mark is in flight) or in the purge's release
+ * (under cluster_lock, which the barrier takes), never while markers run. */
 static inline uint32_t gc_cluster_id_of(const gc_heap *heap, const gc_header *h)
 {
     uint32_t id = UINT32_MAX;

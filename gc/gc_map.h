@@ -65,7 +65,7 @@ static inline bool gc_map_is_rehashing(const gc_map *m)
  * and frees the large table. Does nothing while keys move, or when the smaller table cannot
  * be allocated. */
 void gc_map_shrink(gc_map *m);
-/* Slots of the table that takes inserts (of both tables while keys move). */
+/* Slots allocated: the table's, and the old table's while keys move. */
 static inline uint64_t gc_map_slots(const gc_map *m)
 {
     return (uint64_t)m->t.capacity + m->old.capacity;
