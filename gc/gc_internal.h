@@ -217,31 +217,7 @@ extern _Atomic long gc_alloc_failure_countdown; /* < 0: off; 0: the next allocat
 
 /* ---- small hash tables --------------------------------------------------------------- */
 
-/* Open addressing, linear probing, 64-bit keys to 32-bit values; key 0 is reserved. */
-typedef struct gc_map {
-    uint64_t *keys;
-    uint32_t *values;
-    uint32_t capacity;  /* power of two, or 0 */
-    uint32_t count;
-    uint32_t tombstones;
-} gc_map;
-
-void gc_map_init(gc_map *m);
-void gc_map_free(gc_map *m);
-bool gc_map_get(const gc_map *m, uint64_t key, uint32_t *out_value);
-/* Inserts or updates; only an insert can fail (GC_E_NOMEM, the table unchanged). */
-gc_result gc_map_put(gc_map *m, uint64_t key, uint32_t value);
-/* Updates a present key; false (and nothing changed) when it is absent. Never allocates. */
-bool gc_map_update(gc_map *m, uint64_t key, uint32_t value);
-bool gc_map_remove(gc_map *m, uint64_t key);
-/* A table of more than 1024 slots at most one-eighth full is rebuilt at a quarter full, so a
- * peak's tables are given back after it (a failed rebuild leaves it as it is). */
-void gc_map_shrink(gc_map *m);
-/* Iteration: for (i = 0; i < m->capacity; i++) if (gc_map_slot_used(m, i)) ... */
-static inline bool gc_map_slot_used(const gc_map *m, uint32_t i)
-{
-    return m->keys[i] != 0 && m->keys[i] != UINT64_MAX;
-}
+#include "gc_map.h"
 
 /* The growth rule of every array of the collector: the capacity doubles (starting at
  * `first`) and data is reallocated for it. Returns the (maybe moved) array with *capacity
@@ -936,7 +912,10 @@ void gc_cluster_dissolve(gc_heap *heap, uint32_t cluster_id);
 void gc_clusters_close(gc_heap *heap);
 void gc_clusters_before_mark(gc_heap *heap);   /* gc.CreateGCClusters=0: dissolve all */
 void gc_clusters_after_mark(gc_heap *heap);    /* dissolve those flagged needs_dissolving */
-/* The cluster of a root or member (its GC_F_CLUSTER_ROOT or GC_F_IN_CLUSTER flag is set). */
+/* The cluster of a root or member (its GC_F_CLUSTER_ROOT or GC_F_IN_CLUSTER flag is set).
+ * Marker threads call it at once: a lookup only reads, and cluster_of's keys move only in
+ * a put (gc_cluster_create, refused while a mark is in flight) or in the purge's release
+ * (under cluster_lock, which the barrier takes), never while markers run. */
 static inline uint32_t gc_cluster_id_of(const gc_heap *heap, const gc_header *h)
 {
     uint32_t id = UINT32_MAX;

@@ -40,14 +40,15 @@ void gc_pins_foreach(gc_heap *heap, void (*fn)(gc_header *h, const char *why, vo
 {
     uint32_t internal = GC_F_FROM_OBJ(GC_OBJ_INTERNAL_ROOT_MASK);
     uv_mutex_lock(&heap->table_lock);
-    for (uint32_t i = 0; i < heap->pins.capacity; i++) {
-        if (!gc_map_slot_used(&heap->pins, i))
-            continue;
-        gc_header *h = gc_object_at(heap, (uint32_t)(heap->pins.keys[i] - 1));
+    gc_map_iter it;
+    uint64_t key;
+    uint32_t count;
+    for (gc_map_iter_init(&it, &heap->pins); gc_map_iter_next(&it, &key, &count);) {
+        gc_header *h = gc_object_at(heap, (uint32_t)(key - 1));
         uint32_t f = gc_flags(h);
         if (f & GC_F_ROOT)
             fn(h, "root set", userdata);
-        else if (heap->pins.values[i] > 0)
+        else if (count > 0)
             fn(h, "reference count", userdata);
         else if (f & internal)
             fn(h, "internal root flag", userdata);

@@ -194,22 +194,47 @@ bool gc_purge_free(gc_heap *heap, double deadline)
     return true;
 }
 
-/* Rebuilds the side tables a purge left mostly empty, one table a piece. */
+/* Slots of a side table moved per step of the release, between looks at the clock. */
+#define RELEASE_TABLE_STEP 4096u
+
+/* Shrinks the side tables a purge left mostly empty, and finishes moving the keys of any
+ * table still growing (gc_map.h), one table after the other, a step at a time. A table is
+ * changed under the lock its other users take: the name and pin tables under table_lock,
+ * cluster_of under cluster_lock (the barrier reads it; puts never run during a mark, as
+ * gc_cluster_create refuses then, so no marker reads it now). Only cluster_of is not shrunk,
+ * as before. */
 static bool release_tables(gc_heap *heap, double deadline)
 {
-    gc_map *maps[] = { &heap->names_by_index, &heap->names_by_path, &heap->pins };
-    size_t count = sizeof maps / sizeof maps[0];
+    struct {
+        gc_map *map;
+        uv_mutex_t *lock;
+        bool shrink;
+    } tables[] = {
+        { &heap->names_by_index, &heap->table_lock, true },
+        { &heap->names_by_path, &heap->table_lock, true },
+        { &heap->pins, &heap->table_lock, true },
+        { &heap->cluster_of, &heap->cluster_lock, false },
+    };
+    size_t count = sizeof tables / sizeof tables[0];
     while (heap->purge_cursor < count) {
-        gc_map *m = maps[heap->purge_cursor++];
-        uint32_t before = m->capacity;
-        uv_mutex_lock(&heap->table_lock);
-        gc_map_shrink(m);
-        uv_mutex_unlock(&heap->table_lock);
-        if (m->capacity != before) {
-            gc_work_add(&heap->work_done, before); /* a rebuild reads every old slot */
-            if (heap->purge_cursor < count && gc_past(heap, deadline))
-                return false;
-        }
+        gc_map *m = tables[heap->purge_cursor].map;
+        uv_mutex_t *lock = tables[heap->purge_cursor].lock;
+        bool done;
+        uv_mutex_lock(lock);
+        if (tables[heap->purge_cursor].shrink && !gc_map_is_rehashing(m))
+            gc_map_shrink(m);
+        uv_mutex_unlock(lock);
+        do {
+            uint64_t before = gc_map_slots(m);
+            uv_mutex_lock(lock);
+            done = gc_map_rehash_step(m, RELEASE_TABLE_STEP);
+            uv_mutex_unlock(lock);
+            if (gc_map_slots(m) != before || !done)
+                gc_work_add(&heap->work_done, RELEASE_TABLE_STEP); /* slots read */
+        } while (!done && !gc_past(heap, deadline));
+        if (!done)
+            return false;
+        heap->purge_cursor++;
     }
     return true;
 }

@@ -5,6 +5,7 @@
 #                reap/peer ratios from the peers.json the run before it wrote
 #   churn_bench  bots and props churned through the collector: RSS and gc_heap_bytes after
 #                warm-up, at the peak, after a collection and after malloc_trim -> churn.json
+#   map_bench    the collector's hash tables: the longest insert growing to 2M keys -> map.json
 #
 # The order of BENCH_BINS is the order `make bench-run` runs them: peers first.
 # Boehm and Lua are compiled in only when pkg-config finds them (deploy/install-deps.sh --bench
@@ -70,6 +71,15 @@ $(BENCH_REPL_BIN): $(BENCH_OBJDIR)/repl_bench.o $(TEST_ARCHIVES) $(GC_LIB)
 	$(CC) $(LDFLAGS_BASE) $< $(TEST_ARCHIVES) $(GC_LIB) $(TEST_EXT_LIBS) $(GC_LIBS) -lm -o $@
 
 BENCH_BINS += $(BENCH_REPL_BIN)
+
+# The collector's hash tables (tests/bench/map_bench.c): the longest insert while a table grows
+# to 2M keys -> map.json; `map_bench mark` is a clustered mark to count under callgrind.
+BENCH_MAP_BIN := $(BENCH_OBJDIR)/map_bench
+$(BENCH_MAP_BIN): $(BENCH_OBJDIR)/map_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB)
+	$(CC) $(LDFLAGS_BASE) $(BENCH_OBJDIR)/map_bench.o $(BENCH_COMMON_OBJS) $(GC_LIB) \
+		$(GC_LIBS) -lm -o $@
+
+BENCH_BINS += $(BENCH_MAP_BIN)
 
 # The flood benchmark: a hostile client beside a churn of honest bots; not part of
 # `make bench` (it needs the server and client built): `make flood-bench`.
