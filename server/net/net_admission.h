@@ -1,0 +1,94 @@
+/*
+ * net_admission.h - admission control: the server's own headroom decides whether a new player
+ * may join now, and how far the update bands of the players already in are stretched.
+ *
+ * The load is the loop's work per frame over the frame period, averaged over the last
+ * net.Admission.WindowSeconds of frames: everything the loop did between two frames (the
+ * frame's phases, the socket reads between frames, admin requests, periodic jobs) counts,
+ * waiting in epoll does not. 1.0 is a loop busy for the whole period; past it frames are late
+ * (load 1.05 is 28.6 frames/s at 30 Hz). Plain state over injected figures, so every rule has
+ * a unit test (tests/unit/test_net_admission.c); the driver feeds it once per frame.
+ *
+ * The order of degradation as the load rises (each step also waits for a full window):
+ *   1. load >= StretchLoad: the farthest update band not yet stretched doubles its period,
+ *      one more band each window the load stays there (band 3, then 2, then 1; band 0, the
+ *      nearest, and a player's own movers never): far movers are sent less often first.
+ *   2. load >= HighLoad: every new Hello is refused (ERROR_CODE_BUSY) until the load falls
+ *      below LowLoad. Between the two marks new players are let in at a pace: within one window
+ *      at most as many as the headroom left to HighLoad would take at twice a player's average
+ *      cost (in a crowd a player's cost grows with the players it sees); the rest are busy too.
+ *   3. Nothing else: players already in are never disconnected for load.
+ * Below LowLoad the stretched bands unwind, the nearest stretched first, one per window.
+ */
+#ifndef REAP_NET_ADMISSION_H
+#define REAP_NET_ADMISSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    NET_ADMISSION_FRAMES = 1024,   /* the window's longest, in frames */
+    NET_ADMISSION_JOINS = 4096,    /* admissions remembered (those of the last window) */
+    NET_STRETCH_LEVELS = 3,        /* bands that can stretch: all but the nearest */
+};
+
+typedef struct net_admission_config {
+    bool enabled;           /* net.AdmissionControl */
+    double high_load;       /* net.Admission.HighLoad */
+    double low_load;        /* net.Admission.LowLoad */
+    double stretch_load;    /* net.Admission.StretchLoad */
+    double window_seconds;  /* net.Admission.WindowSeconds */
+    double period;          /* seconds of a frame (1 / --tick-hz) */
+} net_admission_config;
+
+typedef enum net_admission_event {
+    NET_ADMISSION_NOTHING = 0,
+    NET_ADMISSION_STARTED_REFUSING,
+    NET_ADMISSION_STOPPED_REFUSING,
+} net_admission_event;
+
+typedef enum net_admission_verdict {
+    NET_ADMIT = 0,
+    NET_ADMIT_BUSY,         /* refusing: the load reached HighLoad */
+    NET_ADMIT_PACED,        /* between the marks, this window's pace is used up */
+} net_admission_verdict;
+
+typedef struct net_admission {
+    double busy[NET_ADMISSION_FRAMES];     /* loop work per frame, seconds (a ring) */
+    double elapsed[NET_ADMISSION_FRAMES];  /* time since the frame before, seconds */
+    uint32_t head, count;
+    double joins[NET_ADMISSION_JOINS];     /* times of admissions (a ring, oldest first) */
+    uint32_t joins_head, joins_count;
+
+    /* After each frame: the window's figures (valid once a whole window was seen). */
+    bool full;
+    double load;            /* busy per frame / period over the window */
+    double achieved_hz;     /* frames per second over the window */
+    uint32_t frames;        /* frames in the window */
+
+    bool refusing;
+    double refusing_since;
+    uint64_t refused_episode;  /* Hellos refused since refusing started */
+    double peak_load;          /* the highest load while refusing */
+    uint32_t stretch;          /* bands stretched: 0..NET_STRETCH_LEVELS, farthest first */
+    double stretch_changed_at;
+} net_admission;
+
+void net_admission_init(net_admission *a);
+
+/* One frame: busy = the loop's work since the frame before, elapsed = the time since it (both
+ * seconds), now = the time. Updates the window's figures, the refusing state (hysteresis) and
+ * the stretch; returns whether refusing started or stopped this frame. */
+net_admission_event net_admission_observe(net_admission *a, const net_admission_config *cfg,
+                                          double busy, double elapsed, double now);
+
+/* Whether a new player (with `players` in already) may join now; an admission is remembered
+ * for the pace. Always NET_ADMIT when admission control is off. */
+net_admission_verdict net_admission_admit(net_admission *a, const net_admission_config *cfg,
+                                          uint32_t players, double now);
+
+/* The period of an update band (0 nearest .. NET_STRETCH_LEVELS farthest) whose base period is
+ * `period`, under the current stretch. */
+uint32_t net_admission_band_period(const net_admission *a, uint32_t band, uint32_t period);
+
+#endif /* REAP_NET_ADMISSION_H */
