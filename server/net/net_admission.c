@@ -3,9 +3,9 @@
  * stretch (net_admission.h says the rules and their order).
  *
  * Assumes: one net_admission_observe per frame, times that never go back.
- * Guarantees: nothing is decided before a whole window of frames was seen; the refusing state
- * changes only at HighLoad (on) and below LowLoad (off); the stretch moves by one band at a
- * time, at most once per window.
+ * Guarantees: nothing is decided before a whole window of frames was seen; the refusing
+ * state changes only at HighLoad (on) and below LowLoad (off); the stretch moves by one band
+ * at a time, at most once per window of frames.
  */
 #include "net_admission.h"
 
@@ -20,7 +20,7 @@ void net_admission_init(net_admission *a)
 /* Frames in the window at this frame period: at least 2, at most NET_ADMISSION_FRAMES. */
 static uint32_t net_admission_window_frames(const net_admission_config *cfg)
 {
-    double n = cfg->period > 0 ? ceil(cfg->window_seconds / cfg->period) : 2;
+    double n = cfg->period > 0 ? floor(cfg->window_seconds / cfg->period + 0.5) : 2;
 
     if (n < 2)
         return 2;
@@ -62,17 +62,19 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
         a->stretch = 0;
         return was ? NET_ADMISSION_STOPPED_REFUSING : NET_ADMISSION_NOTHING;
     }
+    if (a->stretch_wait < UINT32_MAX)
+        a->stretch_wait++;
     if (!a->full)
         return NET_ADMISSION_NOTHING;
 
-    /* The stretch: one band per window, up from StretchLoad, down below LowLoad. */
-    if (now - a->stretch_changed_at >= cfg->window_seconds) {
+    /* The stretch: one band per window of frames, up from StretchLoad, down below LowLoad. */
+    if (a->stretch_wait >= net_admission_window_frames(cfg)) {
         if (a->load >= cfg->stretch_load && a->stretch < NET_STRETCH_LEVELS) {
             a->stretch++;
-            a->stretch_changed_at = now;
+            a->stretch_wait = 0;
         } else if (a->load < cfg->low_load && a->stretch > 0) {
             a->stretch--;
-            a->stretch_changed_at = now;
+            a->stretch_wait = 0;
         }
     }
 
@@ -92,40 +94,68 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
     return NET_ADMISSION_NOTHING;
 }
 
-static void net_admission_remember(net_admission *a, double now)
+static void net_times_push(net_admission_times *r, double now)
 {
-    uint32_t at = (a->joins_head + a->joins_count) % NET_ADMISSION_JOINS;
-
-    a->joins[at] = now;
-    if (a->joins_count < NET_ADMISSION_JOINS)
-        a->joins_count++;
+    r->t[(r->head + r->count) % NET_ADMISSION_JOINS] = now;
+    if (r->count < NET_ADMISSION_JOINS)
+        r->count++;
     else
-        a->joins_head = (a->joins_head + 1) % NET_ADMISSION_JOINS;
+        r->head = (r->head + 1) % NET_ADMISSION_JOINS;
+}
+
+/* Forgets the times at or before since; returns how many are left. */
+static uint32_t net_times_expire(net_admission_times *r, double since)
+{
+    while (r->count > 0 && r->t[r->head] <= since) {
+        r->head = (r->head + 1) % NET_ADMISSION_JOINS;
+        r->count--;
+    }
+    return r->count;
+}
+
+/* How many of the times are after since (the newest are at the end). */
+static uint32_t net_times_after(const net_admission_times *r, double since)
+{
+    uint32_t n = 0;
+
+    while (n < r->count && r->t[(r->head + r->count - 1 - n) % NET_ADMISSION_JOINS] > since)
+        n++;
+    return n;
+}
+
+void net_admission_note_leave(net_admission *a, double now)
+{
+    net_times_push(&a->leaves, now);
 }
 
 net_admission_verdict net_admission_admit(net_admission *a, const net_admission_config *cfg,
                                           uint32_t players, double now)
 {
+    double since = now - cfg->window_seconds;
+    uint32_t joins, leaves;
+
     if (!cfg->enabled)
         return NET_ADMIT;
     if (a->refusing) {
         a->refused_episode++;
         return NET_ADMIT_BUSY;
     }
-    while (a->joins_count > 0 && a->joins[a->joins_head] <= now - cfg->window_seconds) {
-        a->joins_head = (a->joins_head + 1) % NET_ADMISSION_JOINS;
-        a->joins_count--;
-    }
-    /* The pace: players x (HighLoad / load - 1) is the headroom in players at their average
-     * cost; half of it, at twice that cost, per window (the window is how long a join takes
-     * to show in the load). */
+    joins = net_times_expire(&a->joins, since);
+    leaves = net_times_expire(&a->leaves, since);
+    /* The pace: with a player's cost growing with the players it sees (a crowd: the load grows
+     * with their square), players x (sqrt(HighLoad / load) - 1) more bring the load to the
+     * high mark. The players the window's load does not show yet are those that came in during
+     * it less those that left: that many at most; and no more than a quarter of them (or 4)
+     * within an eighth of the window, so that they come spread rather than in one frame. */
     if (a->full && players > 0 && a->load > 0) {
-        double room = (double)players * (cfg->high_load / a->load - 1.0) / 2.0;
+        double room = (double)players * (sqrt(cfg->high_load / a->load) - 1.0);
+        double burst = room / 4 > 4 ? room / 4 : 4;
 
-        if ((double)a->joins_count >= room)
+        if ((double)joins - (double)leaves >= room ||
+            (double)net_times_after(&a->joins, now - cfg->window_seconds / 8) >= burst)
             return NET_ADMIT_PACED;
     }
-    net_admission_remember(a, now);
+    net_times_push(&a->joins, now);
     return NET_ADMIT;
 }
 

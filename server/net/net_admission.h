@@ -14,11 +14,14 @@
  *      one more band each window the load stays there (band 3, then 2, then 1; band 0, the
  *      nearest, and a player's own movers never): far movers are sent less often first.
  *   2. load >= HighLoad: every new Hello is refused (ERROR_CODE_BUSY) until the load falls
- *      below LowLoad. Between the two marks new players are let in at a pace: within one window
- *      at most as many as the headroom left to HighLoad would take at twice a player's average
- *      cost (in a crowd a player's cost grows with the players it sees); the rest are busy too.
+ *      below LowLoad. Below it new players are let in at a pace: within one window the
+ *      newcomers less the leavers stay under n x (sqrt(HighLoad / load) - 1) (n the players
+ *      in: what brings the load to HighLoad if it grows with the square of the players, as in
+ *      a crowd where everyone sees everyone), and at most a quarter of that (or 4) come within
+ *      an eighth of the window, so that they arrive spread; the rest are told busy too.
  *   3. Nothing else: players already in are never disconnected for load.
  * Below LowLoad the stretched bands unwind, the nearest stretched first, one per window.
+ * Nothing is decided before a whole window of frames was seen.
  */
 #ifndef REAP_NET_ADMISSION_H
 #define REAP_NET_ADMISSION_H
@@ -28,7 +31,7 @@
 
 enum {
     NET_ADMISSION_FRAMES = 1024,   /* the window's longest, in frames */
-    NET_ADMISSION_JOINS = 4096,    /* admissions remembered (those of the last window) */
+    NET_ADMISSION_JOINS = 4096,    /* joins and leaves remembered (those of the last window) */
     NET_STRETCH_LEVELS = 3,        /* bands that can stretch: all but the nearest */
 };
 
@@ -53,12 +56,18 @@ typedef enum net_admission_verdict {
     NET_ADMIT_PACED,        /* between the marks, this window's pace is used up */
 } net_admission_verdict;
 
+/* Times of events of the last window, oldest first (a ring). */
+typedef struct net_admission_times {
+    double t[NET_ADMISSION_JOINS];
+    uint32_t head, count;
+} net_admission_times;
+
 typedef struct net_admission {
     double busy[NET_ADMISSION_FRAMES];     /* loop work per frame, seconds (a ring) */
     double elapsed[NET_ADMISSION_FRAMES];  /* time since the frame before, seconds */
     uint32_t head, count;
-    double joins[NET_ADMISSION_JOINS];     /* times of admissions (a ring, oldest first) */
-    uint32_t joins_head, joins_count;
+    net_admission_times joins;             /* admissions of the last window */
+    net_admission_times leaves;            /* players that left in the last window */
 
     /* After each frame: the window's figures (valid once a whole window was seen). */
     bool full;
@@ -71,7 +80,7 @@ typedef struct net_admission {
     uint64_t refused_episode;  /* Hellos refused since refusing started */
     double peak_load;          /* the highest load while refusing */
     uint32_t stretch;          /* bands stretched: 0..NET_STRETCH_LEVELS, farthest first */
-    double stretch_changed_at;
+    uint32_t stretch_wait;     /* frames since the stretch last changed (or since the start) */
 } net_admission;
 
 void net_admission_init(net_admission *a);
@@ -86,6 +95,9 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
  * for the pace. Always NET_ADMIT when admission control is off. */
 net_admission_verdict net_admission_admit(net_admission *a, const net_admission_config *cfg,
                                           uint32_t players, double now);
+
+/* A player left (the pace counts the window's newcomers less its leavers). */
+void net_admission_note_leave(net_admission *a, double now);
 
 /* The period of an update band (0 nearest .. NET_STRETCH_LEVELS farthest) whose base period is
  * `period`, under the current stretch. */

@@ -150,6 +150,7 @@ void net_leave_world(net_driver *nd, net_connection *conn, const char *reason)
     conn->world = NULL;
     w->connections--;
     nd->player_count--;
+    net_admission_note_leave(&nd->admission, net_now(nd));
     if (nd->env.player_left_cb != NULL)
         nd->env.player_left_cb(nd->env.hooks_ctx, conn->player_id, conn->name);
 }
