@@ -161,13 +161,13 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         "averaged over net.Admission.WindowSeconds)" },
     [CVAR_NET_ADMISSION_LOW_LOAD] = { "net.Admission.LowLoad", CVAR_FLOAT, 0.7, 0.01, 10,
         "admit new players again below this load; stretched update bands unwind below it" },
-    [CVAR_NET_ADMISSION_STRETCH_LOAD] = { "net.Admission.StretchLoad", CVAR_FLOAT, 0.8, 0.01,
+    [CVAR_NET_ADMISSION_STRETCH_LOAD] = { "net.Admission.StretchLoad", CVAR_FLOAT, 0.85, 0.01,
         10, "from this load the farthest update band not yet stretched doubles its period, "
         "one band per window (the nearest band never)" },
     [CVAR_NET_ADMISSION_WINDOW_SECONDS] = { "net.Admission.WindowSeconds", CVAR_FLOAT, 2, 0.1,
         30, "seconds of frames the load is averaged over" },
     [CVAR_NET_ADMISSION_RETRY_AFTER_MS] = { "net.Admission.RetryAfterMs", CVAR_INT, 2000, 0,
-        600000, "Error.retry_after_ms of a busy refusal: when the client should try again" },
+        600000, "a busy refusal's Error.retry_after_ms is this to twice this, at random" },
     [CVAR_ENGINE_TEST_FRAME_COST_MS] = { "engine.TestFrameCostMs", CVAR_FLOAT, 0, 0, 10000,
         "testing: every frame sleeps this many milliseconds in its world phase, a fake load "
         "(0 = off)" },

@@ -15,6 +15,18 @@
 void net_admission_init(net_admission *a)
 {
     memset(a, 0, sizeof *a);
+    a->rng = 0x5EEDF00Du;
+}
+
+uint32_t net_admission_retry_ms(net_admission *a, uint32_t base_ms)
+{
+    /* splitmix64 */
+    uint64_t z = (a->rng += 0x9E3779B97F4A7C15u);
+
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    z ^= z >> 31;
+    return base_ms + (uint32_t)(((z >> 32) * (uint64_t)base_ms) >> 32);
 }
 
 /* Frames in the window at this frame period: at least 2, at most NET_ADMISSION_FRAMES. */
@@ -146,13 +158,17 @@ net_admission_verdict net_admission_admit(net_admission *a, const net_admission_
      * with their square), players x (sqrt(HighLoad / load) - 1) more bring the load to the
      * high mark. The players the window's load does not show yet are those that came in during
      * it less those that left: that many at most; and no more than a quarter of them (or 4)
-     * within an eighth of the window, so that they come spread rather than in one frame. */
+     * within an eighth of the window, so that they come spread rather than in one frame (a
+     * newcomer taking a leaver's place counts in neither). */
     if (a->full && players > 0 && a->load > 0) {
         double room = (double)players * (sqrt(cfg->high_load / a->load) - 1.0);
         double burst = room / 4 > 4 ? room / 4 : 4;
 
+        double lately = now - cfg->window_seconds / 8;
+
         if ((double)joins - (double)leaves >= room ||
-            (double)net_times_after(&a->joins, now - cfg->window_seconds / 8) >= burst)
+            (double)net_times_after(&a->joins, lately) -
+                    (double)net_times_after(&a->leaves, lately) >= burst)
             return NET_ADMIT_PACED;
     }
     net_times_push(&a->joins, now);

@@ -17,8 +17,9 @@
  *      below LowLoad. Below it new players are let in at a pace: within one window the
  *      newcomers less the leavers stay under n x (sqrt(HighLoad / load) - 1) (n the players
  *      in: what brings the load to HighLoad if it grows with the square of the players, as in
- *      a crowd where everyone sees everyone), and at most a quarter of that (or 4) come within
- *      an eighth of the window, so that they arrive spread; the rest are told busy too.
+ *      a crowd where everyone sees everyone), and so do they within an eighth of the window
+ *      under a quarter of that (or 4), so that they arrive spread; the rest are told busy too.
+ *      A busy client is told to come back after RetryAfterMs to twice that, at random.
  *   3. Nothing else: players already in are never disconnected for load.
  * Below LowLoad the stretched bands unwind, the nearest stretched first, one per window.
  * Nothing is decided before a whole window of frames was seen.
@@ -80,6 +81,7 @@ typedef struct net_admission {
     uint64_t refused_episode;  /* Hellos refused since refusing started */
     double peak_load;          /* the highest load while refusing */
     uint32_t stretch;          /* bands stretched: 0..NET_STRETCH_LEVELS, farthest first */
+    uint64_t rng;              /* splitmix64 state: the retry-after's spread */
     uint32_t stretch_wait;     /* frames since the stretch last changed (or since the start) */
 } net_admission;
 
@@ -95,6 +97,10 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
  * for the pace. Always NET_ADMIT when admission control is off. */
 net_admission_verdict net_admission_admit(net_admission *a, const net_admission_config *cfg,
                                           uint32_t players, double now);
+
+/* Error.retry_after_ms of a busy refusal: base_ms to twice that, at random, so that the
+ * refused do not all come back in one wave. */
+uint32_t net_admission_retry_ms(net_admission *a, uint32_t base_ms);
 
 /* A player left (the pace counts the window's newcomers less its leavers). */
 void net_admission_note_leave(net_admission *a, double now);

@@ -113,11 +113,13 @@ static bool net_admit(net_driver *nd, net_connection *conn, uint32_t seq)
     net_admission_config cfg = net_admission_settings(nd);
     net_admission_verdict v = net_admission_admit(&nd->admission, &cfg, nd->player_count,
                                                   net_now(nd));
-    uint32_t retry_ms = (uint32_t)cvar_get_int(nd->env.cvars, CVAR_NET_ADMISSION_RETRY_AFTER_MS);
+    uint32_t retry_ms;
     char text[160];
 
     if (v == NET_ADMIT)
         return true;
+    retry_ms = net_admission_retry_ms(
+        &nd->admission, (uint32_t)cvar_get_int(nd->env.cvars, CVAR_NET_ADMISSION_RETRY_AFTER_MS));
     snprintf(text, sizeof text,
              v == NET_ADMIT_BUSY
                  ? "the server is busy (load %.2f of its frame budget); connect again in %u ms"

@@ -215,6 +215,43 @@ static void test_newcomers_are_spread_over_the_window(void **state)
     assert_int_equal(admitted, 32);
 }
 
+static void test_newcomers_in_leavers_places_are_not_held_back(void **state)
+{
+    net_admission_config cfg = config();
+    net_admission a;
+    double now = 0;
+
+    (void)state;
+    net_admission_init(&a);
+    run(&a, &cfg, &now, 0.85, 2.0);
+
+    /* 1000 players at 0.85 (room for 29 more, 7 at once) churning: 50 leave and 50 come in
+     * within an eighth of a window. */
+    for (int i = 0; i < 50; i++) {
+        net_admission_note_leave(&a, now);
+        assert_int_equal(net_admission_admit(&a, &cfg, 999, now), NET_ADMIT);
+    }
+}
+
+static void test_the_retry_after_is_spread_between_once_and_twice_the_setting(void **state)
+{
+    net_admission a;
+    uint32_t lo = UINT32_MAX, hi = 0;
+
+    (void)state;
+    net_admission_init(&a);
+
+    for (int i = 0; i < 1000; i++) {
+        uint32_t ms = net_admission_retry_ms(&a, 2000);
+        lo = ms < lo ? ms : lo;
+        hi = ms > hi ? ms : hi;
+    }
+
+    assert_in_range(lo, 2000, 2100);
+    assert_in_range(hi, 3900, 3999);
+    assert_int_equal(net_admission_retry_ms(&a, 0), 0);
+}
+
 static void test_a_lightly_loaded_server_admits_a_crowd_within_a_window(void **state)
 {
     net_admission_config cfg = config();
@@ -312,6 +349,8 @@ int main(void)
         cmocka_unit_test(test_below_the_high_load_newcomers_come_in_at_a_pace),
         cmocka_unit_test(test_players_that_left_make_room_for_newcomers),
         cmocka_unit_test(test_newcomers_are_spread_over_the_window),
+        cmocka_unit_test(test_newcomers_in_leavers_places_are_not_held_back),
+        cmocka_unit_test(test_the_retry_after_is_spread_between_once_and_twice_the_setting),
         cmocka_unit_test(test_a_lightly_loaded_server_admits_a_crowd_within_a_window),
         cmocka_unit_test(test_the_far_bands_stretch_first_one_per_window),
         cmocka_unit_test(test_stretched_bands_unwind_below_the_low_load_nearest_first),
