@@ -108,6 +108,10 @@ static enum MHD_Result admin_console(admin_server *a, struct MHD_Connection *con
     req->body[req->len] = '\0';
     strbuf_reset(&a->page);
     st = console_execute(a->engine, req->body, &a->page);
+    /* A command may change what the pages show (a cvar, a collection): the next request
+     * renders anew, so an operator sees what the command did. */
+    a->metrics.valid = false;
+    a->stats.valid = false;
     return admin_respond(conn, st == CONSOLE_OK ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST,
                          "text/plain; charset=utf-8", strbuf_cstr(&a->page), a->page.len);
 }

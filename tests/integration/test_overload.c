@@ -4,7 +4,8 @@
  * Hello is answered ERROR_CODE_BUSY with Error.retry_after_ms and the connection closes, the
  * players already in stay, the far update bands stretch, and once the load is gone new players
  * are welcome again; /metrics and /stats.json are rendered at most once per
- * admin.MetricsCacheSeconds however many requests come, and anew after it.
+ * admin.MetricsCacheSeconds however many requests come, and anew after it or after a console
+ * command.
  */
 #include "harness.h"
 
@@ -189,6 +190,26 @@ static void test_requests_within_the_cache_interval_are_served_one_render(void *
     harness_server_free(&s);
 }
 
+static void test_a_console_command_makes_the_next_request_render(void **state)
+{
+    const char *server_args[] = { "--cvar", "admin.MetricsCacheSeconds=3600", NULL };
+    static char page[HARNESS_HTTP_MAX];
+    harness_server s;
+
+    (void)state;
+    harness_server_start(&s, server_args);
+    assert_int_equal(harness_http(s.admin_port, "GET", "/metrics", NULL, page, sizeof page), 200);
+    assert_true(page_metric(page, "reap_admin_page_renders_total{page=\"metrics\"} ") == 1);
+
+    console(&s, "obj gc");
+
+    assert_int_equal(harness_http(s.admin_port, "GET", "/metrics", NULL, page, sizeof page), 200);
+    assert_true(page_metric(page, "reap_admin_page_renders_total{page=\"metrics\"} ") == 2);
+    assert_true(page_metric(page, "reap_gc_collections_total{kind=\"full\"} ") >= 1);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 static void test_the_copy_is_rendered_anew_after_the_interval(void **state)
 {
     const char *server_args[] = { "--cvar", "admin.MetricsCacheSeconds=0.3", NULL };
@@ -223,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_a_hello_is_refused_busy_past_the_frame_budget_and_welcome_after),
         cmocka_unit_test(test_with_admission_control_off_a_loaded_server_admits),
         cmocka_unit_test(test_requests_within_the_cache_interval_are_served_one_render),
+        cmocka_unit_test(test_a_console_command_makes_the_next_request_render),
         cmocka_unit_test(test_the_copy_is_rendered_anew_after_the_interval),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
