@@ -230,7 +230,7 @@ static void engine_watch_tick_rate(engine *e)
 void engine_frame_cb(uv_timer_t *timer)
 {
     engine *e = timer->data;
-    uint64_t now;
+    uint64_t now, delay_ms;
 
     if (!e->stopping) {
         engine_watch_tick_rate(e);
@@ -244,7 +244,11 @@ void engine_frame_cb(uv_timer_t *timer)
     now = uv_hrtime();
     e->frame_due_ns = engine_frame_due(e->frame_due_ns, 1000000000ull / e->opts.tick_hz, now);
     uv_update_time(e->loop);
-    uv_timer_start(timer, engine_frame_cb, (e->frame_due_ns - now + 999999) / 1000000, 0);
+    /* At least 1 ms: a late frame's timer restarted at 0 is due again at once, and libuv runs
+     * it again in the same pass over the timers, for ever: the loop would never poll its
+     * sockets and signals again while frames run over the period. */
+    delay_ms = (e->frame_due_ns - now + 999999) / 1000000;
+    uv_timer_start(timer, engine_frame_cb, delay_ms > 0 ? delay_ms : 1, 0);
 }
 
 void engine_request_stop(engine *e, const char *reason)
