@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <uv.h>
 
+#include "admin_cache.h"
 #include "console.h"
 #include "dashboard.h"
 #include "engine.h"
@@ -40,7 +41,9 @@ struct admin_server {
     uv_timer_t timer;           /* MHD's own timeouts */
     int open_handles;
     uint32_t port;
-    strbuf page;                /* reused for every response */
+    strbuf page;                /* reused for every console response */
+    admin_page_cache metrics;   /* GET /metrics, at most once per admin.MetricsCacheSeconds */
+    admin_page_cache stats;     /* GET /stats.json, likewise */
     uint64_t requests;
     uint64_t unauthorized;      /* /console requests refused for a missing or wrong token */
     unsigned int connections;   /* open, as MHD's connection notifications count them */
@@ -105,6 +108,10 @@ static enum MHD_Result admin_console(admin_server *a, struct MHD_Connection *con
     req->body[req->len] = '\0';
     strbuf_reset(&a->page);
     st = console_execute(a->engine, req->body, &a->page);
+    /* A command may change what the pages show (a cvar, a collection): the next request
+     * renders anew, so an operator sees what the command did. */
+    a->metrics.valid = false;
+    a->stats.valid = false;
     return admin_respond(conn, st == CONSOLE_OK ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST,
                          "text/plain; charset=utf-8", strbuf_cstr(&a->page), a->page.len);
 }
@@ -155,6 +162,35 @@ static enum MHD_Result admin_unauthorized(admin_server *a, struct MHD_Connection
     return r;
 }
 
+static void admin_render_metrics_cb(void *ctx, strbuf *out)
+{
+    admin_metrics_render(((admin_server *)ctx)->engine, out);
+}
+
+static void admin_render_stats_cb(void *ctx, strbuf *out)
+{
+    engine *e = ((admin_server *)ctx)->engine;
+
+    dashboard_render_json(e->dashboard, engine_now(e), out);
+}
+
+/* A cached page: rendered on the loop at most once per admin.MetricsCacheSeconds, whatever the
+ * number of requests, so the frames' cost stays flat under a crowd of scrapers. */
+static enum MHD_Result admin_cached(admin_server *a, struct MHD_Connection *conn,
+                                    admin_page_cache *c, admin_render_fn render,
+                                    const char *content_type)
+{
+    double max_age = cvar_get(&a->engine->cvars, CVAR_ADMIN_METRICS_CACHE_SECONDS);
+    const strbuf *body = admin_page_cache_get(c, engine_now(a->engine), max_age, render, a);
+
+    return admin_respond(conn, MHD_HTTP_OK, content_type, strbuf_cstr(body), body->len);
+}
+
+uint64_t admin_page_renders(const admin_server *a, admin_page p)
+{
+    return p == ADMIN_PAGE_METRICS ? a->metrics.renders : a->stats.renders;
+}
+
 static enum MHD_Result admin_handler_cb(void *cls, struct MHD_Connection *conn, const char *url,
                                         const char *method, const char *version,
                                         const char *upload_data, size_t *upload_size,
@@ -180,10 +216,8 @@ static enum MHD_Result admin_handler_cb(void *cls, struct MHD_Connection *conn, 
     if (strcmp(url, "/metrics") == 0) {
         if (!is_get)
             return admin_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET /metrics\n");
-        strbuf_reset(&a->page);
-        admin_metrics_render(a->engine, &a->page);
-        return admin_respond(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-                             strbuf_cstr(&a->page), a->page.len);
+        return admin_cached(a, conn, &a->metrics, admin_render_metrics_cb,
+                            "text/plain; version=0.0.4; charset=utf-8");
     }
     if (strcmp(url, "/healthz") == 0) {
         if (!is_get)
@@ -201,10 +235,7 @@ static enum MHD_Result admin_handler_cb(void *cls, struct MHD_Connection *conn, 
             return admin_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET /stats.json\n");
         if (a->engine->dashboard == NULL)
             return admin_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "no samples yet\n");
-        strbuf_reset(&a->page);
-        dashboard_render_json(a->engine->dashboard, engine_now(a->engine), &a->page);
-        return admin_respond(conn, MHD_HTTP_OK, "application/json", strbuf_cstr(&a->page),
-                             a->page.len);
+        return admin_cached(a, conn, &a->stats, admin_render_stats_cb, "application/json");
     }
     return admin_text(conn, MHD_HTTP_NOT_FOUND,
                       "not found: try GET / (dashboard), GET /stats.json, GET /metrics, "
@@ -300,6 +331,8 @@ int admin_create(engine *e, const char *bind, uint32_t port, admin_server **out_
     a->engine = e;
     a->token = e->opts.admin_token;
     strbuf_init(&a->page);
+    admin_page_cache_init(&a->metrics);
+    admin_page_cache_init(&a->stats);
     a->daemon = MHD_start_daemon(
         MHD_USE_EPOLL | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, admin_handler_cb, a,
         MHD_OPTION_EXTERNAL_LOGGER, admin_log_cb, a,
@@ -361,6 +394,8 @@ static void admin_close_cb(uv_handle_t *handle)
 
     if (--a->open_handles == 0) {
         strbuf_free(&a->page);
+        admin_page_cache_free(&a->metrics);
+        admin_page_cache_free(&a->stats);
         free(a);
     }
 }

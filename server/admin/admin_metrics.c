@@ -54,6 +54,15 @@ static void admin_metrics_render_ops(engine *e, strbuf *out)
         metric_u64(out, "reap_admin_unauthorized_total", "counter",
                    "POST /console requests refused for a missing or wrong admin token.",
                    admin_unauthorized_count(e->admin));
+    if (e->admin != NULL) {
+        metric_header(out, "reap_admin_page_renders_total", "counter",
+                      "Renders of GET /metrics and /stats.json (at most one per "
+                      "admin.MetricsCacheSeconds; requests in between get that copy).");
+        strbuf_printf(out, "reap_admin_page_renders_total{page=\"metrics\"} %llu\n",
+                      (unsigned long long)admin_page_renders(e->admin, ADMIN_PAGE_METRICS));
+        strbuf_printf(out, "reap_admin_page_renders_total{page=\"stats.json\"} %llu\n",
+                      (unsigned long long)admin_page_renders(e->admin, ADMIN_PAGE_STATS));
+    }
     if (!sysmem_process_read(&proc))
         return;
     metric_u64(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
@@ -202,6 +211,29 @@ void admin_metrics_render(engine *e, strbuf *out)
                       net_kick_reason_name((net_kick_reason)r), nc->kicked_by[r]);
     metric_u64(out, "reap_net_refused_full_total", "counter",
                "Connections refused because the server was full.", nc->refused_full);
+    metric_header(out, "reap_net_refused_joins_total", "counter",
+                  "Connections refused a place in a world, by reason: busy (admission control, "
+                  "ERROR_CODE_BUSY), full (--max-players or no room for the player), a travel "
+                  "under way, another protocol version, a bad hello (player name), no such "
+                  "world.");
+    for (int r = 0; r < NET_REFUSE_REASONS; r++)
+        metric_reason(out, "reap_net_refused_joins_total",
+                      net_refuse_reason_name((net_refuse_reason)r), nc->refused_joins[r]);
+    {
+        net_driver_admission adm;
+
+        net_driver_admission_get(e->net, &adm);
+        metric_u64(out, "reap_net_admission_refusing", "gauge",
+                   "1 while admission control refuses new players (the load reached "
+                   "net.Admission.HighLoad and has not fallen below net.Admission.LowLoad).",
+                   adm.refusing ? 1 : 0);
+        metric_f64(out, "reap_net_admission_load", "gauge",
+                   "The loop's work per frame over the frame period, averaged over "
+                   "net.Admission.WindowSeconds (1: busy the whole period).", adm.load);
+        metric_u64(out, "reap_net_admission_stretched_bands", "gauge",
+                   "Update bands admission control runs at twice their period, farthest "
+                   "first (0-3; the nearest band never).", adm.stretched_bands);
+    }
     metric_u64(out, "reap_net_oversize_packets_total", "counter",
                "Packets too large for the transport to reassemble, refused.",
                nc->oversize_packets);

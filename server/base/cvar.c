@@ -153,6 +153,27 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
         "Engine.VerifyLoadMapWorldCleanup.TraceMode", CVAR_INT, 1, 0, 1,
         "a leaked world's report: 1 its shortest reference chain from a root, 0 its direct "
         "referencers only" },
+    [CVAR_NET_ADMISSION_CONTROL] = { "net.AdmissionControl", CVAR_BOOL, 1, 0, 1,
+        "reap's own: answer new players' Hellos with ERROR_CODE_BUSY while the loop's load is "
+        "over net.Admission.HighLoad, and stretch far update bands first" },
+    [CVAR_NET_ADMISSION_HIGH_LOAD] = { "net.Admission.HighLoad", CVAR_FLOAT, 0.9, 0.05, 10,
+        "refuse new players from this load (the loop's work per frame over the frame period, "
+        "averaged over net.Admission.WindowSeconds)" },
+    [CVAR_NET_ADMISSION_LOW_LOAD] = { "net.Admission.LowLoad", CVAR_FLOAT, 0.7, 0.01, 10,
+        "admit new players again below this load; stretched update bands unwind below it" },
+    [CVAR_NET_ADMISSION_STRETCH_LOAD] = { "net.Admission.StretchLoad", CVAR_FLOAT, 0.85, 0.01,
+        10, "from this load the farthest update band not yet stretched doubles its period, "
+        "one band per window (the nearest band never)" },
+    [CVAR_NET_ADMISSION_WINDOW_SECONDS] = { "net.Admission.WindowSeconds", CVAR_FLOAT, 2, 0.1,
+        30, "seconds of frames the load is averaged over" },
+    [CVAR_NET_ADMISSION_RETRY_AFTER_MS] = { "net.Admission.RetryAfterMs", CVAR_INT, 2000, 0,
+        600000, "a busy refusal's Error.retry_after_ms is this to twice this, at random" },
+    [CVAR_ENGINE_TEST_FRAME_COST_MS] = { "engine.TestFrameCostMs", CVAR_FLOAT, 0, 0, 10000,
+        "testing: every frame sleeps this many milliseconds in its world phase, a fake load "
+        "(0 = off)" },
+    [CVAR_ADMIN_METRICS_CACHE_SECONDS] = { "admin.MetricsCacheSeconds", CVAR_FLOAT, 0.5, 0,
+        3600, "GET /metrics and /stats.json are rendered at most once per this many seconds and "
+        "served from that copy meanwhile (0 = every request)" },
 };
 
 static const char *const cvar_result_strs[] = {

@@ -5,8 +5,10 @@
  * periodic jobs that are due run (engine_jobs.h). Start-up, signals and shutdown are
  * engine_init.c's; the collector's side of the gc phase is engine_collect.c's.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "agones.h"
 #include "dashboard.h"
@@ -111,6 +113,21 @@ void engine_jobs_begin(engine *e)
 
 /* ---- the frame ------------------------------------------------------------------------ */
 
+/* engine.TestFrameCostMs: the frame's world phase sleeps that long, a fake load that the
+ * frame's figures and admission control see as work (the loop is not waiting in epoll). */
+static void engine_test_frame_cost(const engine *e)
+{
+    double ms = cvar_get(&e->cvars, CVAR_ENGINE_TEST_FRAME_COST_MS);
+    struct timespec ts;
+
+    if (ms <= 0)
+        return;
+    ts.tv_sec = (time_t)(ms / 1000.0);
+    ts.tv_nsec = (long)((ms - (double)ts.tv_sec * 1000.0) * 1e6);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 void engine_frame(engine *e)
 {
     uint64_t t_start = uv_hrtime();
@@ -138,6 +155,7 @@ void engine_frame(engine *e)
         world_streaming_update(e->worlds[i], engine_now(e));
         streaming_ns += uv_hrtime() - t0;
     }
+    engine_test_frame_cost(e);
     t_world = uv_hrtime();
     net_driver_replicate(e->net, delta);
     t_repl = uv_hrtime();
@@ -212,7 +230,7 @@ static void engine_watch_tick_rate(engine *e)
 void engine_frame_cb(uv_timer_t *timer)
 {
     engine *e = timer->data;
-    uint64_t now;
+    uint64_t now, delay_ms;
 
     if (!e->stopping) {
         engine_watch_tick_rate(e);
@@ -226,7 +244,11 @@ void engine_frame_cb(uv_timer_t *timer)
     now = uv_hrtime();
     e->frame_due_ns = engine_frame_due(e->frame_due_ns, 1000000000ull / e->opts.tick_hz, now);
     uv_update_time(e->loop);
-    uv_timer_start(timer, engine_frame_cb, (e->frame_due_ns - now + 999999) / 1000000, 0);
+    /* At least 1 ms: a late frame's timer restarted at 0 is due again at once, and libuv runs
+     * it again in the same pass over the timers, for ever: the loop would never poll its
+     * sockets and signals again while frames run over the period. */
+    delay_ms = (e->frame_due_ns - now + 999999) / 1000000;
+    uv_timer_start(timer, engine_frame_cb, delay_ms > 0 ? delay_ms : 1, 0);
 }
 
 void engine_request_stop(engine *e, const char *reason)

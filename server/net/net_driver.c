@@ -41,6 +41,85 @@ const char *net_drop_reason_name(net_drop_reason r)
     return (unsigned)r < NET_DROP_REASONS ? names[r] : "?";
 }
 
+const char *net_refuse_reason_name(net_refuse_reason r)
+{
+    static const char *const names[NET_REFUSE_REASONS] = {
+        [NET_REFUSE_BUSY] = "busy",
+        [NET_REFUSE_FULL] = "full",
+        [NET_REFUSE_TRAVEL] = "travel",
+        [NET_REFUSE_VERSION] = "version",
+        [NET_REFUSE_BAD_HELLO] = "bad_hello",
+        [NET_REFUSE_NO_WORLD] = "no_world",
+    };
+    return (unsigned)r < NET_REFUSE_REASONS ? names[r] : "?";
+}
+
+/* ---- admission control (net_admission.h) ------------------------------------------------ */
+
+net_admission_config net_admission_settings(const net_driver *nd)
+{
+    const cvar_registry *cv = nd->env.cvars;
+    net_admission_config cfg;
+
+    cfg.enabled = nd->load_measured && cvar_get_bool(cv, CVAR_NET_ADMISSION_CONTROL);
+    cfg.high_load = cvar_get(cv, CVAR_NET_ADMISSION_HIGH_LOAD);
+    cfg.low_load = cvar_get(cv, CVAR_NET_ADMISSION_LOW_LOAD);
+    cfg.stretch_load = cvar_get(cv, CVAR_NET_ADMISSION_STRETCH_LOAD);
+    cfg.window_seconds = cvar_get(cv, CVAR_NET_ADMISSION_WINDOW_SECONDS);
+    cfg.period = 1.0 / (double)nd->env.tick_hz;
+    return cfg;
+}
+
+/* Once per frame: the loop's work since the last frame (the time not spent waiting in epoll)
+ * into the window; says when refusing starts and stops, and when the stretch changes. */
+static void net_observe_load(net_driver *nd)
+{
+    net_admission *a = &nd->admission;
+    net_admission_config cfg = net_admission_settings(nd);
+    uint64_t now_ns = uv_hrtime(), idle_ns = uv_metrics_idle_time(nd->env.loop);
+    uint64_t elapsed_ns = now_ns - nd->load_last_ns, idle_delta = idle_ns - nd->load_last_idle_ns;
+    uint32_t stretch = a->stretch;
+    bool first = nd->load_last_ns == 0;
+
+    nd->load_last_ns = now_ns;
+    nd->load_last_idle_ns = idle_ns;
+    if (first || !nd->load_measured)
+        return;
+    if (idle_delta > elapsed_ns)
+        idle_delta = elapsed_ns;
+    switch (net_admission_observe(a, &cfg, (double)(elapsed_ns - idle_delta) / 1e9,
+                                  (double)elapsed_ns / 1e9, net_now(nd))) {
+    case NET_ADMISSION_STARTED_REFUSING:
+        log_warn("admission: refusing new players (ERROR_CODE_BUSY): load %.2f of the frame "
+                 "budget over the last %.1f s (%.1f frames/s, %u players; "
+                 "net.Admission.HighLoad=%g)", a->load, (double)a->frames * cfg.period,
+                 a->achieved_hz, nd->player_count, cfg.high_load);
+        break;
+    case NET_ADMISSION_STOPPED_REFUSING:
+        log_info("admission: admitting new players again: load %.2f over the last %.1f s "
+                 "(%.1f frames/s, %u players; net.Admission.LowLoad=%g); refused %llu in %.1f s, "
+                 "peak load %.2f", a->load, (double)a->frames * cfg.period, a->achieved_hz,
+                 nd->player_count, cfg.low_load, (unsigned long long)a->refused_episode,
+                 net_now(nd) - a->refusing_since, a->peak_load);
+        break;
+    case NET_ADMISSION_NOTHING:
+        break;
+    }
+    if (a->stretch != stretch)
+        log_info("admission: update bands: the %u farthest at twice their period (load %.2f, "
+                 "net.Admission.StretchLoad=%g, LowLoad=%g)", a->stretch, a->load,
+                 cfg.stretch_load, cfg.low_load);
+}
+
+void net_driver_admission_get(const net_driver *nd, net_driver_admission *out)
+{
+    out->refusing = nd->admission.refusing;
+    out->measured = nd->load_measured;
+    out->load = nd->admission.load;
+    out->achieved_hz = nd->admission.achieved_hz;
+    out->stretched_bands = nd->admission.stretch;
+}
+
 /* ---- connections ------------------------------------------------------------------------ */
 
 static void net_referencer_cb(void *data, gc_collector *collector)
@@ -71,6 +150,7 @@ void net_leave_world(net_driver *nd, net_connection *conn, const char *reason)
     conn->world = NULL;
     w->connections--;
     nd->player_count--;
+    net_admission_note_leave(&nd->admission, net_now(nd));
     if (nd->env.player_left_cb != NULL)
         nd->env.player_left_cb(nd->env.hooks_ctx, conn->player_id, conn->name);
 }
@@ -105,6 +185,7 @@ static void net_on_connect(net_driver *nd, ENetPeer *peer)
         /* The spare peers: a full server says so instead of staying silent. */
         net_close_with_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL, "server full", 0);
         nd->counters.refused_full++;
+        nd->counters.refused_joins[NET_REFUSE_FULL]++;
     }
 }
 
@@ -268,6 +349,8 @@ void net_driver_replicate(net_driver *nd, double dt)
 {
     uint64_t encoded = 0, pairs = 0;
 
+    net_observe_load(nd);
+    net_repl_band_periods(nd);
     for (uint32_t wi = 0; wi < nd->env.world_count; wi++) {
         world *w = nd->env.worlds[wi];
 
@@ -361,6 +444,11 @@ int net_driver_create(const net_driver_env *env, const char *bind, uint32_t port
     }
     addr.port = (enet_uint16)port;
     nd->max_players = max_players;
+    /* Admission control's load: libuv then counts the time it waits in epoll. */
+    nd->load_measured = uv_loop_configure(env->loop, UV_METRICS_IDLE_TIME) == 0;
+    if (!nd->load_measured)
+        log_warn("net: the loop cannot count its idle time: admission control is off");
+    net_admission_init(&nd->admission);
     /* One spare peer to refuse the next player politely, and room for handshakes in flight
      * that a flood of CONNECTs cannot take from real players (net_filter.c). */
     nd->host = enet_host_create(&addr, max_players + 1 + NET_HANDSHAKE_SLOTS, MSG_CHANNEL_COUNT,

@@ -79,6 +79,17 @@ typedef enum net_drop_reason {
     NET_DROP_REASONS
 } net_drop_reason;
 
+/* Why a connection was refused a place in a world (reap_net_refused_joins_total{reason}). */
+typedef enum net_refuse_reason {
+    NET_REFUSE_BUSY = 0,  /* admission control: the server is too loaded now (ERROR_CODE_BUSY) */
+    NET_REFUSE_FULL,      /* --max-players reached at connect, or no room to spawn the player */
+    NET_REFUSE_TRAVEL,    /* a server travel is under way */
+    NET_REFUSE_VERSION,   /* another protocol version */
+    NET_REFUSE_BAD_HELLO, /* a player name that is not valid */
+    NET_REFUSE_NO_WORLD,  /* no world of that name */
+    NET_REFUSE_REASONS
+} net_refuse_reason;
+
 typedef struct net_driver_counters {
     uint64_t bad_messages;     /* error replies for bad input (reap_net_bad_messages_total) */
     uint64_t bad_datagrams;    /* datagrams that are not ENet protocol at all */
@@ -113,6 +124,7 @@ typedef struct net_driver_counters {
     uint64_t streaming_levels_unloaded; /* levels the worlds told it were streaming out */
     uint64_t travels;          /* server travels it told its clients of */
     uint64_t travel_refusals;  /* requests refused with ERROR_CODE_TRAVEL */
+    uint64_t refused_joins[NET_REFUSE_REASONS]; /* Hellos (and full connects) refused, by why */
 } net_driver_counters;
 
 /* Opens the UDP host on bind:port (port 0 = any free port) and starts watching its socket on
@@ -172,6 +184,18 @@ const net_driver_counters *net_driver_counters_get(const net_driver *nd);
 /* The label values of reap_net_kicked_by_reason_total{reason} and reap_net_dropped_messages_total. */
 const char *net_kick_reason_name(net_kick_reason r);
 const char *net_drop_reason_name(net_drop_reason r);
+const char *net_refuse_reason_name(net_refuse_reason r);
+
+/* Admission control's state after the last frame (net_admission.h): the loop's load over the
+ * window, whether new players are refused, how many bands are stretched. */
+typedef struct net_driver_admission {
+    bool refusing;
+    bool measured;          /* the load is measured (libuv counts its idle time) */
+    double load;
+    double achieved_hz;
+    uint32_t stretched_bands;
+} net_driver_admission;
+void net_driver_admission_get(const net_driver *nd, net_driver_admission *out);
 
 /* Console `players`: one line per connection. */
 void net_driver_list_players(const net_driver *nd, strbuf *out);

@@ -87,10 +87,11 @@ bool net_name_is_valid(const char *name)
 /* A hello the server cannot accept: one Error that says the connection ends (Error.disconnect),
  * counted as a bad message, and the connection closes once it is delivered. It is not counted
  * towards net.MaxBadMessages: the connection ends anyway, and a kick would be a second Error. */
-static void net_refuse_hello(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
-                             uint32_t seq, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void net_refuse_hello(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
-                             uint32_t seq, const char *fmt, ...)
+static void net_refuse_hello(net_driver *nd, net_connection *conn, net_refuse_reason reason,
+                             Reap__ErrorCode code, uint32_t seq, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void net_refuse_hello(net_driver *nd, net_connection *conn, net_refuse_reason reason,
+                             Reap__ErrorCode code, uint32_t seq, const char *fmt, ...)
 {
     char text[256];
     va_list ap;
@@ -99,8 +100,36 @@ static void net_refuse_hello(net_driver *nd, net_connection *conn, Reap__ErrorCo
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     nd->counters.bad_messages++;
+    nd->counters.refused_joins[reason]++;
     log_debug("net: %s: hello refused: %s", conn->address, text);
     net_close_with_error(nd, conn, code, text, seq);
+}
+
+/* Admission control (net_admission.h): a server too loaded to take another player now says
+ * so with ERROR_CODE_BUSY and when to try again (Error.retry_after_ms), and closes the
+ * connection. Not a bad message: the client did nothing wrong. */
+static bool net_admit(net_driver *nd, net_connection *conn, uint32_t seq)
+{
+    net_admission_config cfg = net_admission_settings(nd);
+    net_admission_verdict v = net_admission_admit(&nd->admission, &cfg, nd->player_count,
+                                                  net_now(nd));
+    uint32_t retry_ms;
+    char text[160];
+
+    if (v == NET_ADMIT)
+        return true;
+    retry_ms = net_admission_retry_ms(
+        &nd->admission, (uint32_t)cvar_get_int(nd->env.cvars, CVAR_NET_ADMISSION_RETRY_AFTER_MS));
+    snprintf(text, sizeof text,
+             v == NET_ADMIT_BUSY
+                 ? "the server is busy (load %.2f of its frame budget); connect again in %u ms"
+                 : "the server is near its limit (load %.2f of its frame budget) and lets new "
+                   "players in at a pace; connect again in %u ms",
+             nd->admission.load, retry_ms);
+    nd->counters.refused_joins[NET_REFUSE_BUSY]++;
+    log_debug("net: %s: hello refused: %s", conn->address, text);
+    net_close_with_retry(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BUSY, text, seq, retry_ms);
+    return false;
 }
 
 /* The Welcome of a connection that just joined (or arrived by a seamless travel): who it is,
@@ -189,19 +218,19 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
         return;
     }
     if (h->protocol_version != MSG_PROTOCOL_VERSION) {
-        net_refuse_hello(nd, conn, REAP__ERROR_CODE__ERROR_CODE_VERSION, env->seq,
+        net_refuse_hello(nd, conn, NET_REFUSE_VERSION, REAP__ERROR_CODE__ERROR_CODE_VERSION, env->seq,
                          "protocol version %u is not supported (this server speaks %u)",
                          h->protocol_version, MSG_PROTOCOL_VERSION);
         return;
     }
     if (!net_name_is_valid(h->player_name)) {
-        net_refuse_hello(nd, conn, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
+        net_refuse_hello(nd, conn, NET_REFUSE_BAD_HELLO, REAP__ERROR_CODE__ERROR_CODE_BAD_REQUEST, env->seq,
                          "player name must be valid UTF-8 without control characters and "
                          "shorter than %d bytes", PLAYER_NAME_MAX);
         return;
     }
     if (nd->travelling) {
-        net_refuse_hello(nd, conn, REAP__ERROR_CODE__ERROR_CODE_TRAVEL, env->seq,
+        net_refuse_hello(nd, conn, NET_REFUSE_TRAVEL, REAP__ERROR_CODE__ERROR_CODE_TRAVEL, env->seq,
                          "the server is travelling to %s; connect again in a moment",
                          nd->travel_map);
         return;
@@ -210,11 +239,13 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     if (w == NULL) {
         char shown[48];
         net_sanitize(h->world, shown, sizeof shown);
-        net_refuse_hello(nd, conn, REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD, env->seq,
+        net_refuse_hello(nd, conn, NET_REFUSE_NO_WORLD, REAP__ERROR_CODE__ERROR_CODE_NO_SUCH_WORLD, env->seq,
                          "no world named '%s' (this server has World0..World%u)", shown,
                          nd->env.world_count - 1);
         return;
     }
+    if (!net_admit(nd, conn, env->seq))
+        return;
     conn->player_id = ++nd->next_player_id;
     if (h->player_name[0] != '\0')
         snprintf(conn->name, sizeof conn->name, "%s", h->player_name);
@@ -223,6 +254,7 @@ static void net_handle_hello(net_driver *nd, net_connection *conn, const Reap__E
     r = actor_spawn_player(w, conn->player_id, conn->name, &pc);
     if (r != GC_OK) {
         log_error("net: cannot spawn player for %s: %s", conn->address, gc_result_str(r));
+        nd->counters.refused_joins[NET_REFUSE_FULL]++;
         net_close_with_error(nd, conn, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL,
                              "cannot spawn player", env->seq);
         return;

@@ -10,6 +10,7 @@
  *   net_index.c        per world: the replication index, each actor's records encoded once
  *   net_view.c         per connection: state arrays over the index
  *   net_travel.c       a server travel: Travel to the clients, carried connections
+ *   net_admission.c    admission control: the loop's load, busy refusals, band stretch
  *
  * What ENet costs (1.3.17, the version Debian ships; read from its protocol.c and peer.c):
  * - enet_host_service makes a send pass over every peer (twice per call) and reads up to 256
@@ -47,6 +48,7 @@
 #include <enet/enet.h>
 #include <uv.h>
 
+#include "net_admission.h"
 #include "net_driver.h"
 #include "net_index.h"
 #include "net_policy.h"
@@ -77,6 +79,11 @@ enum {
     NET_COOLDOWN_SLOTS = 16,      /* addresses kicked for abuse, refused for a while */
     NET_COOLDOWN_S = 10,          /* how long such an address may not connect again */
 };
+
+/* Update bands of other players' movers, and the period of the player's own (net_replication.c
+ * says what they are). */
+enum { NET_BANDS = 4, NET_OWN_UPDATE_PERIOD = 3 };
+_Static_assert(NET_BANDS == NET_STRETCH_LEVELS + 1, "every band but the nearest can stretch");
 
 typedef enum net_conn_state {
     NET_CONN_FREE = 0,
@@ -189,6 +196,13 @@ struct net_driver {
 
     net_index indexes[NET_MAX_WORLDS]; /* by world index */
 
+    /* Admission control (net_admission.h): the loop's load, sampled once per frame from
+     * libuv's idle time (UV_METRICS_IDLE_TIME), and this frame's band periods under it. */
+    net_admission admission;
+    bool load_measured;             /* the loop counts its idle time */
+    uint64_t load_last_ns, load_last_idle_ns;
+    uint8_t band_period[NET_BANDS];
+
     /* A server travel under way (net_travel.c): hellos are refused until it arrives. */
     bool travelling, travel_seamless;
     char travel_map[32], travel_from[32], travel_transition[32];
@@ -201,6 +215,9 @@ extern net_driver *net_intercept_driver;
 /* The world named name ("" or NULL: the first); NULL if none. */
 world *net_find_world(const net_driver *nd, const char *name);
 void net_leave_world(net_driver *nd, net_connection *conn, const char *reason);
+
+/* Admission control's settings now (cvars read at each use). */
+net_admission_config net_admission_settings(const net_driver *nd);
 
 /* ---- net_filter.c ---- */
 int ENET_CALLBACK net_intercept_cb(ENetHost *host, ENetEvent *event);
@@ -228,9 +245,10 @@ bool net_name_is_valid(const char *name);
  * DynamicSpatialFrequency; repl_band; Welcome.update_bands): band k holds d below
  * cull / net_band_divisor[k] (the last up to cull itself) and is sent every net_band_period[k]
  * frames; the player's own movers every NET_OWN_UPDATE_PERIOD frames wherever they are. */
-enum { NET_BANDS = 4, NET_OWN_UPDATE_PERIOD = 3 };
 extern const uint8_t net_band_period[NET_BANDS];
 extern const uint8_t net_band_divisor[NET_BANDS];
+/* This frame's band periods: net_band_period stretched by admission control (at most 2x). */
+void net_repl_band_periods(net_driver *nd);
 /* Before the connections of w: resolves the world's spawned outbox once. */
 void net_repl_begin_world(net_driver *nd, world *w);
 void net_repl_join(net_driver *nd, net_connection *conn);

@@ -26,7 +26,8 @@
  *
  * Update rates fall with distance (ReplicationGraph's DynamicSpatialFrequency): a moving actor
  * is a candidate every frame near the pawn and down to every 6th frame far from it; the
- * player's own movers every 3rd frame (repl_band). A mover's band is decided when it is
+ * player's own movers every 3rd frame (repl_band). Under load admission control doubles the
+ * far bands' periods, farthest first (net_repl_band_periods). A mover's band is decided when it is
  * touched: at each relevancy pass and when it appears, so the frame's walk over the movers
  * reads one byte for it instead of measuring a distance.
  */
@@ -96,6 +97,15 @@ static bool repl_is_relevant(const repl_frame *f, const actor *a, float x, float
 const uint8_t net_band_period[NET_BANDS] = { 1, 2, 3, 6 };
 const uint8_t net_band_divisor[NET_BANDS] = { 8, 4, 2, 1 };
 
+/* Under load admission control stretches the far bands first (net_admission.h): their periods
+ * double (12, 6, 4 at most), the nearest band's never. */
+void net_repl_band_periods(net_driver *nd)
+{
+    for (uint32_t k = 0; k < NET_BANDS; k++)
+        nd->band_period[k] =
+            (uint8_t)net_admission_band_period(&nd->admission, k, net_band_period[k]);
+}
+
 /* Frames between two updates of a moving actor d2 (squared) from the pawn: every frame within
  * an eighth of the cull distance, every 2nd within a quarter, every 3rd within half, every 6th
  * beyond (30, 15, 10 and 5 Hz at 30 frames a second). The player's own movers every 3rd frame:
@@ -114,7 +124,7 @@ static uint8_t repl_band(const repl_frame *f, uint32_t owner_player_id, float d2
     if (!f->has_pawn)
         return 1;
     /* Counted, not branched on: in a crowd the band is a coin toss for the branch predictor. */
-    return net_band_period[(d2 >= e2) + (d2 >= 4.0f * e2) + (d2 >= 16.0f * e2)];
+    return f->nd->band_period[(d2 >= e2) + (d2 >= 4.0f * e2) + (d2 >= 16.0f * e2)];
 }
 
 /* Squared distance of (x, y) from the pawn (0 without one). */
@@ -426,13 +436,15 @@ static uint32_t repl_priority(const repl_frame *f, uint32_t owner_player_id, uin
     return owner_player_id == f->c->player_id ? priority * 4u : priority;
 }
 
-/* x / period for periods 1..7 (repl_band gives 1, 2, 3 and 6; 0, undecided, counts as 1),
- * without a division or a branch: exact where repl_bucket does not clamp (x < 256 x period). */
+/* x / period for periods 1..15 (repl_band gives 1, 2, 3 and 6, stretched up to 12; 0,
+ * undecided, counts as 1), without a division or a branch: exact where repl_bucket does not
+ * clamp (x < 256 x period). */
 static uint64_t repl_div_period(uint64_t x, uint32_t period)
 {
-    static const uint32_t recip[8] = { 65536, 65536, 32768, 21846, 16384, 13108, 10923, 9363 };
+    static const uint32_t recip[16] = { 65536, 65536, 32768, 21846, 16384, 13108, 10923, 9363,
+                                        8192,  7282,  6554,  5958,  5462,  5042,  4682,  4370 };
 
-    return (x * recip[period & 7]) >> 16;
+    return (x * recip[period & 15]) >> 16;
 }
 
 /* Adds the pending spawn at place `place` of the pending list as a candidate, its priority

@@ -43,7 +43,8 @@ size_t net_send(net_driver *nd, net_connection *conn, uint8_t channel, const Rea
 }
 
 static void net_error_send(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
-                                   const char *text, uint32_t seq, bool disconnect)
+                           const char *text, uint32_t seq, bool disconnect,
+                           uint32_t retry_after_ms)
 {
     Reap__Envelope env = REAP__ENVELOPE__INIT;
     Reap__Error err = REAP__ERROR__INIT;
@@ -52,6 +53,7 @@ static void net_error_send(net_driver *nd, net_connection *conn, Reap__ErrorCode
     err.text = (char *)text;
     err.request_seq = seq;
     err.disconnect = disconnect;
+    err.retry_after_ms = retry_after_ms;
     env.seq = seq;
     env.body_case = REAP__ENVELOPE__BODY_ERROR;
     env.error = &err;
@@ -61,7 +63,7 @@ static void net_error_send(net_driver *nd, net_connection *conn, Reap__ErrorCode
 void net_send_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code, const char *text,
                     uint32_t seq)
 {
-    net_error_send(nd, conn, code, text, seq, false);
+    net_error_send(nd, conn, code, text, seq, false, 0);
 }
 
 net_policy_limits net_limits(const net_driver *nd)
@@ -99,7 +101,7 @@ static void net_cool_down(net_driver *nd, const ENetAddress *a, double now)
 void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, const char *why,
               uint32_t seq)
 {
-    net_error_send(nd, conn, REAP__ERROR_CODE__ERROR_CODE_KICKED, why, seq, true);
+    net_error_send(nd, conn, REAP__ERROR_CODE__ERROR_CODE_KICKED, why, seq, true, 0);
     log_warn("net: kicking %s (player %u): %s", conn->address, conn->player_id, why);
     conn->kicked = true;
     conn->state = NET_CONN_CLOSING;
@@ -113,9 +115,15 @@ void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, cons
 void net_close_with_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
                           const char *text, uint32_t seq)
 {
+    net_close_with_retry(nd, conn, code, text, seq, 0);
+}
+
+void net_close_with_retry(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
+                          const char *text, uint32_t seq, uint32_t retry_after_ms)
+{
     if (conn->state == NET_CONN_CLOSING)
         return;
-    net_error_send(nd, conn, code, text, seq, true);
+    net_error_send(nd, conn, code, text, seq, true, retry_after_ms);
     conn->kicked = true;
     conn->state = NET_CONN_CLOSING;
     enet_peer_disconnect_later(conn->peer, 0);

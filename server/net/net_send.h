@@ -48,5 +48,8 @@ void net_kick(net_driver *nd, net_connection *conn, net_kick_reason reason, cons
  * counted. Nothing happens to a connection already closing (it was told). */
 void net_close_with_error(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
                           const char *text, uint32_t seq);
+/* The same with Error.retry_after_ms: when the client may try again (ERROR_CODE_BUSY). */
+void net_close_with_retry(net_driver *nd, net_connection *conn, Reap__ErrorCode code,
+                          const char *text, uint32_t seq, uint32_t retry_after_ms);
 
 #endif /* REAP_NET_SEND_H */

@@ -248,12 +248,15 @@ static inline unsigned harness_parse_port_after(const char *text, const char *pr
 }
 
 /* Starts reap-server on free loopback ports with extra args (NULL-terminated, may be NULL) and
- * waits until it says where it listens. */
+ * waits until it says where it listens. Tests read /metrics right after what they did, so the
+ * page is rendered for every request (admin.MetricsCacheSeconds=0; an extra --cvar of it comes
+ * later and wins: test_overload.c tests the cache). */
 static inline void harness_server_start(harness_server *s, const char *const *extra)
 {
     const char *args[HARNESS_MAX_ARGS] = { "--port", "0", "--bind", "127.0.0.1", "--admin-port",
-                                           "0", "--log-level", "info" };
-    int n = 8;
+                                           "0", "--log-level", "info", "--cvar",
+                                           "admin.MetricsCacheSeconds=0" };
+    int n = 10;
     double deadline = harness_now() + 10.0;
 
     for (int i = 0; extra != NULL && extra[i] != NULL && n < HARNESS_MAX_ARGS - 1; i++)

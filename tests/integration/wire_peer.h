@@ -41,6 +41,7 @@ typedef struct wire_peer_error {
     uint32_t seq;                 /* the Envelope's */
     uint8_t channel;
     bool disconnect;
+    uint32_t retry_after_ms;
 } wire_peer_error;
 
 typedef struct wire_peer_actor {
@@ -260,7 +261,8 @@ static inline void wire_peer_on_packet(wire_peer *p, const ENetEvent *ev)
         return;
     case REAP__ENVELOPE__BODY_ERROR: {
         wire_peer_error e = { env->error->code, "", env->error->request_seq, env->seq,
-                              ev->channelID, env->error->disconnect };
+                              ev->channelID, env->error->disconnect,
+                              env->error->retry_after_ms };
         snprintf(e.text, sizeof e.text, "%s", env->error->text);
         if (p->errors++ == 0)
             p->first_error = e;

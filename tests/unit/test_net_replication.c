@@ -283,6 +283,7 @@ static int setup(void **state)
     enet_socket_get_address(fx.nd->host->socket, &addr);
     fx.nd->conns = calloc(fx.nd->host->peerCount, sizeof *fx.nd->conns);
     fx.nd->out_buf = malloc(NET_OUT_BYTES);
+    net_repl_band_periods(fx.nd); /* no load: the bands' own periods */
     for (uint32_t w = 0; w < NET_MAX_WORLDS; w++)
         net_index_init(&fx.nd->indexes[w], WIRE_DEFAULT_STEP);
     fx.client = enet_host_create(NULL, 1, MSG_CHANNEL_COUNT, 0, 0);
@@ -638,6 +639,39 @@ static void test_far_movers_are_updated_less_often_than_near_ones(void **state)
     assert_in_range(fx->m.updates_of[1], 9, 11);
 }
 
+static void test_under_load_far_bands_stretch_and_the_nearest_never(void **state)
+{
+    fixture *fx = *state;
+    player_controller *near_pc, *far_pc;
+    actor *near, *far;
+
+    /* Given admission control stretching every band it can (the three farthest)... */
+    fx->nd->admission.stretch = NET_STRETCH_LEVELS;
+    net_repl_band_periods(fx->nd);
+    /* ...and two other players' pawns moving every frame, one beside the player's pawn and one
+     * beyond half the cull distance... */
+    assert_int_equal(actor_spawn_player(fx->w, 3, "near", &near_pc), GC_OK);
+    assert_int_equal(actor_spawn_player(fx->w, 4, "far", &far_pc), GC_OK);
+    near = &near_pc->pawn->base;
+    far = &far_pc->pawn->base;
+    place(fx, near, 100, 0);
+    place(fx, far, 12000, 0);
+    frames(fx, 5);
+    assert_true(mirror_holds(&fx->m, near->net_id) && mirror_holds(&fx->m, far->net_id));
+    fx->m.watch[0] = near->net_id;
+    fx->m.watch[1] = far->net_id;
+
+    for (int i = 0; i < 60; i++) {
+        walk(fx, near, 0, 1.0f);
+        walk(fx, far, 0, 1.0f);
+        frame(fx);
+    }
+
+    /* ...the near one is still sent every frame, the far one every 12th instead of every 6th. */
+    assert_in_range(fx->m.updates_of[0], 58, 60);
+    assert_in_range(fx->m.updates_of[1], 4, 6);
+}
+
 static void test_a_move_within_one_quantization_step_sends_no_update(void **state)
 {
     fixture *fx = *state;
@@ -851,6 +885,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_while_the_join_snapshot_streams_the_movers_already_sent_wait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_far_movers_are_updated_less_often_than_near_ones,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_under_load_far_bands_stretch_and_the_nearest_never,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_move_within_one_quantization_step_sends_no_update,
                                         setup, teardown),
