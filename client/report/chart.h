@@ -16,7 +16,7 @@ enum {
     CHART_R = 880,
     CHART_T = 40,
     CHART_B = 250,
-    CHART_SERIES_MAX = 8,
+    CHART_SERIES_MAX = 10,
 };
 
 typedef struct chart_series {

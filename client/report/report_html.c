@@ -155,6 +155,7 @@ static void html_latency_chart(FILE *f, const churn_totals *t)
 {
     static const char *const colors[CHURN_LAT_COUNT] = {
         "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999999",
+        "#F0E442",
     };
     chart ch = { "Latency distributions (fraction of samples at or below)",
                  "milliseconds (log scale)", "fraction", { { 0 } }, 0, NULL, 0, true,
