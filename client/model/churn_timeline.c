@@ -95,7 +95,7 @@ void churn_match_init(churn_match *m, uint64_t frame, const char *map, uint32_t 
     m->end = -1;
     hist_init(&m->travel);
     m->server_seconds = m->longest_frame = m->frames_over_budget = -1;
-    m->objects = m->rss = m->leaked_worlds = m->collections = -1;
+    m->objects = m->rss = m->leaked_worlds = -1;
 }
 
 churn_match *churn_timeline_match(churn_timeline *tl, uint64_t frame, const char *map,
@@ -153,7 +153,6 @@ bool churn_timeline_merge_matches(churn_timeline *dst, const churn_timeline *src
             d->start = s->start;
         d->departed += s->departed;
         d->arrived += s->arrived;
-        d->players += s->players;
         hist_merge(&d->travel, &s->travel);
         if (!d->server_seen && s->server_seen) {
             d->server_seen = true;
@@ -164,14 +163,44 @@ bool churn_timeline_merge_matches(churn_timeline *dst, const churn_timeline *src
             d->rss = s->rss;
             d->leaked_worlds = s->leaked_worlds;
         }
-        if (s->collections > d->collections)
-            d->collections = s->collections;
     }
     for (uint32_t i = 0; i + 1 < dst->n_matches; i++)
         dst->matches[i].end = dst->matches[i + 1].start;
     if (src->match_seconds > 0)
         dst->match_seconds = src->match_seconds;
     return true;
+}
+
+/* Whether row r's second (its middle) is in match i. */
+static bool match_has_row(const churn_timeline *tl, uint32_t i, const churn_row *r)
+{
+    const churn_match *m = &tl->matches[i];
+    double mid = r->t - 0.5;
+
+    return mid >= m->start && (m->end < 0 || mid < m->end);
+}
+
+uint32_t churn_match_players(const churn_timeline *tl, uint32_t i)
+{
+    uint32_t most = 0;
+
+    for (uint32_t k = 0; k < tl->n_rows; k++)
+        if (match_has_row(tl, i, &tl->rows[k]) && tl->rows[k].connected > most)
+            most = tl->rows[k].connected;
+    return most;
+}
+
+double churn_match_collections(const churn_timeline *tl, uint32_t i)
+{
+    double sum = -1;
+
+    for (uint32_t k = 0; k < tl->n_rows; k++) {
+        const churn_row *r = &tl->rows[k];
+
+        if (match_has_row(tl, i, r) && r->have_admin && r->gc_collections >= 0)
+            sum = (sum < 0 ? 0 : sum) + r->gc_collections;
+    }
+    return sum;
 }
 
 double churn_timeline_rss_growth_per_match(const churn_timeline *tl)

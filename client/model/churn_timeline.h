@@ -79,7 +79,6 @@ typedef struct churn_match {
     double end;                 /* the next match's start; < 0: the run's end */
     uint32_t departed;          /* bots sent the DEPART */
     uint32_t arrived;           /* ... that then had the new map's join snapshot */
-    uint32_t players;           /* bots joined at once, at most, during the match */
     hist travel;                /* the bots' travel times: DEPART -> new SnapshotComplete, us */
     bool server_seen;           /* the server's figures below were sampled after the travel */
     double server_seconds;      /* reap_travel_last_seconds */
@@ -87,8 +86,6 @@ typedef struct churn_match {
     double frames_over_budget;  /* reap_travel_last_frames_over_budget */
     double objects, rss;        /* reap_gc_objects, process_resident_memory_bytes after it */
     double leaked_worlds;       /* reap_world_leaked_worlds after it */
-    double collections;         /* the server's collections during the match, its travel's
-                                 * included (to a /metrics scrape's second) */
 } churn_match;
 
 typedef struct churn_timeline {
@@ -131,9 +128,14 @@ churn_match *churn_timeline_match(churn_timeline *tl, uint64_t frame, const char
                                   uint32_t mode, double t);
 /* The match under way (the last), or NULL when there is none. */
 churn_match *churn_timeline_current_match(churn_timeline *tl);
+/* Match i's figures from the timeline's rows (the seconds whose middle falls in it): the
+ * bots joined at once, at most; the server's collections (its travel's included; negative
+ * when /metrics was not sampled then). */
+uint32_t churn_match_players(const churn_timeline *tl, uint32_t i);
+double churn_match_collections(const churn_timeline *tl, uint32_t i);
 /* Adds src's matches into dst's (one shard's into a merge): the same frame is the same
- * match (bots' counts and travel times add up, the players add up, the server's figures are
- * taken from the first that has them); false on allocation failure. */
+ * match (bots' counts and travel times add up, the server's figures are taken from the
+ * first that has them); false on allocation failure. */
 bool churn_timeline_merge_matches(churn_timeline *dst, const churn_timeline *src);
 /* The least-squares slope of the resident memory after each travel, per match (bytes); NAN
  * with fewer than two matches that began with a sampled travel. */

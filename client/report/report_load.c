@@ -221,7 +221,6 @@ static bool load_match(load_ctx *c, json_t *j, churn_timeline *tl)
     }
     m->departed = (uint32_t)load_u64(c, j, "departed");
     m->arrived = (uint32_t)load_u64(c, j, "arrived");
-    m->players = (uint32_t)load_u64(c, j, "players");
     if (json_is_object(travel))
         load_hist(c, travel, &m->travel);
     m->server_seen = json_is_true(json_object_get(j, "server_sampled"));
@@ -231,7 +230,6 @@ static bool load_match(load_ctx *c, json_t *j, churn_timeline *tl)
     m->objects = load_num(j, "objects", 1);
     m->rss = load_num(j, "rss_bytes", 1);
     m->leaked_worlds = load_num(j, "leaked_worlds", 1);
-    m->collections = load_num(j, "collections", 1);
     return c->ok;
 }
 

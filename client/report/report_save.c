@@ -62,7 +62,8 @@ static const char *json_match_mode(uint32_t mode)
     return mode == 1 ? "hard" : mode == 2 ? "seamless" : "none";
 }
 
-/* The matches: one per map the run saw, from the travel that began it (see churn_match). */
+/* The matches: one per map the run saw, from the travel that began it (see churn_match);
+ * players and collections come from the rows (and are not read back). */
 static void json_matches(FILE *f, const churn_timeline *tl)
 {
     fputs("  \"match_seconds\": ", f);
@@ -78,7 +79,7 @@ static void json_matches(FILE *f, const churn_timeline *tl)
                 json_match_mode(m->mode), m->start);
         json_num(f, m->end);
         fprintf(f, ", \"departed\": %u, \"arrived\": %u, \"players\": %u, \"travel\": ",
-                m->departed, m->arrived, m->players);
+                m->departed, m->arrived, churn_match_players(tl, i));
         json_hist(f, &m->travel);
         fprintf(f, ", \"server_sampled\": %s, \"server_travel_seconds\": ",
                 m->server_seen ? "true" : "false");
@@ -94,7 +95,7 @@ static void json_matches(FILE *f, const churn_timeline *tl)
         fputs(", \"leaked_worlds\": ", f);
         json_num(f, m->leaked_worlds);
         fputs(", \"collections\": ", f);
-        json_num(f, m->collections);
+        json_num(f, churn_match_collections(tl, i));
         fputs("}", f);
     }
     fprintf(f, "%s],\n", tl != NULL && tl->n_matches ? "\n  " : "");
