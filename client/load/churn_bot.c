@@ -821,6 +821,11 @@ static void churn_bot_depart(churn_bots *bs, churn_bot *b, const Reap__Travel *t
     b->state = CHURN_BOT_TRAVELLING;
     b->deadline = now + CHURN_TRAVEL_MAX;
     churn_travel_window(bs, now + CHURN_TRAVEL_MAX);
+    /* A server that travels UE's way (blocking) answers nothing until the new map is open:
+     * ENet must not time the connection out meanwhile (UE's clients wait out a travel too). */
+    if (b->peer != NULL)
+        enet_peer_timeout(b->peer, 0, (enet_uint32)(CHURN_TRAVEL_MAX * 1e3 / 2),
+                          (enet_uint32)(CHURN_TRAVEL_MAX * 1e3));
     if (bs->tl != NULL &&
         (m = churn_timeline_match(bs->tl, t->frame, t->map, t->mode, now)) != NULL)
         m->departed++;

@@ -138,7 +138,7 @@ void chart_draw_shaded(FILE *f, const chart *ch, uint32_t dashed, const double *
         fprintf(f, "<text x=\"%d\" y=\"20\">", x + 18);
         churn_svg_text(f, ch->s[i].name);
         fputs("</text>\n", f);
-        x += 40 + 8 * (int)strlen(ch->s[i].name);
+        x += 30 + 7 * (int)strlen(ch->s[i].name);
     }
     if (ch->vlines != NULL && ch->nv > 0)
         fprintf(f, "<text x=\"%d\" y=\"20\" text-anchor=\"end\" class=\"gctext\">| collection "
