@@ -427,12 +427,13 @@ static void churn_bot_on_check(churn_bots *bs, churn_bot *b, const Reap__Replica
                              r->relevant_actors, (unsigned long long)r->relevant_digest,
                              r->pending, r->closing);
     }
-    if (b->travel_check) {
+    if (b->travel_check && !bs->leave_all) {
         /* checked right after a travel: the visit goes on in the new map */
         b->travel_check = false;
         churn_bot_spawn(bs, b, now);
         return;
     }
+    b->travel_check = false;
     churn_bot_leave(bs, b, now);
 }
 

@@ -116,12 +116,18 @@ static void churn_progress(churn *c, const churn_row *row, double now)
         fflush(c->con->out);
         return;
     }
+    uint32_t travelling = churn_bots_travelling(bs);
+    char travel[48] = "";
+
+    if (travelling > 0)
+        snprintf(travel, sizeof travel, " | %u bots following a travel", travelling);
     client_say(c->con, "[%5.1fs] %s: %u/%u bots joined, %llu joins, %llu leaves, %llu props, "
-               "%llu errors, %llu refused | generator cpu %.0f%%, loop lag %.0f ms | %s", now,
+               "%llu errors, %llu refused | generator cpu %.0f%%, loop lag %.0f ms | %s%s", now,
                o->stages[bs->stage].name, row->connected, bs->target,
                (unsigned long long)t->joins, (unsigned long long)t->leaves,
                (unsigned long long)t->spawned, (unsigned long long)churn_totals_errors(t),
-               (unsigned long long)t->refused, row->gen_cpu * 100, row->loop_lag * 1e3, server);
+               (unsigned long long)t->refused, row->gen_cpu * 100, row->loop_lag * 1e3, server,
+               travel);
 }
 
 /* The generator's CPU share and loop lag over the second that ends now. */

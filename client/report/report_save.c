@@ -151,6 +151,16 @@ bool churn_report_write_json(const churn_report *r, FILE *f)
         fputs(", \"spawn_mix\": ", f);
         client_spawn_mix_format(&st->mix, impair, sizeof impair);
         churn_json_string(f, impair);
+        fputs(", \"travel\": ", f);
+        if (st->travel_map[0] != '\0') {
+            snprintf(impair, sizeof impair, "%s%s%s", st->travel_map,
+                     st->travel_mode != CLIENT_TRAVEL_DEFAULT ? " " : "",
+                     st->travel_mode != CLIENT_TRAVEL_DEFAULT ?
+                     client_travel_mode_name(st->travel_mode) : "");
+            churn_json_string(f, impair);
+        } else {
+            fputs("null", f);
+        }
         fputs("}", f);
     }
     fputs("\n  ],\n", f);

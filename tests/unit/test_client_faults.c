@@ -34,7 +34,8 @@ static void test_a_server_heard_every_second_is_never_lost(void **state)
     churn_watch_init(&w, 2.0);
 
     for (double now = 0.005; now < 60; now += 0.005)
-        assert_int_equal(churn_watch_step(&w, now, floor(now), 0.0, false, false), CHURN_WATCH_NONE);
+        assert_int_equal(churn_watch_step(&w, now, floor(now), 0.0, false, false),
+                         CHURN_WATCH_NONE);
 
     assert_false(w.lost);
 }
@@ -96,7 +97,7 @@ static void test_a_late_turn_decides_nothing_and_the_next_one_does(void **state)
     assert_int_equal(churn_watch_step(&w, 5.0, 5.0, 0.0, false, false), CHURN_WATCH_NONE);
 
     /* the loop was away 3 s: what arrived meanwhile is read after this turn */
-    assert_int_equal(churn_watch_step(&w, 8.0, 5.0, 0.0, true), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 8.0, 5.0, 0.0, true, false), CHURN_WATCH_NONE);
     assert_int_equal(churn_watch_step(&w, 8.005, 7.9, 0.0, false, false), CHURN_WATCH_NONE);
     assert_false(w.lost);
     assert_int_equal(churn_watch_step(&w, 8.010, 5.0, 0.0, false, false), CHURN_WATCH_NONE);
