@@ -81,6 +81,33 @@ static double match_field(const char *json, int n, const char *key)
                                                                   : -1;
 }
 
+/* report.html in a real browser: its script ran, every timeline drew, and the matches are
+ * bands on them (three matches: two tinted alike), a table and the memory chart. */
+static void page_draws_the_matches(const char *out)
+{
+    harness_proc dom;
+    char url[200];
+    const char *body, *drawn_at, *rss;
+
+    snprintf(url, sizeof url, "file://%s/report.html", out);
+    if (!harness_chromium(url, "--dump-dom", &dom)) {
+        harness_proc_free(&dom);
+        return; /* deploy/install-deps.sh installs Debian's chromium */
+    }
+    body = strstr(dom.out, "<body");
+    if (body == NULL || (drawn_at = strstr(body, "data-charts-drawn=\"")) == NULL)
+        fail_msg("the page's script did not run; chromium printed:\n%.4000s", dom.out);
+    assert_true(strtoul(drawn_at + 19, NULL, 10) >= 8);
+    assert_non_null(strstr(body, "<title>match 2: Docks</title>"));
+    assert_non_null(strstr(body, "<title>match 3: Arena</title>"));
+    assert_true(strstr(body, "class=\"match m1\"") != NULL);
+    assert_non_null(strstr(body, "<h2>Matches</h2>"));
+    rss = strstr(body, "Server resident memory (MiB): each second, and after each travel");
+    assert_non_null(rss);
+    assert_true(strstr(rss, "polyline class=\"series\"") < strstr(rss, "</figure>"));
+    harness_proc_free(&dom);
+}
+
 static void test_churning_bots_follow_a_seamless_and_a_hard_travel_with_exact_mirrors(
     void **state)
 {
@@ -139,6 +166,7 @@ static void test_churning_bots_follow_a_seamless_and_a_hard_travel_with_exact_mi
                 match_field(json, 3, "start_seconds") < 10);
     free(json);
     assert_int_equal(harness_server_metric(&s, "reap_world_leaked_worlds"), 0);
+    page_draws_the_matches(out);
     harness_proc_free(&run);
     remove_dir(out);
     unlink(scenario);
