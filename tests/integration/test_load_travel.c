@@ -4,8 +4,8 @@
  * deploy/profiles/leaky.ini while the bots churn; the bots follow both travels with exact
  * mirrors (checked right after each), no error and no outage, no world leaks, and the report
  * has a row per match with the server's figures. A server whose hard travel blocks for
- * seconds (UE's LoadMap of a big map) is not "lost" while the bots reconnect. The shipped
- * deploy/scenarios/matches.ini runs (shortened) and passes its own thresholds.
+ * seconds (UE's LoadMap of a big map) is not "lost" while the bots reconnect. The server's
+ * own rotation (--match-seconds) is followed without a scenario's travel key.
  */
 #include <sys/stat.h>
 
@@ -227,12 +227,61 @@ static void test_a_hard_travel_that_blocks_for_seconds_is_not_an_outage(void **s
     harness_server_free(&s);
 }
 
+/* The server's own match cycle (--match-seconds, hard travels through its rotation): the bots
+ * follow every travel without being told, and the report has a match for each. */
+static void test_the_server_s_rotation_is_followed_without_a_travel_key(void **state)
+{
+    const char *const server_args[] = { "--world-profile", leaky, "--map-rotation",
+                                        "Arena, Docks", "--match-seconds", "3", "--cvar",
+                                        "net.ConnectionTimeout=2", NULL };
+    harness_server s;
+    harness_proc run;
+    char dir[] = "/tmp/reap-load-travel-XXXXXX", scenario[300], admin[64], out[100];
+    char *json;
+
+    (void)state;
+    start(&s, server_args);
+    assert_non_null(mkdtemp(dir));
+    snprintf(scenario, sizeof scenario, "%s/rotation.ini", dir);
+    write_file(scenario, "[scenario]\nmatch_seconds = 3\nthreshold = errors==0\n\n"
+                         "[stage a]\nduration = 8\nbots = 6\nspawn_mix = Crate:2\n"
+                         "hold = 2\n");
+    snprintf(admin, sizeof admin, "http://127.0.0.1:%u", s.admin_port);
+    snprintf(out, sizeof out, "%s/out", dir);
+    const char *const args[] = { "--server", s.endpoint, "--admin", admin, "--scenario",
+                                 scenario, "--seed", "5", "--out", out, NULL };
+
+    int rc = run_client_beside(&s, args, 60.0, &run);
+    if (rc != 0)
+        fail_msg("the run failed (%d):\n%s", rc, tail_of(run.out));
+
+    assert_non_null(strstr(run.out, "expected match length: 3 s (match_seconds)"));
+    snprintf(scenario, sizeof scenario, "%s/report.json", out);
+    json = read_text_file(scenario);
+    assert_non_null(json);
+    assert_true(json_int(json, "travels") >= 6);
+    assert_true(match_field(json, 3, "start_seconds") > 0); /* two travels at least */
+    assert_true(match_field(json, 2, "arrived") >= 1);
+    assert_non_null(strstr(json, "\"match_seconds\": 3,"));
+    assert_non_null(strstr(json, "\"server_outages\": []"));
+    free(json);
+    harness_proc_free(&run);
+    remove_dir(out);
+    unlink(scenario);
+    snprintf(scenario, sizeof scenario, "%s/rotation.ini", dir);
+    unlink(scenario);
+    rmdir(dir);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(
             test_churning_bots_follow_a_seamless_and_a_hard_travel_with_exact_mirrors),
         cmocka_unit_test(test_a_hard_travel_that_blocks_for_seconds_is_not_an_outage),
+        cmocka_unit_test(test_the_server_s_rotation_is_followed_without_a_travel_key),
     };
 
     if (enet_initialize() != 0)
