@@ -212,12 +212,21 @@ static void engine_watch_tick_rate(engine *e)
 void engine_frame_cb(uv_timer_t *timer)
 {
     engine *e = timer->data;
+    uint64_t now;
 
-    if (e->stopping)
+    if (!e->stopping) {
+        engine_watch_tick_rate(e);
+        engine_jobs_run(engine_jobs, ENGINE_JOB_COUNT, e->job_next_ns, uv_hrtime(), e);
+        engine_frame(e);
+    }
+    if (uv_is_closing((uv_handle_t *)timer))
         return;
-    engine_watch_tick_rate(e);
-    engine_jobs_run(engine_jobs, ENGINE_JOB_COUNT, e->job_next_ns, uv_hrtime(), e);
-    engine_frame(e);
+    /* One shot at a time, aimed at the grid (engine_frame_due); the loop's clock is brought
+     * up to date first, or libuv would count the wait from before this frame. */
+    now = uv_hrtime();
+    e->frame_due_ns = engine_frame_due(e->frame_due_ns, 1000000000ull / e->opts.tick_hz, now);
+    uv_update_time(e->loop);
+    uv_timer_start(timer, engine_frame_cb, (e->frame_due_ns - now + 999999) / 1000000, 0);
 }
 
 void engine_request_stop(engine *e, const char *reason)

@@ -136,6 +136,7 @@ typedef struct engine {
     uint64_t last_frame_ns;
     double free_memory_mb;        /* the last reading (a periodic job); < 0: none */
     uint64_t job_next_ns[ENGINE_JOB_COUNT]; /* when each periodic job is due next */
+    uint64_t frame_due_ns;        /* the grid point the next frame is due at (uv_hrtime) */
 
     stats_histogram tick_seconds;
     stats_histogram phase_seconds[ENGINE_PHASE_COUNT];
@@ -177,6 +178,10 @@ typedef struct engine {
     gc_settings travel_gc_saved;  /* the collector's settings before it (restored after) */
     engine_leaked_world leaked[ENGINE_LEAKED_MAX];
     uint32_t leaked_count;
+    /* The worlds that stopped being current during this travel (both hops of a seamless
+     * one): what the leak check looks for, without walking the heap. */
+    gc_weak departed[2 * ENGINE_MAX_WORLDS];
+    uint32_t departed_count;
     uint64_t leaked_found;        /* leaked worlds found, whatever the severity */
     engine_travel_frames travel_frames, last_travel_frames;
     char world_names[ENGINE_MAX_WORLDS][WORLD_NAME_MAX]; /* for the dashboard: for the process */

@@ -409,8 +409,9 @@ static int engine_start_handles(engine *e, char *err, size_t err_size)
         }
     }
     engine_jobs_begin(e);
+    e->frame_due_ns = uv_hrtime() + 1000000000ull / e->opts.tick_hz;
     if (r == 0)
-        r = uv_timer_start(&e->frame_timer, engine_frame_cb, period, period);
+        r = uv_timer_start(&e->frame_timer, engine_frame_cb, period, 0);
     if (r != 0) {
         snprintf(err, err_size, "cannot start the loop handles: %s", uv_strerror(r));
         return -1;

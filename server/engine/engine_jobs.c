@@ -22,3 +22,10 @@ uint32_t engine_jobs_run(const engine_job *jobs, size_t count, uint64_t *next_ns
     }
     return ran;
 }
+
+uint64_t engine_frame_due(uint64_t due_ns, uint64_t period_ns, uint64_t now_ns)
+{
+    uint64_t next = due_ns + period_ns;
+
+    return next > now_ns ? next : now_ns;
+}

@@ -30,4 +30,12 @@ void engine_jobs_start(const engine_job *jobs, size_t count, uint64_t *next_ns, 
 uint32_t engine_jobs_run(const engine_job *jobs, size_t count, uint64_t *next_ns, uint64_t now_ns,
                          void *ctx);
 
+/* When the frame after one that started on the grid point `due_ns` is due, the frame having
+ * ended at now_ns: the next point of the --tick-hz grid (due_ns + period_ns), so frames keep
+ * their rate however long each takes up to a period, and no drift builds up; a frame that
+ * overran its period is followed at once (now_ns), and the grid starts again from there (no
+ * burst of frames to catch up, as UE's fixed tick rate does). A repeating libuv timer would
+ * instead wait a whole period after the frame's end: a 25 ms frame at 30 Hz ran at 17/s. */
+uint64_t engine_frame_due(uint64_t due_ns, uint64_t period_ns, uint64_t now_ns);
+
 #endif /* REAP_ENGINE_JOBS_H */

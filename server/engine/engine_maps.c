@@ -87,12 +87,16 @@ float engine_map_extent(const engine *e)
 /* ---- loading a map ----------------------------------------------------------------------- */
 
 /* What the current worlds are called once they stop being current: "World0_Arena_3" (the
- * world, its map, the travel), so the next map's worlds can take their names. */
+ * world, its map, the travel), so the next map's worlds can take their names. Each is
+ * remembered by a weak handle: the leak check asks only these whether they are gone. */
 static void engine_rename_current(engine *e)
 {
     for (uint32_t i = 0; i < e->world_count; i++) {
         world *w = e->worlds[i];
         char name[WORLD_NAME_MAX];
+
+        if (e->departed_count < sizeof e->departed / sizeof e->departed[0])
+            e->departed[e->departed_count++] = gc_weak_make(e->heap, w);
 
         snprintf(name, sizeof name, "World%u_%.16s_%llu", w->index, w->map,
                  (unsigned long long)(e->travel.travels[0] + e->travel.travels[1] + 1));
@@ -213,6 +217,7 @@ static void travel_depart(void *ctx, engine_travel_mode mode, const char *map)
     bool seamless = mode == ENGINE_TRAVEL_SEAMLESS;
 
     memset(&e->travel_frames, 0, sizeof e->travel_frames);
+    e->departed_count = 0;
     net_driver_travel_depart(e->net, map, engine_map_name(e), e->travel.transition, seamless);
     if (seamless)
         return;
@@ -357,28 +362,23 @@ typedef struct leak_walk {
     uint32_t n;
 } leak_walk;
 
-static bool leak_world_known(const engine *e, const void *w)
+/* Every world that stopped being current in this travel and is still there after its
+ * collections. UE walks every UWorld; the engine knows which worlds departed, so the check
+ * costs a few handles, not a walk over a million objects inside one frame. */
+static void leak_find_worlds(leak_walk *lw)
 {
-    for (uint32_t i = 0; i < e->world_count; i++)
-        if (e->worlds[i] == w)
-            return true;
-    for (uint32_t i = 0; i < e->leaked_count; i++)
-        if (gc_weak_get_even_if_garbage(e->heap, e->leaked[i].world) == w)
-            return true;
-    return false;
-}
+    engine *e = lw->e;
 
-/* Every World object that is not current and not a known leak. */
-static void leak_find_worlds_cb(void *obj, void *userdata)
-{
-    leak_walk *lw = userdata;
+    for (uint32_t i = 0; i < e->departed_count && lw->n < ENGINE_LEAKED_MAX; i++) {
+        world *w = gc_weak_get_even_if_garbage(e->heap, e->departed[i]);
 
-    if (gc_object_class(lw->e->heap, obj) != lw->e->env.classes.world ||
-        leak_world_known(lw->e, obj) || lw->n >= ENGINE_LEAKED_MAX)
-        return;
-    lw->found[lw->n] = obj;
-    lw->objects[lw->n] = lw->levels[lw->n] = 0;
-    lw->n++;
+        if (w == NULL)
+            continue;
+        lw->found[lw->n] = w;
+        lw->objects[lw->n] = lw->levels[lw->n] = 0;
+        lw->n++;
+    }
+    e->departed_count = 0;
 }
 
 /* Each object whose outer chain ends in a leaked world: counted against it. */
@@ -425,7 +425,7 @@ static uint32_t travel_verify(void *ctx, int trace_mode)
 
     memset(&lw, 0, sizeof lw);
     lw.e = e;
-    gc_object_foreach(e->heap, leak_find_worlds_cb, &lw);
+    leak_find_worlds(&lw);
     if (lw.n == 0) {
         log_info("travel: no world leaked (Engine.VerifyLoadMapWorldCleanup)");
         return 0;

@@ -95,12 +95,18 @@ static void travel_next(engine_travel *t, const engine_travel_ops *ops, engine_t
     double took = now - t->phase_started;
 
     t->cur.phase_seconds[t->phase] += took;
+    t->phase_work += now - t->step_started;
+    t->phase_frames++;
+    /* The work beside the wall time: what slicing costs is the gap between them. */
     if (t->phase != ENGINE_TRAVEL_DEPART)
-        travel_log(ops, "travel to %s: %s%s took %.3f s", t->map, engine_travel_phase_name(t->phase),
+        travel_log(ops, "travel to %s: %s%s took %.3f s (%.3f s of work in %u frame(s))", t->map,
+                   engine_travel_phase_name(t->phase),
                    t->mode == ENGINE_TRAVEL_SEAMLESS && t->phase != ENGINE_TRAVEL_VERIFY
                        ? (t->hop == 1 ? " (hop 1)" : " (hop 2)")
                        : "",
-                   took);
+                   took, t->phase_work, t->phase_frames);
+    t->phase_work = 0;
+    t->phase_frames = 0;
     t->phase = next;
     t->phase_started = now;
 }
@@ -135,6 +141,9 @@ engine_travel_phase engine_travel_tick(engine_travel *t, double budget,
     for (;;) {
         bool worked = false; /* a phase that did this call's sliced work */
         uint32_t leaked;
+        engine_travel_phase stepped = t->phase;
+
+        t->step_started = ops->clock(ops->ctx);
 
         switch (t->phase) {
         case ENGINE_TRAVEL_DEPART:
@@ -191,6 +200,10 @@ engine_travel_phase engine_travel_tick(engine_travel *t, double budget,
         case ENGINE_TRAVEL_IDLE:
         case ENGINE_TRAVEL_PHASE_COUNT:
             return ENGINE_TRAVEL_IDLE;
+        }
+        if (worked && t->phase == stepped) {
+            t->phase_work += ops->clock(ops->ctx) - t->step_started;
+            t->phase_frames++;
         }
         /* Sliced: one phase's work per call; what is left waits for the next frame. */
         if (worked && t->cfg.sliced)

@@ -117,6 +117,9 @@ typedef struct engine_travel {
     char transition[ENGINE_TRAVEL_MAP_MAX];
     uint32_t hop;                /* seamless: 1 to the transition map, 2 to the destination */
     double started, phase_started;
+    double step_started;         /* when the step under way began (ops->clock) */
+    double phase_work;           /* seconds the phase under way has worked (its steps) */
+    uint32_t phase_frames;       /* calls the phase under way has worked in */
     engine_travel_result cur;    /* the travel under way */
     engine_travel_result last;   /* the last one that finished */
     uint64_t travels[2];         /* finished, by mode */

@@ -7,7 +7,7 @@
 # waited for on /metrics, and records per travel: its time, its frames, the longest frame,
 # the frames over the 33 ms budget, the resident memory and objects after it, leaked worlds.
 # Maps (--map):
-#   props       world.PersistentProps=1000000: a million persistent props (1,001,019 objects)
+#   props       world.PersistentProps=N (--props N, default 1000000: 1,001,019 objects)
 #   openworld   deploy/profiles/openworld.ini's cells, every one loaded (989,980 objects)
 # Modes (--modes): blocking (UE's: each phase runs to its end in one frame), sliced (reap's:
 # each phase in the frame's slack). Then the leaky profile's verdict (deploy/profiles/leaky.ini:
@@ -19,12 +19,13 @@
 # (bot_travel_p50_ms, bot_travel_p99_ms, bot_errors, from the client's report.json).
 # BOT_TRAVEL_ARGS adds client flags (e.g. --threshold travel_p99<5s).
 #
-# Writes OUT/travel-MODE.json per mode and OUT/travel-leaky.json, and prints a table. A
+# Writes OUT/travel-MODE.json per mode, OUT/travel-leaky.json, and with travel_report.py the
+# summary OUT/travel.json and the picture OUT/travel.svg, and prints the tables. A
 # benchmark, not a test: it prints figures, asserts nothing. It holds /tmp/reap-bench.lock
 # (exclusive) so that no other measurement runs beside it.
 #
 # usage: tests/bench/travel_bench.sh [--travels N] [--map props|openworld] [--modes M,M]
-#                                    [--hard] [--bots N] [--build DIR] [--out DIR]
+#                                    [--hard] [--bots N] [--props N] [--build DIR] [--out DIR]
 set -eu
 
 travels=10
@@ -32,6 +33,7 @@ map=props
 modes=blocking,sliced
 travel_mode=seamless
 bots=0
+props=1000000
 build=build
 out=build/bench
 # More churn client flags (the client follows travels by itself).
@@ -43,13 +45,14 @@ while [ $# -gt 0 ]; do
         --modes) modes=$2; shift 2 ;;
         --hard) travel_mode=hard; shift ;;
         --bots) bots=$2; shift 2 ;;
+        --props) props=$2; shift 2 ;;
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "travel_bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
-for n in "$travels" "$bots"; do
+for n in "$travels" "$bots" "$props"; do
     case "$n" in
         ''|*[!0-9]*) echo "travel_bench: '$n' is not a whole number" >&2; exit 2 ;;
     esac
@@ -72,7 +75,7 @@ if [ "${REAP_BENCH_LOCKED:-}" != 1 ]; then
     extra=
     [ "$travel_mode" = hard ] && extra=--hard
     REAP_BENCH_LOCKED=1 exec flock /tmp/reap-bench.lock "$0" --travels "$travels" \
-        --map "$map" --modes "$modes" --bots "$bots" --build "$build" --out "$out" $extra
+        --map "$map" --modes "$modes" --bots "$bots" --props "$props" --build "$build" --out "$out" $extra
 fi
 
 mkdir -p "$out"
@@ -165,7 +168,7 @@ run_mode() {
     : > "$rows"
     echo "travel_bench: $mode: $travels $travel_mode travel(s) of map Default ($map), $bots bot(s)"
     case "$map" in
-        props) start_server "$log" --cvar world.PersistentProps=1000000 "$@" ;;
+        props) start_server "$log" --cvar world.PersistentProps="$props" "$@" ;;
         openworld) start_server "$log" --world-profile deploy/profiles/openworld.ini "$@" ;;
     esac
     start_bots "$mode"
@@ -250,4 +253,4 @@ print("leaky.ini: %s leaked world(s); the verdict:" % leaked)
 for l in verdict:
     print("  " + l)
 EOF
-echo "travel_bench: wrote $out/travel-*.json"
+python3 "$(dirname "$0")/travel_report.py" "$out" "$modes"

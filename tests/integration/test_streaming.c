@@ -65,6 +65,9 @@ static void test_bots_over_streamed_cells_keep_mirrors_exact_and_the_world_retur
                         1, 15.0);
     harness_wait_metric(&s, "reap_world_levels{world=\"World0\",state=\"loading\"}", HARNESS_EQ,
                         0, 10.0);
+    /* (a cell still being removed, a slice a frame, is neither loaded nor pending purge) */
+    harness_wait_metric(&s, "reap_world_levels{world=\"World0\",state=\"unloading\"}",
+                        HARNESS_EQ, 0, 10.0);
     harness_wait_metric(&s, "reap_world_levels{world=\"World0\",state=\"pending_purge\"}",
                         HARNESS_EQ, 0, 10.0);
     streamed_in = harness_server_metric(&s, "reap_world_level_streams_total{direction=\"in\"}");

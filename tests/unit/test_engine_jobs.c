@@ -98,12 +98,43 @@ static void test_a_job_with_nothing_to_do_stays_due_and_runs_when_it_has_work(vo
     assert_int_equal(next[1], now + 1000 * (uint64_t)MS);
 }
 
+/* Frames keep to their grid: a frame shorter than its period is followed on the next grid
+ * point, wherever in the period it ended, and the points never drift. */
+static void test_frames_keep_to_the_grid_however_long_each_takes(void **state)
+{
+    const uint64_t period = 33333333; /* 30 Hz */
+    uint64_t due = 1000000000;
+
+    (void)state;
+    for (int i = 0; i < 300; i++) {
+        uint64_t took = (uint64_t)(i % 3) * 12000000; /* 0, 12 and 24 ms frames */
+
+        due = engine_frame_due(due, period, due + took);
+    }
+    assert_int_equal(due, 1000000000 + 300 * period);
+}
+
+/* A frame that overran its period is followed at once, and the grid starts again from its
+ * end: no burst of short-waited frames to catch up. */
+static void test_an_overrun_frame_is_followed_at_once_and_the_grid_restarts(void **state)
+{
+    const uint64_t period = 33333333;
+    uint64_t end = 1000000000 + 50000000; /* a 50 ms frame that started at 1 s */
+    uint64_t due = engine_frame_due(1000000000, period, end);
+
+    (void)state;
+    assert_int_equal(due, end);
+    assert_int_equal(engine_frame_due(due, period, due + 1000000), end + period);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_job_runs_once_per_period_from_its_first_time),
         cmocka_unit_test(test_a_late_job_runs_once_not_once_per_missed_period),
         cmocka_unit_test(test_a_job_with_nothing_to_do_stays_due_and_runs_when_it_has_work),
+        cmocka_unit_test(test_frames_keep_to_the_grid_however_long_each_takes),
+        cmocka_unit_test(test_an_overrun_frame_is_followed_at_once_and_the_grid_restarts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

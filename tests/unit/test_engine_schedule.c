@@ -14,7 +14,9 @@
 
 #include <cmocka.h>
 
+#include "cvar.h"
 #include "engine_gc.h"
+#include "engine_internal.h"
 
 typedef struct fake_gc {
     int collects;             /* try_collect calls that succeeded */
@@ -1008,9 +1010,31 @@ static void test_pacing_gives_streaming_adds_half_the_slack_left_by_other_work(v
     assert_true(engine_gc_streaming_budget(&fx->cfg, 0.0033, 0.005) < 0);
 }
 
+/* Pacing slices a collection's mark and its gather in the frame's slack: with
+ * gc.FrameSlackPacing=1 both are allowed to stop, whatever their own cvars say; without it
+ * UE's settings stand (neither by default). */
+static void test_pacing_lets_the_mark_and_the_gather_stop(void **state)
+{
+    cvar_registry cv;
+    gc_settings s;
+    char err[256];
+
+    (void)state;
+    cvar_registry_init(&cv);
+    engine_settings_from_cvars(&cv, &s);
+    assert_false(s.allow_incremental_reachability);
+    assert_false(s.allow_incremental_gather);
+    assert_int_equal(cvar_set(&cv, "gc.FrameSlackPacing", "1", CVAR_SOURCE_CONSOLE, err,
+                              sizeof err), CVAR_OK);
+    engine_settings_from_cvars(&cv, &s);
+    assert_true(s.allow_incremental_reachability);
+    assert_true(s.allow_incremental_gather);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pacing_lets_the_mark_and_the_gather_stop),
         cmocka_unit_test_setup(test_interval_is_the_base_interval_while_players_are_connected, setup),
         cmocka_unit_test_setup(test_idle_dedicated_server_multiplies_the_interval, setup),
         cmocka_unit_test_setup(test_a_server_that_is_not_dedicated_never_multiplies_the_interval, setup),

@@ -329,28 +329,51 @@ static void test_a_clean_severity_3_travel_arrives(void **state)
     assert_int_equal(f.fatal, 0);
 }
 
+/* A sliced seamless travel whose steps take half a second each on f's clock, two collect
+ * steps a hop, with `between` seconds of the rest of the frame after each call. */
+static void run_half_second_steps(engine_travel *t, fake *f, double between)
+{
+    engine_travel_ops ops;
+
+    fake_init(f);
+    f->op_seconds = 0.5;
+    f->collect_steps = 2;
+    ops = ops_for(f);
+    start(t, &sliced, ENGINE_TRAVEL_SEAMLESS, f);
+    while (engine_travel_tick(t, 0.02, &ops) != ENGINE_TRAVEL_IDLE)
+        f->clock += between;
+}
+
 static void test_phase_times_and_the_total_come_from_the_clock(void **state)
 {
     engine_travel t;
     fake f;
-    engine_travel_ops ops;
 
     (void)state;
-    fake_init(&f);
-    f.op_seconds = 0.5;
-    f.collect_steps = 2;
-    ops = ops_for(&f);
-    start(&t, &sliced, ENGINE_TRAVEL_SEAMLESS, &f);
-
-    while (engine_travel_tick(&t, 0.02, &ops) != ENGINE_TRAVEL_IDLE)
-        ;
+    run_half_second_steps(&t, &f, 0);
 
     /* Two hops of two collect steps each, 0.5 s a step. */
     assert_float_equal(t.last.phase_seconds[ENGINE_TRAVEL_COLLECT], 4 * 0.5, 1e-9);
     /* 13 operations in all: depart, 2 x (load, enter, end_play, 2 collects), verify, arrive. */
     assert_float_equal(t.last.seconds, 13 * 0.5, 1e-9);
-    assert_non_null(strstr(f.log, "travel to Arena: collect (hop 2) took 1.000 s\n"));
+    assert_non_null(strstr(f.log, "travel to Arena: collect (hop 2) took 1.000 s (1.000 s of "
+                                  "work in 2 frame(s))\n"));
     assert_non_null(strstr(f.log, "----SeamlessTravel finished in 6.50 seconds ------\n"));
+}
+
+/* A sliced phase logs its work beside its wall time: the frames between its steps (the rest
+ * of the server's frame, the wait for the next) are not its work. */
+static void test_a_sliced_phase_logs_its_work_beside_its_wall_time(void **state)
+{
+    engine_travel t;
+    fake f;
+
+    (void)state;
+    run_half_second_steps(&t, &f, 0.25);
+
+    /* Hop 2's collection: a quarter second before each of its two half-second steps. */
+    assert_non_null(strstr(f.log, "travel to Arena: collect (hop 2) took 1.500 s (1.000 s of "
+                                  "work in 2 frame(s))\n"));
 }
 
 int main(void)
@@ -364,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_severity_0_does_not_check_1_reports_2_counts_3_stops),
         cmocka_unit_test(test_a_clean_severity_3_travel_arrives),
         cmocka_unit_test(test_phase_times_and_the_total_come_from_the_clock),
+        cmocka_unit_test(test_a_sliced_phase_logs_its_work_beside_its_wall_time),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
