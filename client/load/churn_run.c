@@ -42,7 +42,8 @@
 #define CHURN_TURN_MS 5                  /* the loop's turn: timers of every bot, rows, flushes */
 #define CHURN_STATS_PERIOD 0.25          /* seconds between stats requests */
 #define CHURN_FINAL_STATS_WAIT 1.0       /* at most, for the last stats reply */
-#define CHURN_TRAVEL_ASK_TIMEOUT 5.0     /* a console request about travel */
+#define CHURN_TRAVEL_ASK_TIMEOUT 5.0     /* a stage's servertravel, on the console */
+#define CHURN_FIRST_MAP_TIMEOUT 2.0      /* `stat travel` at the start: the first match's map */
 
 /* One run: its parts and the bookkeeping of its turns and rows. */
 typedef struct churn {
@@ -296,7 +297,7 @@ static void churn_first_map(churn *c, char *map, size_t size)
     map[0] = '\0';
     if (c->admin == NULL ||
         (reply = churn_admin_request(c->admin, "POST", "/console", "stat travel",
-                                     CHURN_TRAVEL_ASK_TIMEOUT, err, sizeof err)) == NULL)
+                                     CHURN_FIRST_MAP_TIMEOUT, err, sizeof err)) == NULL)
         return;
     if (strncmp(reply, "map ", 4) == 0)
         snprintf(map, size, "%.*s", (int)strcspn(reply + 4, ", \n"), reply + 4);
