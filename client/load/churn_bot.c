@@ -90,6 +90,7 @@ static bool churn_in_travel(const churn_bots *bs, double now)
 
 static void churn_travel_window(churn_bots *bs, double until)
 {
+    bs->travel_seen_at = churn_since(bs->t0);
     if (until > bs->travel_until)
         bs->travel_until = until;
 }
@@ -533,10 +534,29 @@ static void churn_bot_travel_step(churn_bots *bs, churn_bot *b, double now, bool
     }
 }
 
+/* A connection being opened that the server closed: a travel's if one was seen about then
+ * (CHURN_TRAVEL_CLOSE_GRACE either way), else an error. */
+static void churn_bot_judge_close(churn_bots *bs, churn_bot *b, double now)
+{
+    if (b->closed_at < 0 || now < b->closed_at + CHURN_TRAVEL_CLOSE_GRACE)
+        return;
+    if (bs->travel_seen_at < b->closed_at - CHURN_TRAVEL_CLOSE_GRACE) {
+        if (b->closed_connecting)
+            churn_meter_error(bs->meter, CHURN_ERR_CONNECT, "%s: the connection to %s:%u was "
+                              "reset during the handshake", b->name, bs->opts->session.host,
+                              bs->opts->session.port);
+        else
+            churn_meter_error(bs->meter, CHURN_ERR_LOST, "the server closed %s's connection",
+                              b->name);
+    }
+    b->closed_at = -1;
+}
+
 static void churn_bot_step(churn_bots *bs, churn_bot *b, double now)
 {
     bool unwanted = bs->leave_all || b->index >= bs->target;
 
+    churn_bot_judge_close(bs, b, now);
     /* A hard travel's reconnects are bounded: past it the travel was not followed. */
     if (b->travelling && b->state != CHURN_BOT_TRAVELLING &&
         now >= b->travel_at + CHURN_TRAVEL_MAX) {
@@ -1031,6 +1051,15 @@ static void churn_on_event(churn_bots *bs, ENetEvent *ev, double now)
             churn_bot_gone(bs, b, now, false, churn_travel_backoff(bs, b));
             break;
         }
+        if (!b->joined) {
+            /* A hard travel closes the connections being opened too, without a word, and
+             * the other bots' DEPART may be read a moment after: judged a moment later
+             * (churn_bot_judge_close). */
+            b->closed_at = now;
+            b->closed_connecting = b->state == CHURN_BOT_CONNECTING;
+            churn_bot_gone(bs, b, now, false, 0.5 + 0.5 * client_rng_uniform(&bs->rng));
+            break;
+        }
         if (b->state == CHURN_BOT_CONNECTING)
             churn_meter_error(bs->meter, CHURN_ERR_CONNECT, "%s: the connection to %s:%u was reset "
                               "during the handshake", b->name, bs->opts->session.host,
@@ -1077,6 +1106,7 @@ bool churn_bots_open(churn_bots *bs, const client_options *opts, uint32_t n,
     bs->ports = ports;
     bs->n_bots = n;
     bs->heard_at = -1;
+    bs->travel_seen_at = -1;
     bs->bots = calloc(n ? n : 1, sizeof *bs->bots);
     bs->arena_buf = malloc(CHURN_ARENA_BYTES);
     if (bs->bots == NULL || bs->arena_buf == NULL)
@@ -1089,6 +1119,7 @@ bool churn_bots_open(churn_bots *bs, const client_options *opts, uint32_t n,
         churn_bot *b = &bs->bots[i];
         b->index = i;
         b->state = CHURN_BOT_IDLE;
+        b->closed_at = -1;
         b->next_at = CHURN_STAGGER * client_rng_uniform(&bs->rng);
         client_mirror_init(&b->mirror);
         if (opts->shards > 1)

@@ -38,6 +38,9 @@ enum {
 #define CHURN_TRAVEL_MAX 60.0
 #define CHURN_TRAVEL_RETRY_FIRST 0.25
 #define CHURN_TRAVEL_RETRY_MAX 4.0
+/* A connection being opened that the server closes within this of a travel being seen (either
+ * side) was closed by the travel. */
+#define CHURN_TRAVEL_CLOSE_GRACE 0.5
 
 typedef struct churn_bots churn_bots;
 
@@ -115,6 +118,9 @@ typedef struct churn_bot {
     uint64_t travel_frame; /* Travel.frame of its DEPART: which match it goes to */
     double travel_at;     /* when the DEPART arrived */
     double travel_retry;  /* seconds to wait after the next Hello a travel refuses */
+    double closed_at;     /* a connection being opened the server closed then, not judged
+                           * yet (-1: none): a travel's, or an error (churn_bot_judge_close) */
+    bool closed_connecting; /* ... it was still in ENet's handshake */
     uint64_t pawn_net_id; /* its pawn (Welcome): its spawn record says where it stands */
     float position_step;  /* Welcome.position_step: world units per quantized step */
     churn_move move;      /* how it steers its pawn */
@@ -152,6 +158,7 @@ struct churn_bots {
     double travel_until;           /* a travel is under way until then (the bots saw a DEPART
                                     * or a Hello refused with ERROR_CODE_TRAVEL): connections
                                     * closed or refused are the travel's, not errors */
+    double travel_seen_at;         /* when a travel was last seen (-1: never) */
     /* Sending and receiving. */
     uint32_t next_stats_bot;
     uint32_t seq;
