@@ -9,6 +9,8 @@
  *   checkpoint = 10            ; optional: seconds between report.json checkpoints (0: none);
  *                              ; --checkpoint wins
  *   threshold = errors==0      ; repeatable; --threshold adds more
+ *   match_seconds = 60         ; optional: the server's rotation (--match-seconds), for the
+ *                              ; report's matches
  *
  *   [stage ramp-up]            ; stages run in file order
  *   duration = 10              ; seconds, required
@@ -20,6 +22,8 @@
  *   hold = 10                  ; a visit holds U(0.5, 1.5) x hold seconds
  *   leave = mixed              ; graceful, abrupt or mixed
  *   impair = loss=2%,latency=60ms,jitter=15ms,dup=0.5%,reorder=1%   ; or none (default: --impair)
+ *   travel = Arena seamless    ; the stage's start asks the server to travel (servertravel,
+ *                              ; needs --admin); MAP alone: the server's mode; not inherited
  *
  * A stage inherits what it does not set from the stage before it, and its name differs from
  * the one before it (inih sees two same-named sections in a row as one). Errors name the file
@@ -123,6 +127,8 @@ static int scenario_section(scenario_ctx *ctx, const char *section)
         st->mix = o->spawn_mix; /* --spawn-mix, unless a stage says otherwise */
     }
     st->duration = 0;
+    st->travel_map[0] = '\0'; /* a travel is the stage's own */
+    st->travel_mode = CLIENT_TRAVEL_DEFAULT;
     snprintf(st->name, sizeof st->name, "%s",
              section[5] == ' ' && section[6] != '\0' ? section + 6 : "stage");
     o->n_stages++;
@@ -183,11 +189,27 @@ static int scenario_stage_key(scenario_ctx *ctx, client_stage *st, const char *k
         if (!client_impair_parse(value, &st->impair, why, sizeof why))
             return scenario_fail(ctx, key, value, "none or a list such as loss=2%,latency=60ms,"
                                  "jitter=15ms,dup=0.5%,reorder=1%");
+    } else if (strcmp(key, "travel") == 0) {
+        char why[200];
+        if (!client_travel_parse(value, st->travel_map, sizeof st->travel_map, &st->travel_mode,
+                                 why, sizeof why)) {
+            if (!ctx->failed)
+                snprintf(ctx->err, ctx->err_size, "bad value '%s' for travel: %s", value, why);
+            ctx->failed = true;
+            return 0;
+        }
+        if (ctx->opts->admin_url[0] == '\0') {
+            if (!ctx->failed)
+                snprintf(ctx->err, ctx->err_size, "travel = %s needs --admin URL: the stage "
+                         "asks the server's console to travel (servertravel)", value);
+            ctx->failed = true;
+            return 0;
+        }
     } else {
         if (!ctx->failed)
             snprintf(ctx->err, ctx->err_size, "unknown key '%s' in a stage (known: "
                      "duration, bots, ramp, spawn, spawn_mix, moves, move_pattern, projectiles, "
-                     "hold, leave, impair)",
+                     "hold, leave, impair, travel)",
                      key);
         ctx->failed = true;
         return 0;
@@ -219,6 +241,11 @@ static int scenario_run_key(scenario_ctx *ctx, const char *key, const char *valu
             return scenario_fail(ctx, key, value, "seconds in [0, 3600]");
         if (!o->checkpoint_set)
             o->checkpoint_period = v;
+    } else if (strcmp(key, "match_seconds") == 0) {
+        if (!scenario_number(value, 0, CLIENT_DURATION_MAX, &v))
+            return scenario_fail(ctx, key, value, "seconds in [0, 86400] (the server's "
+                                 "--match-seconds; 0: no rotation)");
+        o->match_seconds = v;
     } else if (strcmp(key, "threshold") == 0) {
         if (o->n_thresholds >= CLIENT_THRESHOLDS_MAX ||
             !client_threshold_parse(value, &o->thresholds[o->n_thresholds], terr, sizeof terr)) {
@@ -232,7 +259,7 @@ static int scenario_run_key(scenario_ctx *ctx, const char *key, const char *valu
     } else {
         if (!ctx->failed)
             snprintf(ctx->err, ctx->err_size, "unknown key '%s' in [scenario] (known: "
-                     "name, seed, leak_check, checkpoint, threshold)", key);
+                     "name, seed, leak_check, checkpoint, match_seconds, threshold)", key);
         ctx->failed = true;
         return 0;
     }

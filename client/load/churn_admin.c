@@ -252,9 +252,15 @@ char *churn_admin_request(const churn_admin *ca, const char *method, const char 
         snprintf(err, err_size, "%s %s on the admin endpoint %s was refused (401): the server "
                  "wants its admin token: give it with --admin-token FILE%s", method, path, a.host,
                  a.token[0] ? " (the one given is not it)" : "");
-    else if (r > 0 && strncmp(a.buf, "HTTP/1.", 7) == 0 && a.len >= 12)
-        snprintf(err, err_size, "%s %s on the admin endpoint %s answered HTTP %.3s", method, path,
-                 a.host, a.buf + 9);
+    else if (r > 0 && strncmp(a.buf, "HTTP/1.", 7) == 0 && a.len >= 12) {
+        /* the answer's first line says why (a console command refused names its reason) */
+        const char *why = strstr(a.buf, "\r\n\r\n");
+        int why_len = why != NULL ? (int)strcspn(why + 4, "\r\n") : 0;
+
+        snprintf(err, err_size, "%s %s on the admin endpoint %s answered HTTP %.3s%s%.*s", method,
+                 path, a.host, a.buf + 9, why_len > 0 ? ": " : "", why_len > 200 ? 200 : why_len,
+                 why != NULL ? why + 4 : "");
+    }
     else
         snprintf(err, err_size, "%s %s on the admin endpoint %s failed%s", method, path,
                  a.host, r == 0 ? " (no answer in time)" : "");

@@ -11,6 +11,16 @@
  * must time it out). After a short pause it comes back as a new player while the stage still
  * wants it. Every wait has a deadline (--timeout).
  *
+ * Server travel (README "Server travel"): on Travel (DEPART) the bot drops its mirror, its pawn
+ * and what it waited for, and sends nothing of the world until the new map; an
+ * ERROR_CODE_TRAVEL answer to what was already on its way is the travel's, not an error. A
+ * hard travel closes the connection: the bot connects again at once and, while the new map
+ * is not open (a Hello refused with ERROR_CODE_TRAVEL), after 0.25 s doubling to 4 s; it is a
+ * new player. A seamless travel keeps it: Travel (ARRIVE) is the new map's Welcome (the same
+ * player and controller, a new pawn). Either way the travel ends at the new map's
+ * SnapshotComplete (its time is the travel latency), the bot's mirror is checked at once, and
+ * the visit goes on in the new map: it spawns again and holds.
+ *
  * Against a server that predates MoveInput and ReplicationCheckRequest (it answers them with
  * ERROR_CODE_UNEXPECTED), the first such answer turns the feature off for the run, says so
  * once, and is not counted as a bot's error.
@@ -69,6 +79,30 @@ static void churn_bot_gone(churn_bots *bs, churn_bot *b, double now, bool abrupt
 static double churn_pause(churn_bots *bs)
 {
     return 0.1 + 0.4 * client_rng_uniform(&bs->rng);
+}
+
+/* Whether a travel is under way: a connection the server closes or refuses now is the
+ * travel's doing. */
+static bool churn_in_travel(const churn_bots *bs, double now)
+{
+    return now < bs->travel_until;
+}
+
+static void churn_travel_window(churn_bots *bs, double until)
+{
+    bs->travel_seen_at = churn_since(bs->t0);
+    if (until > bs->travel_until)
+        bs->travel_until = until;
+}
+
+/* The wait before the bot's next try while the server is between maps: 0.25 s doubling to
+ * 4 s, stretched by up to a quarter so that the bots do not all come back in one frame. */
+static double churn_travel_backoff(churn_bots *bs, churn_bot *b)
+{
+    double wait = b->travel_retry > 0 ? b->travel_retry : CHURN_TRAVEL_RETRY_FIRST;
+
+    b->travel_retry = wait * 2 > CHURN_TRAVEL_RETRY_MAX ? CHURN_TRAVEL_RETRY_MAX : wait * 2;
+    return wait * (1.0 + CHURN_RETRY_JITTER * client_rng_uniform(&bs->rng));
 }
 
 /* Ends a visit at once: tells the server (if connected) and comes back after pause. */
@@ -371,15 +405,16 @@ static void churn_bot_check(churn_bots *bs, churn_bot *b, double now)
         churn_bot_leave(bs, b, now);
         return;
     }
+    b->check_seq = env.seq;
     b->state = CHURN_BOT_CHECKING;
     b->check_at = now;
     b->deadline = now + bs->opts->session.timeout;
 }
 
 static void churn_bot_on_check(churn_bots *bs, churn_bot *b, const Reap__ReplicationCheck *r,
-                               double now)
+                               uint32_t seq, double now)
 {
-    if (b->state != CHURN_BOT_CHECKING)
+    if (b->state != CHURN_BOT_CHECKING || seq != b->check_seq)
         return;
     churn_meter_latency(bs->meter, CHURN_LAT_CHECK, now - b->check_at);
     bs->meter->totals.checks++;
@@ -393,6 +428,13 @@ static void churn_bot_on_check(churn_bots *bs, churn_bot *b, const Reap__Replica
                              r->relevant_actors, (unsigned long long)r->relevant_digest,
                              r->pending, r->closing);
     }
+    if (b->travel_check && !bs->leave_all) {
+        /* checked right after a travel: the visit goes on in the new map */
+        b->travel_check = false;
+        churn_bot_spawn(bs, b, now);
+        return;
+    }
+    b->travel_check = false;
     churn_bot_leave(bs, b, now);
 }
 
@@ -471,20 +513,75 @@ static void churn_bot_play(churn_bots *bs, churn_bot *b, double now)
     }
 }
 
+/* A travel the bot follows: while connected it only pings; it leaves when it is no longer
+ * wanted (a seamless travel's connection says goodbye; a hard one's is dropped). */
+static void churn_bot_travel_step(churn_bots *bs, churn_bot *b, double now, bool unwanted)
+{
+    if (now >= b->deadline) {
+        churn_meter_error(bs->meter, CHURN_ERR_TIMEOUT, "%s: %s within %g s of the travel to "
+                          "the new map", b->name, b->pawn_net_id != 0 ? "no join snapshot" :
+                          "no new map", now - b->travel_at);
+        b->travelling = false;
+        churn_bot_abort(bs, b, now);
+    } else if (unwanted) {
+        b->travelling = false; /* abandoned: not a travel followed */
+        if (b->travel_mode == REAP__TRAVEL_MODE__TRAVEL_MODE_SEAMLESS)
+            churn_bot_leave(bs, b, now);
+        else
+            churn_bot_drop(bs, b, now, churn_pause(bs));
+    } else {
+        churn_bot_ping(bs, b, now);
+    }
+}
+
+/* A connection being opened that the server closed: a travel's if one was seen about then
+ * (CHURN_TRAVEL_CLOSE_GRACE either way), else an error. */
+static void churn_bot_judge_close(churn_bots *bs, churn_bot *b, double now)
+{
+    if (b->closed_at < 0 || now < b->closed_at + CHURN_TRAVEL_CLOSE_GRACE)
+        return;
+    if (bs->travel_seen_at < b->closed_at - CHURN_TRAVEL_CLOSE_GRACE) {
+        if (b->closed_connecting)
+            churn_meter_error(bs->meter, CHURN_ERR_CONNECT, "%s: the connection to %s:%u was "
+                              "reset during the handshake", b->name, bs->opts->session.host,
+                              bs->opts->session.port);
+        else
+            churn_meter_error(bs->meter, CHURN_ERR_LOST, "the server closed %s's connection",
+                              b->name);
+    }
+    b->closed_at = -1;
+}
+
 static void churn_bot_step(churn_bots *bs, churn_bot *b, double now)
 {
     bool unwanted = bs->leave_all || b->index >= bs->target;
 
+    churn_bot_judge_close(bs, b, now);
+    /* A hard travel's reconnects are bounded: past it the travel was not followed. */
+    if (b->travelling && b->state != CHURN_BOT_TRAVELLING &&
+        now >= b->travel_at + CHURN_TRAVEL_MAX) {
+        b->travelling = false;
+        churn_meter_error(bs->meter, CHURN_ERR_TIMEOUT, "%s: could not join the new map within "
+                          "%g s of a hard travel", b->name, CHURN_TRAVEL_MAX);
+    }
     switch (b->state) {
     case CHURN_BOT_IDLE:
+        if (unwanted || bs->stopping)
+            b->travelling = false; /* a travel not followed: the bot is not coming back */
         if (bs->stopping)
             b->state = CHURN_BOT_DONE;
         else if (!unwanted && now >= b->next_at)
             churn_bot_connect(bs, b, now);
         break;
+    case CHURN_BOT_TRAVELLING:
+        churn_bot_travel_step(bs, b, now, unwanted);
+        break;
     case CHURN_BOT_CONNECTING:
         if (bs->leave_all) {
             churn_bot_abort(bs, b, now);
+        } else if (now >= b->deadline && churn_in_travel(bs, now)) {
+            /* a server loading its next map may not answer in time: try again */
+            churn_bot_drop(bs, b, now, churn_travel_backoff(bs, b));
         } else if (now >= b->deadline) {
             churn_meter_error(bs->meter, CHURN_ERR_CONNECT, "no answer from %s:%u within %g s (is "
                               "reap-server running there, with room for more players?)",
@@ -495,7 +592,9 @@ static void churn_bot_step(churn_bots *bs, churn_bot *b, double now)
         break;
     case CHURN_BOT_HELLO:
     case CHURN_BOT_SPAWNING:
-        if (now >= b->deadline) {
+        if (now >= b->deadline && b->state == CHURN_BOT_HELLO && churn_in_travel(bs, now)) {
+            churn_bot_drop(bs, b, now, churn_travel_backoff(bs, b));
+        } else if (now >= b->deadline) {
             churn_meter_error(bs->meter, CHURN_ERR_TIMEOUT, "%s: no %s within %g s", b->name,
                               b->state == CHURN_BOT_HELLO ? "welcome" :
                               "spawn acknowledgement and replication", bs->opts->session.timeout);
@@ -556,6 +655,15 @@ static void churn_bot_on_error(churn_bots *bs, churn_bot *b, const Reap__Error *
         *off = true;
         if (kind == CHURN_SEQ_CHECK && b->state == CHURN_BOT_CHECKING)
             churn_bot_leave(bs, b, now);
+        return;
+    }
+    if (e->code == REAP__ERROR_CODE__ERROR_CODE_TRAVEL) {
+        /* The server is between maps: what was on its way is refused, as designed. A joined
+         * bot is told of the travel (DEPART) on its own; a Hello is tried again later. */
+        bs->meter->totals.travel_refused++;
+        churn_travel_window(bs, now + 2.0);
+        if (!b->joined && b->state != CHURN_BOT_LEAVING)
+            churn_bot_drop(bs, b, now, churn_travel_backoff(bs, b));
         return;
     }
     if (e->code == REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL ||
@@ -711,6 +819,90 @@ static bool churn_mix_known(churn_bots *bs, churn_bot *b, const Reap__Welcome *w
     return true;
 }
 
+/* ---- server travel ---------------------------------------------------------------------- */
+
+/* Travel (DEPART): the old world ends for this bot. Whatever it held and waited for goes; it
+ * sends nothing of the world until the new map. */
+static void churn_bot_depart(churn_bots *bs, churn_bot *b, const Reap__Travel *t, double now)
+{
+    churn_match *m;
+
+    if (!b->joined || b->state == CHURN_BOT_LEAVING)
+        return; /* leaving anyway: the close that follows is the leave's */
+    client_mirror_clear(&b->mirror);
+    b->pawn_net_id = 0;
+    b->acked = b->replicated = b->expected = b->n_awaited = 0;
+    b->snapshot_done = b->snapshot_late = false;
+    b->travel_check = false;
+    b->travelling = true;
+    b->travel_mode = t->mode;
+    b->travel_frame = t->frame;
+    b->travel_at = now;
+    b->travel_retry = 0;
+    b->state = CHURN_BOT_TRAVELLING;
+    b->deadline = now + CHURN_TRAVEL_MAX;
+    churn_travel_window(bs, now + CHURN_TRAVEL_MAX);
+    /* A server that travels UE's way (blocking) answers nothing until the new map is open:
+     * ENet must not time the connection out meanwhile (UE's clients wait out a travel too). */
+    if (b->peer != NULL)
+        enet_peer_timeout(b->peer, 0, (enet_uint32)(CHURN_TRAVEL_MAX * 1e3 / 2),
+                          (enet_uint32)(CHURN_TRAVEL_MAX * 1e3));
+    if (bs->tl != NULL &&
+        (m = churn_timeline_match(bs->tl, t->frame, t->map, t->mode, now)) != NULL)
+        m->departed++;
+}
+
+/* Travel (ARRIVE), seamless: the new map's Welcome. The same player and controller, a new
+ * pawn; the new map's extent, step and limits from now on; its snapshot follows. */
+static void churn_bot_arrive(churn_bots *bs, churn_bot *b, const Reap__Travel *t, double now)
+{
+    const Reap__Welcome *w = t->welcome;
+
+    if (b->state != CHURN_BOT_TRAVELLING || !b->travelling || w == NULL)
+        return;
+    if (!churn_mix_known(bs, b, w)) /* the new map's archetypes, numbered afresh */
+        return;
+    if (w->player_id != b->player_id)
+        churn_meter_error(bs->meter, CHURN_ERR_MISMATCH, "%s: a seamless travel made player %u "
+                          "player %u (it must keep the player)", b->name, b->player_id,
+                          w->player_id);
+    b->player_id = w->player_id;
+    b->pawn_net_id = w->pawn_net_id;
+    b->position_step = w->position_step;
+    churn_move_begin(&b->move, churn_bot_stage(bs, b)->move_pattern,
+                     w->limits != NULL ? w->limits->max_pawn_speed : 0, w->world_extent);
+    b->welcome_at = now;
+    b->deadline = now + bs->opts->session.timeout; /* for the new snapshot */
+}
+
+/* The new map's SnapshotComplete: the travel is over for this bot. Its mirror is checked at
+ * once; then the visit goes on (churn_bot_on_check). */
+static void churn_bot_arrived(churn_bots *bs, churn_bot *b, double now)
+{
+    churn_match *m = NULL;
+
+    b->travelling = false;
+    bs->meter->totals.travels++;
+    churn_meter_latency(bs->meter, CHURN_LAT_TRAVEL, now - b->travel_at);
+    if (bs->tl != NULL) {
+        for (uint32_t i = 0; i < bs->tl->n_matches && m == NULL; i++)
+            if (bs->tl->matches[i].frame == b->travel_frame)
+                m = &bs->tl->matches[i];
+        if (m != NULL) {
+            m->arrived++;
+            hist_record(&m->travel, (uint64_t)((now - b->travel_at) * 1e6 + 0.5));
+        }
+    }
+    if (churn_bots_travelling(bs) == 0 && bs->travel_until > now + 1.0)
+        bs->travel_until = now + 1.0; /* the stragglers' closes are still the travel's */
+    if (bs->checks_unsupported) {
+        churn_bot_spawn(bs, b, now);
+        return;
+    }
+    b->travel_check = true;
+    churn_bot_check(bs, b, now);
+}
+
 static void churn_on_message(churn_bots *bs, churn_bot *b, const Reap__Envelope *env, double now)
 {
     switch (env->body_case) {
@@ -731,7 +923,14 @@ static void churn_on_message(churn_bots *bs, churn_bot *b, const Reap__Envelope 
         b->input_seq = 0;
         b->next_move_at = now;
         b->next_ping_at = now + CHURN_PING_PERIOD * client_rng_uniform(&bs->rng);
+        b->travel_retry = 0;
         churn_meter_join(bs->meter);
+        if (b->travelling) {
+            /* a hard travel's new player: its travel ends with this map's snapshot */
+            b->state = CHURN_BOT_TRAVELLING;
+            b->deadline = now + bs->opts->session.timeout;
+            break;
+        }
         churn_bot_spawn(bs, b, now);
         break;
     case REAP__ENVELOPE__BODY_SPAWN_ACK: {
@@ -740,6 +939,8 @@ static void churn_on_message(churn_bots *bs, churn_bot *b, const Reap__Envelope 
         uint32_t want = churn_bot_want(bs, b), n = ack->count;
         uint32_t props = b->acked >= want ? 0 : want - b->acked < n ? want - b->acked : n;
 
+        if (b->state == CHURN_BOT_TRAVELLING)
+            break; /* the old world's: what it spawned went with it */
         bs->meter->second.spawned += n;
         bs->meter->totals.projectiles += n - props;
         if (props == 0)
@@ -784,10 +985,20 @@ static void churn_on_message(churn_bots *bs, churn_bot *b, const Reap__Envelope 
         b->snapshot_done = true;
         bs->snapshot_supported = true;
         bs->meter->totals.snapshots++;
-        churn_meter_latency(bs->meter, CHURN_LAT_JOIN, now - b->connect_at);
+        /* a seamless travel's snapshot is not a join: the player stayed */
+        if (!b->travelling || b->travel_mode != REAP__TRAVEL_MODE__TRAVEL_MODE_SEAMLESS)
+            churn_meter_latency(bs->meter, CHURN_LAT_JOIN, now - b->connect_at);
+        if (b->travelling && b->state == CHURN_BOT_TRAVELLING && b->pawn_net_id != 0)
+            churn_bot_arrived(bs, b, now);
+        break;
+    case REAP__ENVELOPE__BODY_TRAVEL:
+        if (env->travel->phase == REAP__TRAVEL_PHASE__TRAVEL_PHASE_DEPART)
+            churn_bot_depart(bs, b, env->travel, now);
+        else if (env->travel->phase == REAP__TRAVEL_PHASE__TRAVEL_PHASE_ARRIVE)
+            churn_bot_arrive(bs, b, env->travel, now);
         break;
     case REAP__ENVELOPE__BODY_REPLICATION_CHECK:
-        churn_bot_on_check(bs, b, env->replication_check, now);
+        churn_bot_on_check(bs, b, env->replication_check, env->seq, now);
         break;
     case REAP__ENVELOPE__BODY_PONG:
         if (b->ping_nonce != 0 && env->pong->nonce == b->ping_nonce) {
@@ -825,6 +1036,28 @@ static void churn_on_event(churn_bots *bs, ENetEvent *ev, double now)
             break;
         if (b->state == CHURN_BOT_LEAVING) {
             churn_bot_gone(bs, b, now, false, churn_pause(bs));
+            break;
+        }
+        if (b->state == CHURN_BOT_TRAVELLING && b->travelling && b->joined &&
+            b->travel_mode == REAP__TRAVEL_MODE__TRAVEL_MODE_HARD) {
+            /* a hard travel: the server closes every connection; the bot connects again at
+             * once (a new player), not having left */
+            b->joined = false;
+            churn_bot_gone(bs, b, now, false, 0.05 * client_rng_uniform(&bs->rng));
+            break;
+        }
+        if (!b->joined && churn_in_travel(bs, now)) {
+            /* a connection being opened, closed by a server between maps: try again */
+            churn_bot_gone(bs, b, now, false, churn_travel_backoff(bs, b));
+            break;
+        }
+        if (!b->joined) {
+            /* A hard travel closes the connections being opened too, without a word, and
+             * the other bots' DEPART may be read a moment after: judged a moment later
+             * (churn_bot_judge_close). */
+            b->closed_at = now;
+            b->closed_connecting = b->state == CHURN_BOT_CONNECTING;
+            churn_bot_gone(bs, b, now, false, 0.5 + 0.5 * client_rng_uniform(&bs->rng));
             break;
         }
         if (b->state == CHURN_BOT_CONNECTING)
@@ -873,6 +1106,7 @@ bool churn_bots_open(churn_bots *bs, const client_options *opts, uint32_t n,
     bs->ports = ports;
     bs->n_bots = n;
     bs->heard_at = -1;
+    bs->travel_seen_at = -1;
     bs->bots = calloc(n ? n : 1, sizeof *bs->bots);
     bs->arena_buf = malloc(CHURN_ARENA_BYTES);
     if (bs->bots == NULL || bs->arena_buf == NULL)
@@ -885,6 +1119,7 @@ bool churn_bots_open(churn_bots *bs, const client_options *opts, uint32_t n,
         churn_bot *b = &bs->bots[i];
         b->index = i;
         b->state = CHURN_BOT_IDLE;
+        b->closed_at = -1;
         b->next_at = CHURN_STAGGER * client_rng_uniform(&bs->rng);
         client_mirror_init(&b->mirror);
         if (opts->shards > 1)
@@ -975,6 +1210,15 @@ double churn_bots_listening_since(const churn_bots *bs)
             since = b->connect_at;
     }
     return since;
+}
+
+uint32_t churn_bots_travelling(const churn_bots *bs)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < bs->n_bots; i++)
+        n += bs->bots[i].travelling;
+    return n;
 }
 
 uint32_t churn_bots_joined(const churn_bots *bs)

@@ -32,6 +32,16 @@ enum {
     CHURN_SEQ_KINDS = 1 << 16,   /* sends remembered by seq, to place errors */
 };
 
+/* Following a server travel: the longest a bot follows one (DEPART to the new map's
+ * snapshot) before it is an error, and a hard travel's reconnects: the first at once, then
+ * after each Hello refused with ERROR_CODE_TRAVEL a wait from 0.25 s doubling up to 4 s. */
+#define CHURN_TRAVEL_MAX 60.0
+#define CHURN_TRAVEL_RETRY_FIRST 0.25
+#define CHURN_TRAVEL_RETRY_MAX 4.0
+/* A connection being opened that the server closes within this of a travel being seen (either
+ * side) was closed by the travel. */
+#define CHURN_TRAVEL_CLOSE_GRACE 0.5
+
 typedef struct churn_bots churn_bots;
 
 typedef enum churn_bot_state {
@@ -42,6 +52,9 @@ typedef enum churn_bot_state {
     CHURN_BOT_HOLDING,    /* moves; checks and leaves at next_at */
     CHURN_BOT_CHECKING,   /* replication check asked, waiting for the answer */
     CHURN_BOT_LEAVING,    /* goodbye sent, waiting for the server to close */
+    CHURN_BOT_TRAVELLING, /* the server is between maps (Travel DEPART): hard, waiting for it
+                           * to close the connection (or, reconnected, for the new map's
+                           * snapshot); seamless, for Travel ARRIVE and the new snapshot */
     CHURN_BOT_DONE,       /* the run is over for this bot */
 } churn_bot_state;
 
@@ -95,6 +108,19 @@ typedef struct churn_bot {
      * class PROP or ARCHETYPE, and for ARCHETYPE the archetype's number. */
     uint32_t mix_class[CLIENT_MIX_MAX], mix_number[CLIENT_MIX_MAX];
     uint32_t input_seq;
+    uint32_t check_seq;   /* the seq of the replication check asked (its answer carries it) */
+    /* A server travel this bot follows: Travel (DEPART) arrived, the new map's
+     * SnapshotComplete not yet. A hard travel's reconnect keeps it (a new visit, the same
+     * travel). */
+    bool travelling;
+    bool travel_check;    /* the check asked is the one right after a travel: then it spawns */
+    uint32_t travel_mode; /* Travel.mode (REAP__TRAVEL_MODE__...) */
+    uint64_t travel_frame; /* Travel.frame of its DEPART: which match it goes to */
+    double travel_at;     /* when the DEPART arrived */
+    double travel_retry;  /* seconds to wait after the next Hello a travel refuses */
+    double closed_at;     /* a connection being opened the server closed then, not judged
+                           * yet (-1: none): a travel's, or an error (churn_bot_judge_close) */
+    bool closed_connecting; /* ... it was still in ENet's handshake */
     uint64_t pawn_net_id; /* its pawn (Welcome): its spawn record says where it stands */
     float position_step;  /* Welcome.position_step: world units per quantized step */
     churn_move move;      /* how it steers its pawn */
@@ -117,6 +143,7 @@ struct churn_bots {
     churn_stats *stats;            /* borrowed: the server's StatsReply figures */
     churn_impair *impair;          /* borrowed: the relays of impaired visits */
     client_ports *ports;           /* borrowed: the visits' ports */
+    churn_timeline *tl;            /* borrowed: the matches the bots' travels begin (or NULL) */
     /* Control, set by the run. */
     uint32_t target;               /* bots the current stage wants taking part */
     uint32_t stage;
@@ -128,6 +155,10 @@ struct churn_bots {
     bool checks_unsupported;       /* ... and ReplicationCheckRequest */
     bool snapshot_supported;       /* a SnapshotComplete arrived */
     double heard_at;               /* when a datagram from the server last arrived (-1: never) */
+    double travel_until;           /* a travel is under way until then (the bots saw a DEPART
+                                    * or a Hello refused with ERROR_CODE_TRAVEL): connections
+                                    * closed or refused are the travel's, not errors */
+    double travel_seen_at;         /* when a travel was last seen (-1: never) */
     /* Sending and receiving. */
     uint32_t next_stats_bot;
     uint32_t seq;
@@ -159,6 +190,8 @@ bool churn_bots_request_stats(churn_bots *bs);
 /* When the longest-open of the visits' connections (open or being opened) was opened; -1
  * when no visit has one. */
 double churn_bots_listening_since(const churn_bots *bs);
+/* Bots following a server travel now (DEPART seen, the new map's snapshot not yet). */
+uint32_t churn_bots_travelling(const churn_bots *bs);
 /* Bots welcomed and not gone. */
 uint32_t churn_bots_joined(const churn_bots *bs);
 /* Whether every bot is done with the run. */

@@ -42,6 +42,8 @@
 #define CHURN_TURN_MS 5                  /* the loop's turn: timers of every bot, rows, flushes */
 #define CHURN_STATS_PERIOD 0.25          /* seconds between stats requests */
 #define CHURN_FINAL_STATS_WAIT 1.0       /* at most, for the last stats reply */
+#define CHURN_TRAVEL_ASK_TIMEOUT 5.0     /* a stage's servertravel, on the console */
+#define CHURN_FIRST_MAP_TIMEOUT 2.0      /* `stat travel` at the start: the first match's map */
 
 /* One run: its parts and the bookkeeping of its turns and rows. */
 typedef struct churn {
@@ -65,6 +67,7 @@ typedef struct churn {
     bool fatal;               /* the run ends: no bot could ever join */
     churn_watch watch;        /* whether the server still answers */
     bool lost_in_row;         /* the server was held lost at some turn of this row's second */
+    uint32_t travel_stages;   /* stages whose travel was asked for (or passed) so far */
     const churn_run_hooks *hooks; /* the caller's, or NULL */
     churn_report *partial;    /* owned: the model handed to the checkpoint hook */
     double next_checkpoint_at;
@@ -114,12 +117,18 @@ static void churn_progress(churn *c, const churn_row *row, double now)
         fflush(c->con->out);
         return;
     }
+    uint32_t travelling = churn_bots_travelling(bs);
+    char travel[48] = "";
+
+    if (travelling > 0)
+        snprintf(travel, sizeof travel, " | %u bots following a travel", travelling);
     client_say(c->con, "[%5.1fs] %s: %u/%u bots joined, %llu joins, %llu leaves, %llu props, "
-               "%llu errors, %llu refused | generator cpu %.0f%%, loop lag %.0f ms | %s", now,
+               "%llu errors, %llu refused | generator cpu %.0f%%, loop lag %.0f ms | %s%s", now,
                o->stages[bs->stage].name, row->connected, bs->target,
                (unsigned long long)t->joins, (unsigned long long)t->leaves,
                (unsigned long long)t->spawned, (unsigned long long)churn_totals_errors(t),
-               (unsigned long long)t->refused, row->gen_cpu * 100, row->loop_lag * 1e3, server);
+               (unsigned long long)t->refused, row->gen_cpu * 100, row->loop_lag * 1e3, server,
+               travel);
 }
 
 /* The generator's CPU share and loop lag over the second that ends now. */
@@ -229,7 +238,8 @@ static void churn_watch_turn(churn *c, double now, double lag)
 {
     churn_watch_event ev = churn_watch_step(&c->watch, now, c->bots.heard_at,
                                             churn_bots_listening_since(&c->bots),
-                                            lag > c->watch.silence / 4);
+                                            lag > c->watch.silence / 4,
+                                            churn_bots_travelling(&c->bots) > 0);
 
     if (ev == CHURN_WATCH_LOST) {
         churn_meter_server_lost(&c->meter, c->watch.lost_at);
@@ -244,6 +254,54 @@ static void churn_watch_turn(churn *c, double now, double lag)
                    c->watch.back_at - c->watch.lost_at);
     }
     c->lost_in_row |= c->watch.lost;
+}
+
+/* A stage that begins with `travel = MAP [mode]` asks the server's console for it (shard 0
+ * only: one run, one travel); the bots follow what the server then tells them. A refusal
+ * (a travel already under way, an unknown map) is an error of the run, with its reason. */
+static void churn_stage_travel(churn *c, double now)
+{
+    const client_options *o = c->opts;
+
+    while (c->travel_stages <= c->bots.stage && c->travel_stages < o->n_stages) {
+        const client_stage *st = &o->stages[c->travel_stages++];
+        char cmd[96], err[400], *reply;
+
+        if (st->travel_map[0] == '\0' || c->admin == NULL || o->shard != 0)
+            continue;
+        snprintf(cmd, sizeof cmd, "servertravel %s%s%s", st->travel_map,
+                 st->travel_mode != CLIENT_TRAVEL_DEFAULT ? " " : "",
+                 st->travel_mode != CLIENT_TRAVEL_DEFAULT ? client_travel_mode_name(st->travel_mode)
+                                                          : "");
+        reply = churn_admin_request(c->admin, "POST", "/console", cmd, CHURN_TRAVEL_ASK_TIMEOUT,
+                                    err, sizeof err);
+        if (reply == NULL) {
+            churn_meter_error(&c->meter, CHURN_ERR_REFUSED, "stage %s: '%s' failed: %s", st->name,
+                              cmd, err);
+            client_say(c->con, "stage %s: the server did not travel: %s", st->name, err);
+            continue;
+        }
+        if (!o->session.quiet)
+            client_say(c->con, "[%5.1fs] stage %s: %s: %.*s", now, st->name, cmd,
+                       (int)strcspn(reply, "\n"), reply);
+        free(reply);
+    }
+}
+
+/* The map the server is on, from its console's `stat travel` ("map NAME, ..."): the run's
+ * first match. "" when unknown. */
+static void churn_first_map(churn *c, char *map, size_t size)
+{
+    char err[300], *reply;
+
+    map[0] = '\0';
+    if (c->admin == NULL ||
+        (reply = churn_admin_request(c->admin, "POST", "/console", "stat travel",
+                                     CHURN_FIRST_MAP_TIMEOUT, err, sizeof err)) == NULL)
+        return;
+    if (strncmp(reply, "map ", 4) == 0)
+        snprintf(map, size, "%.*s", (int)strcspn(reply + 4, ", \n"), reply + 4);
+    free(reply);
 }
 
 /* One turn of the loop, every CHURN_TURN_MS: the stage, the bots' timers, /metrics, the
@@ -280,6 +338,8 @@ static void churn_turn(churn *c)
                 c->next_stats_at += CHURN_STATS_PERIOD;
         }
     }
+    if (!bs->stopping)
+        churn_stage_travel(c, now);
     churn_sampler_poll(&c->sampler, &c->tl, now);
     churn_bots_step(bs, now);
     churn_watch_turn(c, now, lag);
@@ -403,6 +463,15 @@ static bool churn_open(churn *c, const client_options *opts, const client_consol
                          &c->stats, &c->impair, &c->ports)) {
         fprintf(stderr, "reap-client: out of memory for %u bots\n", n_bots);
         return false;
+    }
+    /* The matches: the first is the map the server is on now; each travel begins another. */
+    c->bots.tl = &c->tl;
+    c->tl.match_seconds = opts->match_seconds;
+    {
+        char map[CHURN_MATCH_MAP_MAX];
+
+        churn_first_map(c, map, sizeof map);
+        churn_timeline_match(&c->tl, 0, map, 0, 0);
     }
     return true;
 }

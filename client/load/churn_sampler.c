@@ -13,6 +13,7 @@ void churn_sampler_init(churn_sampler *s, churn_admin *admin)
 {
     memset(s, 0, sizeof *s);
     s->admin = admin;
+    s->travels = -1;
     churn_server_init(&s->server);
 }
 
@@ -93,6 +94,39 @@ static void churn_clamp_to_max(double *p50, double *p99, double max)
         *p99 = max;
 }
 
+/* The travels the server finished since the last page: their figures go to the matches they
+ * began, oldest first (a match the bots saw begin; else one of its own, named by its frame
+ * when no bot was there to see it: frame 2^63 + the travel's number). When two travels fell
+ * between pages, both get the last one's figures. */
+static void sampler_travels(churn_sampler *sm, churn_timeline *tl, const churn_scrape *p)
+{
+    double travels = churn_scrape_sum(p, "reap_travels_total");
+
+    if (isnan(travels))
+        return;
+    for (double k = sm->travels + 1; sm->travels >= 0 && k <= travels; k++) {
+        churn_match *m = NULL;
+
+        for (uint32_t i = 0; i < tl->n_matches && m == NULL; i++)
+            if (tl->matches[i].frame != 0 && !tl->matches[i].server_seen)
+                m = &tl->matches[i];
+        if (m == NULL)
+            m = churn_timeline_match(tl, (1ull << 63) + (uint64_t)k, NULL, 0, p->t);
+        if (m == NULL)
+            break;
+        m->server_seen = true;
+        m->server_seconds = churn_nan_to(churn_scrape_sum(p, "reap_travel_last_seconds"), -1);
+        m->longest_frame = churn_nan_to(
+            churn_scrape_sum(p, "reap_travel_last_longest_frame_seconds"), -1);
+        m->frames_over_budget = churn_nan_to(
+            churn_scrape_sum(p, "reap_travel_last_frames_over_budget"), -1);
+        m->objects = churn_nan_to(churn_scrape_sum(p, "reap_gc_objects"), -1);
+        m->rss = churn_nan_to(churn_scrape_sum(p, "process_resident_memory_bytes"), -1);
+        m->leaked_worlds = churn_nan_to(churn_scrape_sum(p, "reap_world_leaked_worlds"), -1);
+    }
+    sm->travels = travels;
+}
+
 /* A scrape arrived: fold it into the run's figures and remember it for the row. */
 static void sampler_on_scrape(churn_sampler *sm, churn_timeline *tl, churn_scrape *fresh)
 {
@@ -112,6 +146,7 @@ static void sampler_on_scrape(churn_sampler *sm, churn_timeline *tl, churn_scrap
     }
     if (n_classes > 0)
         churn_timeline_add_classes(tl, fresh->t, class_keys, class_values, n_classes);
+    sampler_travels(sm, tl, fresh);
     s->scrapes++;
     sm->players_sum += churn_nan_to(churn_scrape_sum(fresh, "reap_players_connected"), 0);
     if (!isnan(objects)) {

@@ -1,8 +1,9 @@
 /*
  * churn_sampler.h - the server's figures from its admin /metrics (--admin), read a page a
  * second without blocking the bots' loop: the run's (the deltas between the first and the
- * last page: frames, tick and phase percentiles, collections, bytes, CPU, memory) and each
- * second's for its timeline row.
+ * last page: frames, tick and phase percentiles, collections, bytes, CPU, memory), each
+ * second's for its timeline row, and each travel's (reap_travel_last_*, the objects, resident
+ * memory and leaked worlds after it) for its match.
  */
 #ifndef REAP_CLIENT_CHURN_SAMPLER_H
 #define REAP_CLIENT_CHURN_SAMPLER_H
@@ -20,6 +21,7 @@ typedef struct churn_sampler {
     bool have_first, have_row;
     churn_server server;      /* the run's figures, complete after churn_sampler_finish */
     double players_sum;       /* players connected, summed over the pages */
+    double travels;           /* reap_travels_total, every mode, at the last page (-1: none) */
 } churn_sampler;
 
 void churn_sampler_init(churn_sampler *s, churn_admin *admin);

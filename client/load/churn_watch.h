@@ -7,7 +7,10 @@
  * from it arrived for `silence` seconds while some bot was there to hear it; it is lost from
  * the last moment it was heard, and back at the first moment it is heard again (a restarted
  * server answers a new connection). A server never heard is not "lost": the run's no-join
- * rule says that one is not there.
+ * rule says that one is not there. Nor is a server between maps: while a travel is under way
+ * (the bots were sent its DEPART and have not had the new map's snapshot yet; bounded by
+ * CHURN_TRAVEL_MAX, load/churn_bot.h) its silence is the travel's (UE's LoadMap blocks the
+ * server for the whole load), never an outage.
  */
 #ifndef REAP_CLIENT_CHURN_WATCH_H
 #define REAP_CLIENT_CHURN_WATCH_H
@@ -32,14 +35,16 @@ typedef struct churn_watch {
     double lost_at;       /* the last moment it was heard before it was found lost */
     double found_at;      /* when it was found lost */
     double back_at;       /* when it was heard again (valid after a BACK) */
+    double travel_end;    /* the last turn a travel was under way (-1: none yet) */
 } churn_watch;
 
 void churn_watch_init(churn_watch *w, double silence);
 /* One turn at now: heard_at is when a datagram from the server last arrived (negative: never),
  * listening_since when the longest-open of the bots' connections was opened (negative: none
  * is open or being opened); a turn that ran late (the loop was elsewhere, not reading sockets)
- * decides nothing about silence. Returns what changed. */
+ * decides nothing about silence, nor does one during a travel (travelling), and silence counts
+ * from the travel's end at the earliest. Returns what changed. */
 churn_watch_event churn_watch_step(churn_watch *w, double now, double heard_at,
-                                   double listening_since, bool late);
+                                   double listening_since, bool late, bool travelling);
 
 #endif /* REAP_CLIENT_CHURN_WATCH_H */

@@ -34,6 +34,7 @@ typedef struct client_options {
     double projectile_hz;
     char out_dir[512];        /* where the timeline and report go (default build/churn) */
     double checkpoint_period; /* seconds between report.json checkpoints; 0: none */
+    double match_seconds;     /* scenario: the rotation the server is expected to run; 0: none */
     bool checkpoint_set;      /* --checkpoint was given: a scenario's key does not win */
     uint64_t seed;
     uint64_t seed_effective;  /* this shard's stream: seed + shard x the golden gamma */

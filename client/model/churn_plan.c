@@ -285,6 +285,49 @@ void client_spawn_mix_format(const client_spawn_mix *m, char *buf, size_t size)
     }
 }
 
+/* ---- travel ------------------------------------------------------------------------------ */
+
+const char *client_travel_mode_name(client_travel_mode m)
+{
+    return m == CLIENT_TRAVEL_HARD ? "hard" : m == CLIENT_TRAVEL_SEAMLESS ? "seamless" :
+           "default";
+}
+
+bool client_travel_parse(const char *text, char *map, size_t map_size, client_travel_mode *mode,
+                         char *err, size_t err_size)
+{
+    const char *p = text, *name;
+    size_t len;
+
+    while (*p == ' ')
+        p++;
+    name = p;
+    while (*p != '\0' && *p != ' ')
+        p++;
+    len = (size_t)(p - name);
+    if (len == 0 || !mix_name_ok(name, len) || len >= map_size) {
+        snprintf(err, err_size, "expected MAP [seamless|hard] (a map's name, 1-%d letters, "
+                 "digits or _, as a [map NAME] section of the server's world profile)",
+                 CLIENT_MAP_NAME_MAX - 1);
+        return false;
+    }
+    while (*p == ' ')
+        p++;
+    if (*p == '\0')
+        *mode = CLIENT_TRAVEL_DEFAULT;
+    else if (strcmp(p, "seamless") == 0)
+        *mode = CLIENT_TRAVEL_SEAMLESS;
+    else if (strcmp(p, "hard") == 0)
+        *mode = CLIENT_TRAVEL_HARD;
+    else {
+        snprintf(err, err_size, "'%s' is not a travel mode (seamless or hard; none: the "
+                 "server's own)", p);
+        return false;
+    }
+    snprintf(map, map_size, "%.*s", (int)len, name);
+    return true;
+}
+
 /* ---- stages ------------------------------------------------------------------------------ */
 
 uint32_t client_stages_target(const client_stage *stages, uint32_t n_stages, double t,

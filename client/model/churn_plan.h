@@ -81,6 +81,21 @@ uint32_t client_spawn_mix_total(const client_spawn_mix *m);
 /* "Weapon:2,Inventory:1" ("none" when empty). */
 void client_spawn_mix_format(const client_spawn_mix *m, char *buf, size_t size);
 
+/* How a stage asks the server to travel (the wire's TravelMode numbers for hard and
+ * seamless; DEFAULT: the server's own, [Server] SeamlessTravel). */
+typedef enum client_travel_mode {
+    CLIENT_TRAVEL_DEFAULT = 0, CLIENT_TRAVEL_HARD = 1, CLIENT_TRAVEL_SEAMLESS = 2,
+} client_travel_mode;
+
+enum { CLIENT_MAP_NAME_MAX = 32 };
+
+/* "hard", "seamless" ("default" for the server's own). */
+const char *client_travel_mode_name(client_travel_mode m);
+/* Parses "MAP", "MAP seamless" or "MAP hard" (MAP: 1-31 letters, digits or _); false with err
+ * naming the bad part. */
+bool client_travel_parse(const char *text, char *map, size_t map_size, client_travel_mode *mode,
+                         char *err, size_t err_size);
+
 /* One stage of a churn run: for `duration` seconds the number of bots taking part goes
  * linearly from bots_from to bots_to (equal: a plateau; bots_to 0: everyone leaves at once),
  * and each visit behaves as the rest says. */
@@ -96,6 +111,10 @@ typedef struct client_stage {
     double hold;                    /* a visit holds U(0.5, 1.5) x hold seconds */
     client_disconnect leave;
     client_impair impair;           /* applied to the visits that begin in this stage */
+    /* `travel = MAP [seamless|hard]`: the stage's start asks the server (its console,
+     * `servertravel`) to travel to MAP; "" for none. Never inherited by the next stage. */
+    char travel_map[CLIENT_MAP_NAME_MAX];
+    client_travel_mode travel_mode;
 } client_stage;
 
 /* Bots taking part at time t (seconds since the start) under the stages; and the stage index. */

@@ -84,6 +84,16 @@ bool churn_report_metric(const churn_report *r, const char *name, double *out)
         *out = (double)r->outages.n;
     } else if (strcmp(name, "server_outage_seconds") == 0) {
         *out = churn_outages_seconds(&r->outages, r->elapsed);
+    } else if (strcmp(name, "travels") == 0) {
+        *out = (double)t->travels;
+    } else if (strcmp(name, "travel_refused") == 0) {
+        *out = (double)t->travel_refused;
+    } else if (strcmp(name, "server_travel_frame_max") == 0) {
+        *out = r->tl != NULL ? churn_timeline_travel_frame_max(r->tl) : NAN;
+    } else if (strcmp(name, "leaked_worlds") == 0) {
+        *out = r->tl != NULL ? churn_timeline_leaked_worlds(r->tl) : NAN;
+    } else if (strcmp(name, "rss_growth_per_match") == 0) {
+        *out = r->tl != NULL ? churn_timeline_rss_growth_per_match(r->tl) : NAN;
     } else if (strcmp(name, "refusal_rate") == 0) {
         *out = t->joins + t->refused ? (double)t->refused / (double)(t->joins + t->refused) : NAN;
     } else if (strcmp(name, "unknown_destroys") == 0) {

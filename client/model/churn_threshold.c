@@ -28,11 +28,12 @@ static bool threshold_name_known(const char *name)
         "level_load_wait_p50", "level_load_wait_p99", "levels_loaded_peak",
         "levels_pending_purge_max", "level_streams_in", "level_streams_out", "levels_survived",
         "streaming_collections", "refused_busy", "server_outages", "server_outage_seconds",
-        "server_rss_peak", "server_bytes_per_connection",
+        "server_rss_peak", "server_bytes_per_connection", "server_travel_frame_max",
+        "leaked_worlds", "rss_growth_per_match", "travels", "travel_refused",
     };
     static const char *const lats[] = {
         "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check",
-        "loop_lag",
+        "loop_lag", "travel",
     };
     static const char *const stats[] = { "p50", "p95", "p99", "max", "mean", "count" };
     const char *us = strrchr(name, '_');

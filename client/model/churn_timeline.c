@@ -4,6 +4,8 @@
  */
 #include "churn_timeline.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,9 @@ void churn_timeline_free(churn_timeline *tl)
     free(tl->gc_times);
     free(tl->samples);
     free(tl->class_samples);
+    free(tl->matches);
+    tl->matches = NULL;
+    tl->n_matches = tl->cap_matches = 0;
     tl->class_samples = NULL;
     tl->n_classes = tl->n_class_samples = tl->cap_class_samples = 0;
     tl->rows = NULL;
@@ -44,6 +49,7 @@ static void timeline_take_arrays(churn_timeline *to, const churn_timeline *from)
     to->gc_times = from->gc_times, to->cap_gc = from->cap_gc;
     to->samples = from->samples, to->cap_samples = from->cap_samples;
     to->class_samples = from->class_samples, to->cap_class_samples = from->cap_class_samples;
+    to->matches = from->matches, to->cap_matches = from->cap_matches;
 }
 
 bool churn_timeline_copy(churn_timeline *dst, const churn_timeline *src)
@@ -53,7 +59,8 @@ bool churn_timeline_copy(churn_timeline *dst, const churn_timeline *src)
               CLIENT_VEC_RESERVE(own.gc_times, own.cap_gc, src->n_gc, 64) &&
               CLIENT_VEC_RESERVE(own.samples, own.cap_samples, src->n_samples, 256) &&
               CLIENT_VEC_RESERVE(own.class_samples, own.cap_class_samples,
-                                 src->n_class_samples, 64);
+                                 src->n_class_samples, 64) &&
+              CLIENT_VEC_RESERVE(own.matches, own.cap_matches, src->n_matches, 4);
 
     if (!ok) {
         timeline_take_arrays(dst, &own); /* what grew is still dst's, freed with it */
@@ -70,7 +77,176 @@ bool churn_timeline_copy(churn_timeline *dst, const churn_timeline *src)
     if (src->n_class_samples > 0)
         memcpy(dst->class_samples, src->class_samples,
                src->n_class_samples * sizeof *src->class_samples);
+    if (src->n_matches > 0)
+        memcpy(dst->matches, src->matches, src->n_matches * sizeof *src->matches);
     return true;
+}
+
+/* ---- matches ------------------------------------------------------------------------------ */
+
+void churn_match_init(churn_match *m, uint64_t frame, const char *map, uint32_t mode,
+                      double start)
+{
+    memset(m, 0, sizeof *m);
+    m->frame = frame;
+    snprintf(m->map, sizeof m->map, "%s", map != NULL ? map : "");
+    m->mode = mode;
+    m->start = start;
+    m->end = -1;
+    hist_init(&m->travel);
+    m->server_seconds = m->longest_frame = m->frames_over_budget = -1;
+    m->objects = m->rss = m->leaked_worlds = -1;
+}
+
+churn_match *churn_timeline_match(churn_timeline *tl, uint64_t frame, const char *map,
+                                  uint32_t mode, double t)
+{
+    churn_match *m;
+
+    for (uint32_t i = 0; i < tl->n_matches; i++)
+        if (tl->matches[i].frame == frame) {
+            m = &tl->matches[i];
+            if (m->map[0] == '\0' && map != NULL)
+                snprintf(m->map, sizeof m->map, "%s", map);
+            return m;
+        }
+    if (tl->n_matches >= CHURN_MATCHES_MAX ||
+        !CLIENT_VEC_RESERVE(tl->matches, tl->cap_matches, (uint64_t)tl->n_matches + 1, 4))
+        return NULL;
+    /* In order of start: a shard's match may begin before the last one merged. */
+    uint32_t at = tl->n_matches;
+    while (at > 0 && tl->matches[at - 1].start > t)
+        at--;
+    memmove(&tl->matches[at + 1], &tl->matches[at], (tl->n_matches - at) * sizeof *tl->matches);
+    m = &tl->matches[at];
+    churn_match_init(m, frame, map, mode, t);
+    tl->n_matches++;
+    for (uint32_t i = 0; i + 1 < tl->n_matches; i++)
+        tl->matches[i].end = tl->matches[i + 1].start;
+    tl->matches[tl->n_matches - 1].end = -1;
+    return m;
+}
+
+churn_match *churn_timeline_current_match(churn_timeline *tl)
+{
+    return tl->n_matches > 0 ? &tl->matches[tl->n_matches - 1] : NULL;
+}
+
+bool churn_timeline_merge_matches(churn_timeline *dst, const churn_timeline *src)
+{
+    for (uint32_t i = 0; i < src->n_matches; i++) {
+        const churn_match *s = &src->matches[i];
+        bool fresh = true;
+        churn_match *d;
+
+        for (uint32_t k = 0; k < dst->n_matches; k++)
+            fresh &= dst->matches[k].frame != s->frame;
+        if ((d = churn_timeline_match(dst, s->frame, s->map, s->mode, s->start)) == NULL)
+            return false;
+        if (fresh) {
+            double end = d->end;
+            *d = *s;
+            d->end = end;
+            continue;
+        }
+        if (s->start < d->start)
+            d->start = s->start;
+        d->departed += s->departed;
+        d->arrived += s->arrived;
+        hist_merge(&d->travel, &s->travel);
+        if (!d->server_seen && s->server_seen) {
+            d->server_seen = true;
+            d->server_seconds = s->server_seconds;
+            d->longest_frame = s->longest_frame;
+            d->frames_over_budget = s->frames_over_budget;
+            d->objects = s->objects;
+            d->rss = s->rss;
+            d->leaked_worlds = s->leaked_worlds;
+        }
+    }
+    for (uint32_t i = 0; i + 1 < dst->n_matches; i++)
+        dst->matches[i].end = dst->matches[i + 1].start;
+    if (src->match_seconds > 0)
+        dst->match_seconds = src->match_seconds;
+    return true;
+}
+
+/* Whether row r's second (its middle) is in match i. */
+static bool match_has_row(const churn_timeline *tl, uint32_t i, const churn_row *r)
+{
+    const churn_match *m = &tl->matches[i];
+    double mid = r->t - 0.5;
+
+    return mid >= m->start && (m->end < 0 || mid < m->end);
+}
+
+uint32_t churn_match_players(const churn_timeline *tl, uint32_t i)
+{
+    uint32_t most = 0;
+
+    for (uint32_t k = 0; k < tl->n_rows; k++)
+        if (match_has_row(tl, i, &tl->rows[k]) && tl->rows[k].connected > most)
+            most = tl->rows[k].connected;
+    return most;
+}
+
+double churn_match_collections(const churn_timeline *tl, uint32_t i)
+{
+    double sum = -1;
+
+    for (uint32_t k = 0; k < tl->n_rows; k++) {
+        const churn_row *r = &tl->rows[k];
+
+        if (match_has_row(tl, i, r) && r->have_admin && r->gc_collections >= 0)
+            sum = (sum < 0 ? 0 : sum) + r->gc_collections;
+    }
+    return sum;
+}
+
+double churn_timeline_rss_growth_per_match(const churn_timeline *tl)
+{
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+
+    for (uint32_t i = 0; i < tl->n_matches; i++) {
+        const churn_match *m = &tl->matches[i];
+        double x = (double)i;
+
+        if (m->frame == 0 || !m->server_seen || m->rss < 0)
+            continue;
+        n++;
+        sx += x;
+        sy += m->rss;
+        sxx += x * x;
+        sxy += x * m->rss;
+    }
+    if (n < 2 || n * sxx - sx * sx <= 0)
+        return NAN;
+    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+double churn_timeline_travel_frame_max(const churn_timeline *tl)
+{
+    double worst = NAN;
+
+    for (uint32_t i = 0; i < tl->n_matches; i++) {
+        const churn_match *m = &tl->matches[i];
+
+        if (m->frame != 0 && m->server_seen && m->longest_frame >= 0 &&
+            (isnan(worst) || m->longest_frame > worst))
+            worst = m->longest_frame;
+    }
+    return worst;
+}
+
+double churn_timeline_leaked_worlds(const churn_timeline *tl)
+{
+    for (uint32_t i = tl->n_matches; i-- > 0;) {
+        const churn_match *m = &tl->matches[i];
+
+        if (m->frame != 0 && m->server_seen && m->leaked_worlds >= 0)
+            return m->leaked_worlds;
+    }
+    return NAN;
 }
 
 bool churn_timeline_add_gc(churn_timeline *tl, double t)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hist.h"
+
 /* One second of the run. Counts are for that second; the server's figures are the latest
  * stats reply received by the row's end (have_server is false until the first one). */
 typedef struct churn_row {
@@ -63,6 +65,29 @@ typedef struct churn_class_sample {
     double count[CHURN_CLASSES_MAX];   /* by churn_timeline.classes; -1: not in that scrape */
 } churn_class_sample;
 
+/* One match: the stretch of a run on one map, from the travel that began it (the run's start
+ * for the first) to the next travel's start (or the run's end). The bots' side comes from the
+ * Travel messages they were sent; the server's from its /metrics (--admin) after the travel
+ * finished (figures not sampled are negative). Matches of shards of one run are one match
+ * when their travel is: the same Travel.frame. */
+enum { CHURN_MATCHES_MAX = 64, CHURN_MATCH_MAP_MAX = 32 };
+typedef struct churn_match {
+    uint64_t frame;             /* Travel.frame of the travel that began it; 0: the first */
+    char map[CHURN_MATCH_MAP_MAX];      /* "" while not known */
+    uint32_t mode;              /* 0 the run's first match, 1 hard, 2 seamless (TravelMode) */
+    double start;               /* seconds since the run's start (the first DEPART a bot saw) */
+    double end;                 /* the next match's start; < 0: the run's end */
+    uint32_t departed;          /* bots sent the DEPART */
+    uint32_t arrived;           /* ... that then had the new map's join snapshot */
+    hist travel;                /* the bots' travel times: DEPART -> new SnapshotComplete, us */
+    bool server_seen;           /* the server's figures below were sampled after the travel */
+    double server_seconds;      /* reap_travel_last_seconds */
+    double longest_frame;       /* reap_travel_last_longest_frame_seconds */
+    double frames_over_budget;  /* reap_travel_last_frames_over_budget */
+    double objects, rss;        /* reap_gc_objects, process_resident_memory_bytes after it */
+    double leaked_worlds;       /* reap_world_leaked_worlds after it */
+} churn_match;
+
 typedef struct churn_timeline {
     char server[300];           /* HOST:PORT */
     char world[64];             /* "" = the server's first world */
@@ -82,6 +107,9 @@ typedef struct churn_timeline {
     uint32_t n_classes;
     churn_class_sample *class_samples; /* owned: one per scrape that had any */
     uint32_t n_class_samples, cap_class_samples;
+    churn_match *matches;       /* owned: in order of start (at most CHURN_MATCHES_MAX) */
+    uint32_t n_matches, cap_matches;
+    double match_seconds;       /* the rotation the scenario expects of the server; 0: none */
 } churn_timeline;
 
 /* Records the reap_world_objects_by_class{class="..."} samples of one scrape at time t (the
@@ -89,6 +117,33 @@ typedef struct churn_timeline {
  * allocation failure (the sample is dropped). */
 bool churn_timeline_add_classes(churn_timeline *tl, double t, const char *const *keys,
                                 const double *values, uint32_t n);
+
+/* A match with every server figure unsampled (frame, map, mode and start as given). */
+void churn_match_init(churn_match *m, uint64_t frame, const char *map, uint32_t mode,
+                      double start);
+/* The match the travel of Travel.frame `frame` began: found, or appended (start: t; the
+ * match before it ends then); NULL when CHURN_MATCHES_MAX are there or on allocation
+ * failure. frame 0 is the run's first match. */
+churn_match *churn_timeline_match(churn_timeline *tl, uint64_t frame, const char *map,
+                                  uint32_t mode, double t);
+/* The match under way (the last), or NULL when there is none. */
+churn_match *churn_timeline_current_match(churn_timeline *tl);
+/* Match i's figures from the timeline's rows (the seconds whose middle falls in it): the
+ * bots joined at once, at most; the server's collections (its travel's included; negative
+ * when /metrics was not sampled then). */
+uint32_t churn_match_players(const churn_timeline *tl, uint32_t i);
+double churn_match_collections(const churn_timeline *tl, uint32_t i);
+/* Adds src's matches into dst's (one shard's into a merge): the same frame is the same
+ * match (bots' counts and travel times add up, the server's figures are taken from the
+ * first that has them); false on allocation failure. */
+bool churn_timeline_merge_matches(churn_timeline *dst, const churn_timeline *src);
+/* The least-squares slope of the resident memory after each travel, per match (bytes); NAN
+ * with fewer than two matches that began with a sampled travel. */
+double churn_timeline_rss_growth_per_match(const churn_timeline *tl);
+/* Over the matches a travel began: the longest server frame of any travel, and the leaked
+ * worlds after the last (NAN when none was sampled). */
+double churn_timeline_travel_frame_max(const churn_timeline *tl);
+double churn_timeline_leaked_worlds(const churn_timeline *tl);
 
 /* Metadata is left zeroed for the caller to fill. */
 void churn_timeline_init(churn_timeline *tl);

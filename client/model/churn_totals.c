@@ -7,6 +7,7 @@
 
 const char *const churn_lat_names[CHURN_LAT_COUNT] = {
     "connect", "welcome", "join", "spawn_ack", "spawn_replicated", "rtt", "check", "loop_lag",
+    "travel",
 };
 
 const char *const churn_error_keys[CHURN_ERR_COUNT] = {
@@ -38,6 +39,8 @@ void churn_totals_merge(churn_totals *dst, const churn_totals *src)
     dst->unknown_destroys += src->unknown_destroys;
     dst->refused += src->refused;
     dst->refused_busy += src->refused_busy;
+    dst->travels += src->travels;
+    dst->travel_refused += src->travel_refused;
     dst->gen_cpu_us += src->gen_cpu_us;
     dst->gen_seconds += src->gen_seconds;
     dst->gen_saturated += src->gen_saturated;

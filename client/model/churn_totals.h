@@ -20,6 +20,8 @@ typedef enum churn_lat {
     CHURN_LAT_RTT,           /* ping -> pong, once a second per bot */
     CHURN_LAT_CHECK,         /* replication check request -> reply */
     CHURN_LAT_LOOP_LAG,      /* how late each turn of the generator's own loop ran */
+    CHURN_LAT_TRAVEL,        /* a server travel: Travel (DEPART) -> the new map's
+                              * SnapshotComplete (a hard travel's reconnect included) */
     CHURN_LAT_COUNT,
 } churn_lat;
 
@@ -45,6 +47,9 @@ typedef struct churn_totals {
     uint64_t refused;            /* "server full" or "busy" answers: the server working as
                                   * designed */
     uint64_t refused_busy;       /* ... of which "busy, retry after" (admission control) */
+    uint64_t travels;            /* server travels a bot followed to the new map's snapshot */
+    uint64_t travel_refused;     /* ERROR_CODE_TRAVEL answers: the server between maps (a
+                                  * travel, never an error) */
     uint64_t gen_cpu_us;         /* the generator's own CPU time */
     uint64_t gen_seconds;        /* seconds (timeline rows) it was measured over */
     uint64_t gen_saturated;      /* ... of which it was saturated (see churn_row_saturated) */

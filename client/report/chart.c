@@ -77,6 +77,22 @@ void chart_draw_shaded(FILE *f, const chart *ch, uint32_t dashed, const double *
                     "class=\"nosrv\"/>\n", CX(from), CHART_T, CX(to) - CX(from),
                     CHART_B - CHART_T);
     }
+    for (uint32_t i = 0; ch->matches != NULL && ch->nm > 1 && i < ch->nm; i++) {
+        const churn_match *m = &ch->matches[i];
+        double from = fmax(m->start, xmin);
+        double to = m->end < 0 ? xmax : fmin(m->end, xmax);
+
+        if (!(to > from))
+            continue;
+        fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" class=\"match m%u\">"
+                "<title>match %u: ", CX(from), CHART_T, CX(to) - CX(from), CHART_B - CHART_T,
+                i % 2, i + 1);
+        churn_svg_text(f, m->map[0] ? m->map : "?");
+        fprintf(f, "</title></rect>\n<text x=\"%.1f\" y=\"%d\" class=\"matchtext\">%u ",
+                CX(from) + 3, CHART_T + 12, i + 1);
+        churn_svg_text(f, m->map[0] ? m->map : "?");
+        fputs("</text>\n", f);
+    }
     for (uint32_t i = 0; ch->vlines != NULL && i < ch->nv; i++)
         if (ch->vlines[i] >= xmin && ch->vlines[i] <= xmax)
             fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"gc\"/>\n",
@@ -122,7 +138,7 @@ void chart_draw_shaded(FILE *f, const chart *ch, uint32_t dashed, const double *
         fprintf(f, "<text x=\"%d\" y=\"20\">", x + 18);
         churn_svg_text(f, ch->s[i].name);
         fputs("</text>\n", f);
-        x += 40 + 8 * (int)strlen(ch->s[i].name);
+        x += 30 + 7 * (int)strlen(ch->s[i].name);
     }
     if (ch->vlines != NULL && ch->nv > 0)
         fprintf(f, "<text x=\"%d\" y=\"20\" text-anchor=\"end\" class=\"gctext\">| collection "

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "churn_timeline.h"
+
 enum {
     CHART_W = 900,
     CHART_H = 300,
@@ -16,7 +18,7 @@ enum {
     CHART_R = 880,
     CHART_T = 40,
     CHART_B = 250,
-    CHART_SERIES_MAX = 8,
+    CHART_SERIES_MAX = 10,
 };
 
 typedef struct chart_series {
@@ -34,6 +36,10 @@ typedef struct chart {
     uint32_t nv;
     bool logx;              /* x is log10 of the value; ticks are labelled with the value */
     const char *empty;      /* what to say when there is nothing to draw */
+    /* The run's matches, drawn as bands behind the lines (alternately tinted, each labelled
+     * with its number and map) when there are two or more; NULL: none. */
+    const churn_match *matches;
+    uint32_t nm;
 } chart;
 
 /* Draws ch as one <figure> with an <svg class="chart">; a chart without a point says ch->empty.

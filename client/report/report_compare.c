@@ -357,7 +357,7 @@ static void compare_html_latency(FILE *f, const compare_run *a, const compare_ru
     char title[96];
     chart ch = { NULL, "milliseconds (log scale)", "fraction at or below",
                  { { "base", "#0072B2", 0, 0, 0 }, { "new", "#D55E00", 0, 0, 0 } }, 2, NULL,
-                 0, true, "no sample in either run" };
+                 0, true, "no sample in either run", NULL, 0 };
 
     snprintf(title, sizeof title, "%s latency distribution", churn_lat_names[lat]);
     ch.title = title;
@@ -413,7 +413,7 @@ static void compare_html_rows(FILE *f, const compare_run *a, const compare_run *
     uint32_t cap = a->tl.n_rows > b->tl.n_rows ? a->tl.n_rows : b->tl.n_rows;
     chart ch = { title, "seconds since the start", ylabel,
                  { { "base", "#0072B2", 0, 0, 0 }, { "new", "#D55E00", 0, 0, 0 } }, 2, NULL,
-                 0, false, "not measured in either run (run with --admin)" };
+                 0, false, "not measured in either run (run with --admin)", NULL, 0 };
 
     if (chart_series_alloc(&ch, cap))
         for (int k = 0; k < 2; k++)

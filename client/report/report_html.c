@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void html_cell_ms(FILE *f, double seconds);
+static void html_cell_num(FILE *f, double v, const char *fmt);
+
 /* One chart of row figures over time: get(row, series index) gives each series' value. */
 typedef double (*chart_row_fn)(const churn_row *row, int series);
 
@@ -76,6 +79,75 @@ static bool html_has_levels(const churn_timeline *tl)
     return false;
 }
 
+/* The match cycle's sawtooth: the server's resident memory each second, and after each
+ * travel (what the travel's collections left), over the matches' bands. Memory that grows
+ * from one match to the next is what a leaked world looks like. */
+static void html_rss_chart(FILE *f, const churn_timeline *tl)
+{
+    chart ch = { "Server resident memory (MiB): each second, and after each travel",
+                 "seconds since the start", "MiB", { { "resident", "#999999", 0, 0, 0 },
+                 { "after the travel", "#D55E00", 0, 0, 0 } }, 2, NULL, 0, false,
+                 "not sampled: run with --admin", tl->matches, tl->n_matches };
+
+    if (chart_series_alloc(&ch, tl->n_rows > tl->n_matches ? tl->n_rows : tl->n_matches)) {
+        uint32_t cap = tl->n_rows > tl->n_matches ? tl->n_rows : tl->n_matches;
+
+        for (uint32_t i = 0; i < tl->n_rows; i++) {
+            const churn_row *r = &tl->rows[i];
+            chart_add(&ch.s[0], cap, r->t - 0.5,
+                      r->have_admin && r->rss_bytes >= 0 ? r->rss_bytes / 1048576.0 : -1);
+        }
+        for (uint32_t i = 0; i < tl->n_matches; i++) {
+            const churn_match *m = &tl->matches[i];
+            if (m->frame != 0 && m->server_seen && m->rss >= 0)
+                chart_add(&ch.s[1], cap, m->start, m->rss / 1048576.0);
+        }
+    }
+    chart_draw_styled(f, &ch, 1u);
+    chart_free(&ch);
+}
+
+/* A row per match: what the summary prints (report_summary.c), as a table. */
+static void html_matches(FILE *f, const churn_report *r)
+{
+    const churn_timeline *tl = r->tl;
+
+    if (tl == NULL || tl->n_matches < 2)
+        return;
+    fprintf(f, "<h2>Matches</h2>\n<p>%u matches: %llu travels followed by the bots (Travel "
+            "DEPART to the new map's join snapshot), %llu requests answered &ldquo;between "
+            "maps&rdquo; (ERROR_CODE_TRAVEL: not errors)%s.</p>\n", tl->n_matches,
+            (unsigned long long)r->totals.travels, (unsigned long long)r->totals.travel_refused,
+            tl->match_seconds > 0 ? "; the scenario expects the server to rotate" : "");
+    if (tl->match_seconds > 0)
+        fprintf(f, "<p>Expected match length (<code>match_seconds</code>): %g s.</p>\n",
+                tl->match_seconds);
+    fputs("<table class=\"matches\"><tr><th>#</th><th>map</th><th>travel</th><th>start (s)</th>"
+          "<th>length (s)</th><th>players</th><th>objects after</th><th>RSS after (MiB)</th>"
+          "<th>travel p50 (ms)</th><th>travel p99 (ms)</th><th>longest server frame (ms)</th>"
+          "<th>collections</th><th>leaked worlds</th></tr>\n", f);
+    for (uint32_t i = 0; i < tl->n_matches; i++) {
+        const churn_match *m = &tl->matches[i];
+        const hist *h = &m->travel;
+        double end = m->end >= 0 ? m->end : r->elapsed;
+
+        fprintf(f, "<tr><td>%u</td><td>", i + 1);
+        churn_svg_text(f, m->map[0] ? m->map : "?");
+        fprintf(f, "</td><td>%s</td><td>%.1f</td><td>%.1f</td><td>%u</td>", m->mode == 1 ? "hard" :
+                m->mode == 2 ? "seamless" : "(start)", m->start, end - m->start,
+                churn_match_players(tl, i));
+        html_cell_num(f, m->server_seen ? m->objects : -1, "%.0f");
+        html_cell_num(f, m->server_seen && m->rss >= 0 ? m->rss / 1048576.0 : -1, "%.1f");
+        html_cell_ms(f, h->n ? hist_percentile(h, 50) / 1e6 : -1);
+        html_cell_ms(f, h->n ? hist_percentile(h, 99) / 1e6 : -1);
+        html_cell_ms(f, m->server_seen ? m->longest_frame : -1);
+        html_cell_num(f, churn_match_collections(tl, i), "%.0f");
+        html_cell_num(f, m->server_seen ? m->leaked_worlds : -1, "%.0f");
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
 static double row_tick(const churn_row *r, int k)
 {
     if (!r->have_admin)
@@ -116,7 +188,7 @@ static void html_classes_chart(FILE *f, const churn_timeline *tl)
     };
     chart ch = { "Live objects by class (world profile; /metrics once a second)",
                  "seconds since the start", "objects", { { 0 } }, 0, tl->gc_times, tl->n_gc,
-                 false, "no class counts sampled" };
+                 false, "no class counts sampled", NULL, 0 };
 
     if (tl->n_classes == 0)
         return;
@@ -139,7 +211,8 @@ static void html_objects_chart(FILE *f, const churn_timeline *tl, const double *
 {
     chart ch = { "Server objects (StatsReply samples, collections as dashed purple lines)",
                  "seconds since the start", "objects", { { "objects", "#0072B2", 0, 0, 0 } }, 1,
-                 tl->gc_times, tl->n_gc, false, "no stats reply from the server" };
+                 tl->gc_times, tl->n_gc, false, "no stats reply from the server",
+                 tl->matches, tl->n_matches };
 
     if (chart_series_alloc(&ch, tl->n_samples))
         for (uint32_t i = 0; i < tl->n_samples; i++)
@@ -155,10 +228,11 @@ static void html_latency_chart(FILE *f, const churn_totals *t)
 {
     static const char *const colors[CHURN_LAT_COUNT] = {
         "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999999",
+        "#F0E442",
     };
     chart ch = { "Latency distributions (fraction of samples at or below)",
                  "milliseconds (log scale)", "fraction", { { 0 } }, 0, NULL, 0, true,
-                 "no latency sample" };
+                 "no latency sample", NULL, 0 };
 
     for (int i = 0; i < CHURN_LAT_COUNT; i++) {
         ch.s[ch.ns].name = churn_lat_names[i];
@@ -214,7 +288,9 @@ static void html_head(FILE *f, const churn_report *r)
           "#D55E00;font-weight:bold}\nsvg.chart{font-size:11px;background:#fff}.frame{fill:none;"
           "stroke:#888}.grid{stroke:#eee}.gc{stroke:#CC79A7;stroke-dasharray:3 3;stroke-opacity:"
           ".6}.gctext{fill:#CC79A7}.muted{fill:#888}.nosrv{fill:#D55E00;fill-opacity:.12}"
-          ".nosrvtext{fill:#D55E00}\nfigure{margin:0 0 18px}figcaption{"
+          ".nosrvtext{fill:#D55E00}.match.m0{fill:#56B4E9;fill-opacity:.10}"
+          ".match.m1{fill:#009E73;fill-opacity:.10}.matchtext{fill:#555;font-size:11px}"
+          "\nfigure{margin:0 0 18px}figcaption{"
           "font-weight:bold;margin-bottom:4px}pre{background:#f6f6f6;padding:8px;overflow:auto}"
           "\n</style></head>\n<body>\n<h1>reap load test</h1>\n<table>\n", f);
 #define HTML_ROW(label, value) do { fputs("<tr><td>" label "</td><td>", f); \
@@ -368,27 +444,27 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
     const churn_timeline *tl = r->tl;
     chart bots = { "Bots taking part", "seconds since the start", "bots",
                    { { "joined", "#E69F00", 0, 0, 0 }, { "wanted by the stage", "#999999", 0,
-                     0, 0 } }, 2, NULL, 0, false, NULL };
+                     0, 0 } }, 2, NULL, 0, false, NULL, NULL, 0 };
     chart rates = { "Joins, leaves, errors and refusals (server full or busy) per second",
                     "seconds since the start", "per second", { { "joins", "#009E73", 0, 0, 0 },
                     { "leaves", "#56B4E9", 0, 0, 0 }, { "errors", "#D55E00", 0, 0, 0 },
-                    { "refused", "#999999", 0, 0, 0 } }, 4, NULL, 0, false, NULL };
+                    { "refused", "#999999", 0, 0, 0 } }, 4, NULL, 0, false, NULL, NULL, 0 };
     chart gen = { "The load generator: CPU (% of a core) and loop lag (ms) per second",
                   "seconds since the start", "% / ms", { { "cpu %", "#0072B2", 0, 0, 0 },
                   { "loop lag max (ms)", "#E69F00", 0, 0, 0 } }, 2, NULL, 0, false,
-                  "not measured" };
+                  "not measured", NULL, 0 };
     chart tick = { "Server frame time per second (ms)", "seconds since the start",
                    "milliseconds", { { "p50", "#0072B2", 0, 0, 0 }, { "p99", "#E69F00", 0, 0,
                    0 }, { "max (bucket bound)", "#D55E00", 0, 0, 0 } }, 3, NULL, 0, false,
-                   "not sampled: run with --admin" };
+                   "not sampled: run with --admin", NULL, 0 };
     chart gc = { "Collector: longest frame slice per second (ms) and collections per second",
                  "seconds since the start", "ms / count", { { "gc work max (ms)", "#009E73", 0,
                  0, 0 }, { "collections", "#CC79A7", 0, 0, 0 } }, 2, NULL, 0, false,
-                 "not sampled: run with --admin" };
+                 "not sampled: run with --admin", NULL, 0 };
     chart levels = { "Streaming levels: loaded, and streamed out waiting for a collection",
                      "seconds since the start", "levels", { { "loaded", "#0072B2", 0, 0, 0 },
                      { "pending purge", "#D55E00", 0, 0, 0 } }, 2, NULL, 0, false,
-                     "not sampled: run with --admin" };
+                     "not sampled: run with --admin", NULL, 0 };
 
     double bands[2 * CHURN_OUTAGES_MAX];
 
@@ -403,6 +479,8 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
     if (tl != NULL) {
         bots.vlines = tick.vlines = tl->gc_times;
         bots.nv = tick.nv = tl->n_gc;
+        bots.matches = rates.matches = tick.matches = gc.matches = tl->matches;
+        bots.nm = rates.nm = tick.nm = gc.nm = tl->n_matches;
         chart_rows_shaded(f, &bots, tl, row_bots, bands, r->outages.n);
         chart_rows_shaded(f, &rates, tl, row_rates, bands, r->outages.n);
         html_objects_chart(f, tl, bands, r->outages.n);
@@ -414,8 +492,11 @@ bool churn_report_write_html(const churn_report *r, FILE *f)
             levels.nv = tl->n_gc;
             chart_rows(f, &levels, tl, row_levels);
         }
+        if (tl->n_matches > 1)
+            html_rss_chart(f, tl);
         chart_rows(f, &gen, tl, row_generator);
     }
+    html_matches(f, r);
     html_server(f, r);
     fputs("<h2>Leak verdict</h2>\n", f);
     if (!r->leaks.checked) {

@@ -198,6 +198,41 @@ static bool load_row(load_ctx *c, json_t *j, churn_timeline *tl)
     return true;
 }
 
+static bool load_match(load_ctx *c, json_t *j, churn_timeline *tl)
+{
+    json_t *travel = json_object_get(j, "travel");
+    const char *map = json_string_value(json_object_get(j, "map"));
+    const char *mode = json_string_value(json_object_get(j, "mode"));
+    uint64_t frame = load_u64(c, j, "frame");
+    double start = load_num(j, "start_seconds", 1);
+    churn_match *m;
+
+    if (!c->ok)
+        return false;
+    if (start < 0) {
+        load_fail(c, "a match without its start_seconds");
+        return false;
+    }
+    m = churn_timeline_match(tl, frame, map, mode == NULL ? 0 : strcmp(mode, "hard") == 0 ? 1 :
+                             strcmp(mode, "seamless") == 0 ? 2 : 0, start);
+    if (m == NULL) {
+        load_fail(c, "out of memory (or more than 64 matches)");
+        return false;
+    }
+    m->departed = (uint32_t)load_u64(c, j, "departed");
+    m->arrived = (uint32_t)load_u64(c, j, "arrived");
+    if (json_is_object(travel))
+        load_hist(c, travel, &m->travel);
+    m->server_seen = json_is_true(json_object_get(j, "server_sampled"));
+    m->server_seconds = load_num(j, "server_travel_seconds", 1);
+    m->longest_frame = load_num(j, "server_longest_frame_ms", 1e3);
+    m->frames_over_budget = load_num(j, "server_frames_over_budget", 1);
+    m->objects = load_num(j, "objects", 1);
+    m->rss = load_num(j, "rss_bytes", 1);
+    m->leaked_worlds = load_num(j, "leaked_worlds", 1);
+    return c->ok;
+}
+
 static void load_totals(load_ctx *c, json_t *root, churn_totals *t)
 {
     json_t *counts = load_obj(c, root, "counts"), *gen = load_obj(c, root, "generator");
@@ -227,9 +262,15 @@ static void load_totals(load_ctx *c, json_t *root, churn_totals *t)
     for (int i = 0; i < CHURN_ERR_COUNT; i++)
         t->errors[i] = i == CHURN_ERR_SERVER_LOST ? load_u64_or_0(c, errs, churn_error_keys[i])
                                                   : load_u64(c, errs, churn_error_keys[i]);
+    t->travels = load_u64_or_0(c, counts, "travels");
+    t->travel_refused = load_u64_or_0(c, counts, "travel_refused");
     for (int i = 0; i < CHURN_LAT_COUNT && c->ok; i++) {
-        json_t *h = load_obj(c, lat, churn_lat_names[i]);
-        if (h != NULL)
+        json_t *h;
+
+        /* a report from before the client followed travels has no travel latency */
+        if (i == CHURN_LAT_TRAVEL && json_object_get(lat, churn_lat_names[i]) == NULL)
+            continue;
+        if ((h = load_obj(c, lat, churn_lat_names[i])) != NULL)
             load_hist(c, h, &t->lat[i]);
     }
 }
@@ -353,6 +394,14 @@ bool churn_report_load(churn_report *r, churn_timeline *tl, uint32_t max_thresho
                 keys[k] = names[k];
         }
     }
+    /* The matches (a report from before the client followed travels has none). */
+    tl->match_seconds = load_num(root, "match_seconds", 1);
+    if (tl->match_seconds < 0)
+        tl->match_seconds = 0;
+    v = json_object_get(root, "matches");
+    json_array_foreach(v, i, item)
+        if (!c.ok || !load_match(&c, item, tl))
+            break;
     /* The run's own thresholds: merge judges the merged figures by them too. */
     v = json_object_get(root, "thresholds");
     json_array_foreach(v, i, item) {

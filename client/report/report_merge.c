@@ -112,6 +112,7 @@ void churn_merge_add(churn_merge *m, const churn_report *one)
     merged->partial |= one->partial;
     churn_outages_merge(&merged->outages, &one->outages);
     merge_rows(tl, one->tl, take);
+    churn_timeline_merge_matches(tl, one->tl); /* out of memory: the matches are short */
 }
 
 bool churn_merge_add_threshold(client_threshold *list, uint32_t *n, const char *text, char *err,

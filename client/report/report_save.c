@@ -57,6 +57,50 @@ static void json_hist(FILE *f, const hist *h)
     fputs("]}", f);
 }
 
+static const char *json_match_mode(uint32_t mode)
+{
+    return mode == 1 ? "hard" : mode == 2 ? "seamless" : "none";
+}
+
+/* The matches: one per map the run saw, from the travel that began it (see churn_match);
+ * players and collections come from the rows (and are not read back). */
+static void json_matches(FILE *f, const churn_timeline *tl)
+{
+    fputs("  \"match_seconds\": ", f);
+    json_num(f, tl != NULL && tl->match_seconds > 0 ? tl->match_seconds : -1);
+    fputs(",\n  \"matches\": [", f);
+    for (uint32_t i = 0; tl != NULL && i < tl->n_matches; i++) {
+        const churn_match *m = &tl->matches[i];
+
+        fprintf(f, "%s\n    {\"match\": %u, \"frame\": %llu, \"map\": ", i ? "," : "", i + 1,
+                (unsigned long long)m->frame);
+        churn_json_string(f, m->map);
+        fprintf(f, ", \"mode\": \"%s\", \"start_seconds\": %.6f, \"end_seconds\": ",
+                json_match_mode(m->mode), m->start);
+        json_num(f, m->end);
+        fprintf(f, ", \"departed\": %u, \"arrived\": %u, \"players\": %u, \"travel\": ",
+                m->departed, m->arrived, churn_match_players(tl, i));
+        json_hist(f, &m->travel);
+        fprintf(f, ", \"server_sampled\": %s, \"server_travel_seconds\": ",
+                m->server_seen ? "true" : "false");
+        json_num(f, m->server_seconds);
+        fputs(", \"server_longest_frame_ms\": ", f);
+        json_num(f, m->longest_frame >= 0 ? m->longest_frame * 1e3 : -1);
+        fputs(", \"server_frames_over_budget\": ", f);
+        json_num(f, m->frames_over_budget);
+        fputs(", \"objects\": ", f);
+        json_num(f, m->objects);
+        fputs(", \"rss_bytes\": ", f);
+        json_num(f, m->rss);
+        fputs(", \"leaked_worlds\": ", f);
+        json_num(f, m->leaked_worlds);
+        fputs(", \"collections\": ", f);
+        json_num(f, churn_match_collections(tl, i));
+        fputs("}", f);
+    }
+    fprintf(f, "%s],\n", tl != NULL && tl->n_matches ? "\n  " : "");
+}
+
 bool churn_report_write_json(const churn_report *r, FILE *f)
 {
     const churn_totals *t = &r->totals;
@@ -107,20 +151,32 @@ bool churn_report_write_json(const churn_report *r, FILE *f)
         fputs(", \"spawn_mix\": ", f);
         client_spawn_mix_format(&st->mix, impair, sizeof impair);
         churn_json_string(f, impair);
+        fputs(", \"travel\": ", f);
+        if (st->travel_map[0] != '\0') {
+            snprintf(impair, sizeof impair, "%s%s%s", st->travel_map,
+                     st->travel_mode != CLIENT_TRAVEL_DEFAULT ? " " : "",
+                     st->travel_mode != CLIENT_TRAVEL_DEFAULT ?
+                     client_travel_mode_name(st->travel_mode) : "");
+            churn_json_string(f, impair);
+        } else {
+            fputs("null", f);
+        }
         fputs("}", f);
     }
     fputs("\n  ],\n", f);
     fprintf(f, "  \"counts\": {\"joins\": %llu, \"leaves\": %llu, \"leaves_abrupt\": %llu, "
             "\"spawned\": %llu, \"projectiles\": %llu, \"moves\": %llu, \"checks\": %llu, "
             "\"snapshots\": %llu, \"unknown_destroys\": %llu, \"errors\": %llu, "
-            "\"refused\": %llu, \"refused_busy\": %llu},\n",
+            "\"refused\": %llu, \"refused_busy\": %llu, \"travels\": %llu, "
+            "\"travel_refused\": %llu},\n",
             (unsigned long long)t->joins, (unsigned long long)t->leaves,
             (unsigned long long)t->leaves_abrupt, (unsigned long long)t->spawned,
             (unsigned long long)t->projectiles, (unsigned long long)t->moves,
             (unsigned long long)t->checks, (unsigned long long)t->snapshots,
             (unsigned long long)t->unknown_destroys,
             (unsigned long long)churn_totals_errors(t), (unsigned long long)t->refused,
-            (unsigned long long)t->refused_busy);
+            (unsigned long long)t->refused_busy, (unsigned long long)t->travels,
+            (unsigned long long)t->travel_refused);
     fprintf(f, "  \"generator\": {\"cpu_seconds\": %.6f, \"seconds\": %llu, "
             "\"saturated_seconds\": %llu, \"saturated\": %s},\n", (double)t->gen_cpu_us / 1e6,
             (unsigned long long)t->gen_seconds, (unsigned long long)t->gen_saturated,
@@ -218,7 +274,9 @@ bool churn_report_write_json(const churn_report *r, FILE *f)
     json_num(f, (double)r->leaks.after);
     fputs(", \"detail\": ", f);
     churn_json_string(f, r->leaks.detail != NULL ? r->leaks.detail : "");
-    fputs("},\n  \"timeline\": [\n", f);
+    fputs("},\n", f);
+    json_matches(f, r->tl);
+    fputs("  \"timeline\": [\n", f);
     for (uint32_t i = 0; r->tl != NULL && i < r->tl->n_rows; i++) {
         const churn_row *row = &r->tl->rows[i];
         fprintf(f, "    {\"t\": %.6f, \"stage\": %u, \"target\": %u, \"connected\": %u, "

@@ -116,6 +116,46 @@ static void churn_report_print_generator(const churn_report *r, FILE *out)
                 CHURN_SATURATED_CPU * 100, CHURN_SATURATED_LAG * 1e3);
 }
 
+/* A row per match: its map, how it began, the players, what the server held after its
+ * travel, the bots' travel times, the server's longest frame in it, collections, leaks. */
+static void churn_report_print_matches(const churn_report *r, FILE *out)
+{
+    const churn_timeline *tl = r->tl;
+    char players[16], objects[24], rss[24], p50[24], p99[24], frame[24], coll[24], leaked[16];
+
+    if (tl == NULL || tl->n_matches == 0 || (tl->n_matches == 1 && tl->matches[0].frame == 0 &&
+                                             tl->match_seconds <= 0))
+        return;
+    fprintf(out, "matches: %u (%llu travels followed by bots, %llu requests answered \"between "
+            "maps\")%s\n", tl->n_matches, (unsigned long long)r->totals.travels,
+            (unsigned long long)r->totals.travel_refused,
+            tl->match_seconds > 0 ? "; the scenario expects a rotation" : "");
+    if (tl->match_seconds > 0)
+        fprintf(out, "  expected match length: %g s (match_seconds)\n", tl->match_seconds);
+    fprintf(out, "  %-3s %-12s %-8s %8s %7s %10s %9s %9s %9s %11s %6s %6s\n", "#", "map", "travel",
+            "start s", "players", "objects", "RSS MiB", "travel", "p99 ms", "longest ms",
+            "colls", "leaked");
+    fprintf(out, "  %-3s %-12s %-8s %8s %7s %10s %9s %9s %9s %11s %6s %6s\n", "", "", "", "", "",
+            "(after)", "(after)", "p50 ms", "", "(server)", "", "worlds");
+    for (uint32_t i = 0; i < tl->n_matches; i++) {
+        const churn_match *m = &tl->matches[i];
+        const hist *h = &m->travel;
+
+        snprintf(players, sizeof players, "%u", churn_match_players(tl, i));
+        churn_num(objects, sizeof objects, m->server_seen ? m->objects : -1, "%.0f");
+        churn_num(rss, sizeof rss, m->server_seen && m->rss >= 0 ? m->rss / 1048576.0 : -1,
+                  "%.1f");
+        churn_num(p50, sizeof p50, h->n ? hist_percentile(h, 50) / 1e3 : -1, "%.1f");
+        churn_num(p99, sizeof p99, h->n ? hist_percentile(h, 99) / 1e3 : -1, "%.1f");
+        churn_ms(frame, sizeof frame, m->server_seen ? m->longest_frame : -1);
+        churn_num(coll, sizeof coll, churn_match_collections(tl, i), "%.0f");
+        churn_num(leaked, sizeof leaked, m->server_seen ? m->leaked_worlds : -1, "%.0f");
+        fprintf(out, "  %-3u %-12s %-8s %8.1f %7s %10s %9s %9s %9s %11s %6s %6s\n", i + 1,
+                m->map[0] ? m->map : "?", m->mode == 1 ? "hard" : m->mode == 2 ? "seamless" :
+                "(start)", m->start, players, objects, rss, p50, p99, frame, coll, leaked);
+    }
+}
+
 void churn_report_print(const churn_report *r, FILE *out)
 {
     const churn_server *s = &r->server_figs;
@@ -139,6 +179,7 @@ void churn_report_print(const churn_report *r, FILE *out)
     }
     churn_report_print_impairment(r, out);
     churn_report_print_generator(r, out);
+    churn_report_print_matches(r, out);
     if (!s->have) {
         fprintf(out, "server (/metrics): %s\n", r->admin ?
                 "fewer than two samples" : "not sampled (no --admin)");

@@ -74,6 +74,7 @@ void net_driver_travel_depart(net_driver *nd, const char *map, const char *from,
         enet_peer_disconnect_later(c->peer, 0);
         closed++;
     }
+    enet_host_flush(nd->host); /* told before a blocking travel stops the frames */
     nd->counters.travels++;
     log_info("net: %s travel to %s: told %u client(s)%s", seamless ? "seamless" : "hard", map,
              told, closed > 0 ? "; disconnected every one, they reconnect" : "");

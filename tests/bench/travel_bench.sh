@@ -14,9 +14,10 @@
 # a bot's Tracker holds its level; the travel's leak check names the chain).
 #
 # Bots (--bots N, default 0): the churn client's standard visit against the server during the
-# travels. The client does not follow a travel yet (issue 33's client part): a hard travel's
-# disconnects are its errors, and a seamless one's refusals and stale mirror too. The hook for
-# its travel support is BOT_TRAVEL_ARGS below (e.g. a scenario with `travel = MAP seamless`).
+# travels. The client follows every travel (seamless: through ARRIVE; hard: it reconnects) and
+# measures each bot's travel, DEPART to the new map's snapshot: its p50/p99 go into the JSON
+# (bot_travel_p50_ms, bot_travel_p99_ms, bot_errors, from the client's report.json).
+# BOT_TRAVEL_ARGS adds client flags (e.g. --threshold travel_p99<5s).
 #
 # Writes OUT/travel-MODE.json per mode, OUT/travel-leaky.json, and with travel_report.py the
 # summary OUT/travel.json and the picture OUT/travel.svg, and prints the tables. A
@@ -35,7 +36,7 @@ bots=0
 props=1000000
 build=build
 out=build/bench
-# The churn client's flags for following a travel, once it has them (the client's part).
+# More churn client flags (the client follows travels by itself).
 BOT_TRAVEL_ARGS=${BOT_TRAVEL_ARGS:-}
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -152,7 +153,7 @@ start_server() {
 
 start_bots() {
     [ "$bots" -gt 0 ] || return 0
-    # The standard churn visit; BOT_TRAVEL_ARGS is where the client's travel support goes.
+    # The standard churn visit; the bots follow the travels the console asks for.
     "$build/reap-client" --server "127.0.0.1:$udp" --admin "http://127.0.0.1:$admin" \
         --bots "$bots" --duration 86400 --quiet --seed 1 $BOT_TRAVEL_ARGS \
         --out "$out/travel-churn-$1" > "$out/travel-client-$1.txt" 2>&1 &
@@ -186,9 +187,10 @@ run_mode() {
         sleep 1
     done
     stop_all
-    python3 - "$rows" "$out/travel-$mode.json" "$mode" "$map" "$travel_mode" "$bots" <<'EOF'
-import json, sys
-rows, path, mode, world, how, bots = sys.argv[1:7]
+    python3 - "$rows" "$out/travel-$mode.json" "$mode" "$map" "$travel_mode" "$bots" \
+        "$out/travel-churn-$mode/report.json" <<'EOF'
+import json, os, sys
+rows, path, mode, world, how, bots, client = sys.argv[1:8]
 travels = []
 for line in open(rows):
     k, secs, frames, longest, over, rss_kb, objects, leaked = line.split()
@@ -201,6 +203,14 @@ report = {"mode": mode, "map": world, "travel": how, "bots": int(bots), "travels
           "longest_frame_ms": max(t["longest_frame_ms"] for t in travels),
           "frames_over_budget": sum(t["frames_over_budget"] for t in travels),
           "leaked_worlds": travels[-1]["leaked_worlds"]}
+if int(bots) > 0 and os.path.exists(client):
+    c = json.load(open(client))
+    lat = c["latency"].get("travel", {})
+    report.update({"bot_travels": c["counts"].get("travels"), "bot_errors": c["counts"]["errors"],
+                   "bot_travel_p50_ms": lat.get("p50_ms"), "bot_travel_p99_ms": lat.get("p99_ms")})
+    print("bots: %s travels followed, p50 %s ms, p99 %s ms, %s errors" % (
+        report["bot_travels"], report["bot_travel_p50_ms"], report["bot_travel_p99_ms"],
+        report["bot_errors"]))
 json.dump(report, open(path, "w"), indent=2)
 print("%-9s %-6s %8s %7s %12s %10s %9s %9s" % ("mode", "travel", "seconds", "frames",
       "longest ms", "over 33ms", "RSS MiB", "leaked"))

@@ -34,7 +34,8 @@ static void test_a_server_heard_every_second_is_never_lost(void **state)
     churn_watch_init(&w, 2.0);
 
     for (double now = 0.005; now < 60; now += 0.005)
-        assert_int_equal(churn_watch_step(&w, now, floor(now), 0.0, false), CHURN_WATCH_NONE);
+        assert_int_equal(churn_watch_step(&w, now, floor(now), 0.0, false, false),
+                         CHURN_WATCH_NONE);
 
     assert_false(w.lost);
 }
@@ -46,16 +47,16 @@ static void test_silence_while_a_bot_listens_makes_the_server_lost_when_it_fell_
 
     (void)state;
     churn_watch_init(&w, 2.0);
-    assert_int_equal(churn_watch_step(&w, 6.1, 6.1, 0.0, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 6.1, 6.1, 0.0, false, false), CHURN_WATCH_NONE);
 
-    assert_int_equal(churn_watch_step(&w, 8.0, 6.1, 0.0, false), CHURN_WATCH_NONE);
-    assert_int_equal(churn_watch_step(&w, 8.1, 6.1, 0.0, false), CHURN_WATCH_LOST);
+    assert_int_equal(churn_watch_step(&w, 8.0, 6.1, 0.0, false, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 8.1, 6.1, 0.0, false, false), CHURN_WATCH_LOST);
 
     assert_true(w.lost);
     assert_true(w.lost_at == 6.1);
     assert_true(w.found_at == 8.1);
     /* once lost it is not found lost again */
-    assert_int_equal(churn_watch_step(&w, 20.0, 6.1, 0.0, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 20.0, 6.1, 0.0, false, false), CHURN_WATCH_NONE);
 }
 
 static void test_silence_while_no_bot_listens_is_not_loss(void **state)
@@ -64,13 +65,13 @@ static void test_silence_while_no_bot_listens_is_not_loss(void **state)
 
     (void)state;
     churn_watch_init(&w, 2.0);
-    assert_int_equal(churn_watch_step(&w, 1.0, 1.0, 0.0, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 1.0, 1.0, 0.0, false, false), CHURN_WATCH_NONE);
 
     /* every bot between visits for 30 s: nobody to hear the server */
-    assert_int_equal(churn_watch_step(&w, 31.0, 1.0, -1, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 31.0, 1.0, -1, false, false), CHURN_WATCH_NONE);
     /* a bot connects at 31 s: silence counts from then */
-    assert_int_equal(churn_watch_step(&w, 32.9, 1.0, 31.0, false), CHURN_WATCH_NONE);
-    assert_int_equal(churn_watch_step(&w, 33.0, 1.0, 31.0, false), CHURN_WATCH_LOST);
+    assert_int_equal(churn_watch_step(&w, 32.9, 1.0, 31.0, false, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 33.0, 1.0, 31.0, false, false), CHURN_WATCH_LOST);
 
     assert_true(w.lost_at == 1.0);
 }
@@ -82,7 +83,7 @@ static void test_a_server_never_heard_is_not_lost(void **state)
     (void)state;
     churn_watch_init(&w, 2.0);
 
-    assert_int_equal(churn_watch_step(&w, 30.0, -1, 0.0, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 30.0, -1, 0.0, false, false), CHURN_WATCH_NONE);
 
     assert_false(w.lost);
 }
@@ -93,13 +94,13 @@ static void test_a_late_turn_decides_nothing_and_the_next_one_does(void **state)
 
     (void)state;
     churn_watch_init(&w, 2.0);
-    assert_int_equal(churn_watch_step(&w, 5.0, 5.0, 0.0, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 5.0, 5.0, 0.0, false, false), CHURN_WATCH_NONE);
 
     /* the loop was away 3 s: what arrived meanwhile is read after this turn */
-    assert_int_equal(churn_watch_step(&w, 8.0, 5.0, 0.0, true), CHURN_WATCH_NONE);
-    assert_int_equal(churn_watch_step(&w, 8.005, 7.9, 0.0, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 8.0, 5.0, 0.0, true, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 8.005, 7.9, 0.0, false, false), CHURN_WATCH_NONE);
     assert_false(w.lost);
-    assert_int_equal(churn_watch_step(&w, 8.010, 5.0, 0.0, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 8.010, 5.0, 0.0, false, false), CHURN_WATCH_NONE);
     assert_false(w.lost);
 }
 
@@ -109,15 +110,15 @@ static void test_a_lost_server_heard_again_is_back_at_that_moment(void **state)
 
     (void)state;
     churn_watch_init(&w, 2.0);
-    churn_watch_step(&w, 6.0, 6.0, 0.0, false);
-    assert_int_equal(churn_watch_step(&w, 8.5, 6.0, 0.0, false), CHURN_WATCH_LOST);
+    churn_watch_step(&w, 6.0, 6.0, 0.0, false, false);
+    assert_int_equal(churn_watch_step(&w, 8.5, 6.0, 0.0, false, false), CHURN_WATCH_LOST);
 
-    assert_int_equal(churn_watch_step(&w, 12.3, 12.25, 11.0, false), CHURN_WATCH_BACK);
+    assert_int_equal(churn_watch_step(&w, 12.3, 12.25, 11.0, false, false), CHURN_WATCH_BACK);
 
     assert_false(w.lost);
     assert_true(w.back_at == 12.25);
     /* and it can be lost again */
-    assert_int_equal(churn_watch_step(&w, 14.3, 12.25, 11.0, false), CHURN_WATCH_LOST);
+    assert_int_equal(churn_watch_step(&w, 14.3, 12.25, 11.0, false, false), CHURN_WATCH_LOST);
     assert_true(w.lost_at == 12.25);
 }
 

@@ -219,6 +219,7 @@ static void test_the_shipped_scenarios_load(void **state)
         "deploy/scenarios/mass-leave.ini", "deploy/scenarios/spike.ini",
         "deploy/scenarios/bad-network.ini", "deploy/scenarios/shooter.ini",
         "deploy/scenarios/mmo.ini", "deploy/scenarios/deep.ini",
+        "deploy/scenarios/matches.ini",
     };
     client_options o;
     char err[512];
@@ -226,11 +227,79 @@ static void test_the_shipped_scenarios_load(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         client_options_default(&o);
+        snprintf(o.admin_url, sizeof o.admin_url, "http://127.0.0.1:7780"); /* travel's */
         if (!client_scenario_load(&o, files[i], err, sizeof err))
             fail_msg("%s: %s", files[i], err);
         assert_true(o.n_stages >= 2);
         assert_true(o.bots > 0);
     }
+}
+
+static bool load_with_admin(client_options *o, const char *text, char *err)
+{
+    const char *path = scenario_file(text);
+    bool ok;
+
+    client_options_default(o);
+    snprintf(o->admin_url, sizeof o->admin_url, "http://127.0.0.1:7780");
+    err[0] = '\0';
+    ok = client_scenario_load(o, path, err, 512);
+    unlink(path);
+    return ok;
+}
+
+static void test_a_stage_travel_is_its_own_and_match_seconds_the_run_s(void **state)
+{
+    client_options o;
+    char err[512];
+
+    (void)state;
+    if (!load_with_admin(&o, "[scenario]\nmatch_seconds = 60\n\n[stage a]\nduration = 5\n"
+                             "bots = 4\n\n[stage b]\nduration = 5\ntravel = Docks seamless\n\n"
+                             "[stage c]\nduration = 5\n\n[stage d]\nduration = 5\n"
+                             "travel = Arena\n\n[stage e]\nduration = 5\ntravel = Arena hard\n",
+                         err))
+        fail_msg("%s", err);
+
+    assert_true(o.match_seconds == 60);
+    assert_string_equal(o.stages[0].travel_map, "");
+    assert_string_equal(o.stages[1].travel_map, "Docks");
+    assert_int_equal(o.stages[1].travel_mode, CLIENT_TRAVEL_SEAMLESS);
+    assert_string_equal(o.stages[2].travel_map, ""); /* not inherited */
+    assert_string_equal(o.stages[3].travel_map, "Arena");
+    assert_int_equal(o.stages[3].travel_mode, CLIENT_TRAVEL_DEFAULT);
+    assert_int_equal(o.stages[4].travel_mode, CLIENT_TRAVEL_HARD);
+}
+
+static void test_a_travel_without_admin_is_refused_naming_the_file_line_and_key(void **state)
+{
+    client_options o;
+    char err[512];
+
+    (void)state;
+    assert_false(load(&o, "[scenario]\n\n[stage a]\nduration = 5\nbots = 4\n"
+                          "travel = Docks seamless\n", err));
+
+    assert_non_null(strstr(err, "/tmp/reap-scenario-"));
+    assert_non_null(strstr(err, ":6: travel = Docks seamless needs --admin URL"));
+}
+
+static void test_a_bad_travel_or_match_seconds_names_the_line_and_key(void **state)
+{
+    client_options o;
+    char err[512];
+
+    (void)state;
+    assert_false(load_with_admin(&o, "[scenario]\n\n[stage a]\nduration = 5\nbots = 4\n"
+                                     "travel = Docks sideways\n", err));
+    assert_non_null(strstr(err, ":6: bad value 'Docks sideways' for travel: 'sideways' is not "
+                                "a travel mode"));
+    assert_false(load_with_admin(&o, "[scenario]\n\n[stage a]\nduration = 5\nbots = 4\n"
+                                     "travel = Do-cks\n", err));
+    assert_non_null(strstr(err, ":6: bad value 'Do-cks' for travel: expected MAP"));
+    assert_false(load_with_admin(&o, "[scenario]\nmatch_seconds = soon\n\n[stage a]\n"
+                                     "duration = 5\nbots = 4\n", err));
+    assert_non_null(strstr(err, ":2: bad value 'soon' for match_seconds: expected seconds"));
 }
 
 static void test_thresholds_parse_units_into_seconds_and_compare(void **state)
@@ -480,6 +549,9 @@ int main(void)
         cmocka_unit_test(test_a_bad_threshold_is_refused_with_the_reason),
         cmocka_unit_test(test_a_latency_threshold_refuses_a_percentage),
         cmocka_unit_test(test_a_threshold_value_is_printed_in_the_unit_it_was_written_in),
+        cmocka_unit_test(test_a_stage_travel_is_its_own_and_match_seconds_the_run_s),
+        cmocka_unit_test(test_a_travel_without_admin_is_refused_naming_the_file_line_and_key),
+        cmocka_unit_test(test_a_bad_travel_or_match_seconds_names_the_line_and_key),
         cmocka_unit_test(test_scenario_and_single_stage_flags_conflict),
         cmocka_unit_test(test_churn_flags_make_one_stage_with_moves_at_ten_hertz_by_default),
         cmocka_unit_test(test_bad_churn_flag_values_are_named),

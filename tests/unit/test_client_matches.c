@@ -1,0 +1,451 @@
+/*
+ * test_client_matches.c - the load tester across the server's map travels, without a server:
+ * a travel under way is never an outage (the watch, on a fake clock), the matches a run's
+ * travels begin (by Travel.frame), their rows and figures (players, collections, the resident
+ * memory's slope, the longest travel frame, leaked worlds), the thresholds that name them,
+ * report.json with its matches read back (and one from before them), shards' matches merged
+ * by frame, and the summary's and the page's matches.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "churn_watch.h"
+#include "report.h"
+#include "report_merge.h"
+
+/* ---- the watch: a travel's silence is the travel's ----------------------------------------- */
+
+static void test_a_server_silent_during_a_travel_is_not_lost(void **state)
+{
+    churn_watch w;
+
+    (void)state;
+    churn_watch_init(&w, 2.0);
+    assert_int_equal(churn_watch_step(&w, 1.0, 1.0, 0.0, false, false), CHURN_WATCH_NONE);
+    /* A hard travel: UE's LoadMap blocks the server for 8 s while the bots reconnect. */
+    for (double now = 1.1; now < 9.0; now += 0.1)
+        assert_int_equal(churn_watch_step(&w, now, 1.0, 0.5, false, true), CHURN_WATCH_NONE);
+    /* Silence counts from the travel's end: not lost at once, lost 2 s later. */
+    assert_int_equal(churn_watch_step(&w, 10.8, 1.0, 0.5, false, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 11.0, 1.0, 0.5, false, false), CHURN_WATCH_LOST);
+    assert_true(w.lost_at == 1.0);
+}
+
+static void test_without_a_travel_the_same_silence_is_an_outage(void **state)
+{
+    churn_watch w;
+
+    (void)state;
+    churn_watch_init(&w, 2.0);
+    assert_int_equal(churn_watch_step(&w, 1.0, 1.0, 0.0, false, false), CHURN_WATCH_NONE);
+    assert_int_equal(churn_watch_step(&w, 3.0, 1.0, 0.5, false, false), CHURN_WATCH_LOST);
+}
+
+/* ---- matches ------------------------------------------------------------------------------- */
+
+static void add_row(churn_timeline *tl, double t, uint32_t connected, double collections,
+                    double rss)
+{
+    churn_row row;
+
+    memset(&row, 0, sizeof row);
+    row.t = t;
+    row.connected = row.target = connected;
+    row.gen_cpu = row.loop_lag = -1;
+    row.tick_p50 = row.tick_p99 = row.tick_max = row.gc_work_max = -1;
+    row.admin_objects = row.frames = -1;
+    row.have_admin = collections >= 0;
+    row.gc_collections = collections;
+    row.rss_bytes = rss;
+    assert_true(churn_timeline_add_row(tl, &row));
+}
+
+/* The server's figures after a travel, as the sampler takes them from /metrics. */
+static void served(churn_match *m, double rss, double longest, double leaked)
+{
+    m->server_seen = true;
+    m->server_seconds = 0.5;
+    m->longest_frame = longest;
+    m->frames_over_budget = 0;
+    m->objects = 2000;
+    m->rss = rss;
+    m->leaked_worlds = leaked;
+}
+
+/* 30 s: match 1 on Arena (0-10 s), a seamless travel to Docks (10-20 s), a hard travel back
+ * to Arena (20 s-); 4 bots, then 6 in the second match; a collection a second from 10 s. */
+static void three_matches(churn_timeline *tl)
+{
+    churn_match *m;
+
+    churn_timeline_init(tl);
+    assert_non_null(churn_timeline_match(tl, 0, "Arena", 0, 0));
+    for (int i = 1; i <= 30; i++)
+        add_row(tl, i, i > 10 && i <= 20 ? 6 : 4, i > 10 ? 1 : 0, 100e6 + i);
+    assert_non_null(m = churn_timeline_match(tl, 300, "Docks", 2, 10.0));
+    m->departed = m->arrived = 4;
+    hist_record(&m->travel, 400000);
+    served(m, 100e6, 0.020, 0);
+    assert_non_null(m = churn_timeline_match(tl, 600, "Arena", 1, 20.0));
+    m->departed = m->arrived = 6;
+    hist_record(&m->travel, 900000);
+    served(m, 110e6, 0.045, 1);
+}
+
+static void test_a_travel_begins_a_match_that_ends_the_one_before(void **state)
+{
+    churn_timeline tl;
+
+    (void)state;
+    three_matches(&tl);
+
+    assert_int_equal(tl.n_matches, 3);
+    assert_true(tl.matches[0].end == 10.0 && tl.matches[1].end == 20.0);
+    assert_true(tl.matches[2].end < 0);
+    /* The same travel seen by another bot is the same match. */
+    assert_ptr_equal(churn_timeline_match(&tl, 300, "Docks", 2, 10.2), &tl.matches[1]);
+    assert_int_equal(tl.n_matches, 3);
+    assert_string_equal(tl.matches[1].map, "Docks");
+    churn_timeline_free(&tl);
+}
+
+static void test_a_match_s_players_and_collections_come_from_its_seconds(void **state)
+{
+    churn_timeline tl;
+
+    (void)state;
+    three_matches(&tl);
+
+    assert_int_equal(churn_match_players(&tl, 0), 4);
+    assert_int_equal(churn_match_players(&tl, 1), 6);
+    assert_true(churn_match_collections(&tl, 0) == 0);
+    assert_true(churn_match_collections(&tl, 1) == 10);
+    assert_true(churn_match_collections(&tl, 2) == 10);
+    churn_timeline_free(&tl);
+}
+
+static void test_the_match_figures_are_thresholds(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    client_threshold t;
+    char err[256];
+    double v;
+
+    (void)state;
+    three_matches(&tl);
+    memset(&r, 0, sizeof r);
+    churn_totals_init(&r.totals);
+    hist_record(&r.totals.lat[CHURN_LAT_TRAVEL], 400000);
+    hist_record(&r.totals.lat[CHURN_LAT_TRAVEL], 900000);
+    r.tl = &tl;
+
+    assert_true(churn_report_metric(&r, "rss_growth_per_match", &v));
+    assert_true(v == 10e6); /* two travels: 100 MB then 110 MB */
+    assert_true(churn_report_metric(&r, "server_travel_frame_max", &v));
+    assert_true(v == 0.045);
+    assert_true(churn_report_metric(&r, "leaked_worlds", &v));
+    assert_true(v == 1);
+    assert_true(churn_report_metric(&r, "travel_p99", &v));
+    assert_true(fabs(v - 0.9) < 0.9 / 64);
+
+    assert_true(client_threshold_parse("travel_p99<1s", &t, err, sizeof err));
+    assert_true(client_threshold_parse("server_travel_frame_max<66ms", &t, err, sizeof err));
+    assert_true(client_threshold_check(&t, 0.045));
+    assert_true(client_threshold_parse("leaked_worlds==0", &t, err, sizeof err));
+    assert_false(client_threshold_check(&t, 1));
+    assert_true(client_threshold_parse("rss_growth_per_match<1000000", &t, err, sizeof err));
+    assert_false(client_threshold_parse("leaked_worlds<1ms", &t, err, sizeof err));
+    assert_non_null(strstr(err, "is a count"));
+    assert_false(client_threshold_parse("server_travel_frame_max<5%", &t, err, sizeof err));
+    assert_non_null(strstr(err, "is a time"));
+    churn_timeline_free(&tl);
+}
+
+static void test_a_run_without_travels_has_no_match_figures(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    double v;
+
+    (void)state;
+    churn_timeline_init(&tl);
+    churn_timeline_match(&tl, 0, "Default", 0, 0);
+    memset(&r, 0, sizeof r);
+    churn_totals_init(&r.totals);
+    r.tl = &tl;
+
+    assert_true(churn_report_metric(&r, "rss_growth_per_match", &v) && isnan(v));
+    assert_true(churn_report_metric(&r, "server_travel_frame_max", &v) && isnan(v));
+    assert_true(churn_report_metric(&r, "leaked_worlds", &v) && isnan(v));
+    churn_timeline_free(&tl);
+}
+
+/* ---- report.json -------------------------------------------------------------------------- */
+
+static void report_of(churn_report *r, churn_timeline *tl)
+{
+    memset(r, 0, sizeof *r);
+    churn_totals_init(&r->totals);
+    churn_server_init(&r->server_figs);
+    r->schema = CHURN_REPORT_SCHEMA;
+    snprintf(r->run_id, sizeof r->run_id, "2026-01-01T00:00:00Z-0000000000000009");
+    snprintf(r->start_time, sizeof r->start_time, "2026-01-01T00:00:00Z");
+    snprintf(r->scenario, sizeof r->scenario, "matches");
+    r->shards = 1;
+    r->bots = 4;
+    r->duration = r->elapsed = 30;
+    r->leaks.baseline = r->leaks.after = r->leaks.leaked = -1;
+    r->totals.travels = 10;
+    r->totals.travel_refused = 3;
+    hist_record(&r->totals.lat[CHURN_LAT_TRAVEL], 400000);
+    r->tl = tl;
+}
+
+static char *dir_file(const char *dir, const char *name)
+{
+    static char path[300];
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return path;
+}
+
+static void test_a_report_s_matches_read_back(void **state)
+{
+    static churn_report r, back;
+    churn_timeline tl, back_tl;
+    char dir[] = "/tmp/reap-matches-XXXXXX", err[600];
+    FILE *f;
+
+    (void)state;
+    three_matches(&tl);
+    tl.match_seconds = 10;
+    report_of(&r, &tl);
+    assert_non_null(mkdtemp(dir));
+    f = fopen(dir_file(dir, "report.json"), "w");
+    assert_non_null(f);
+    assert_true(churn_report_write_json(&r, f));
+    fclose(f);
+
+    churn_timeline_init(&back_tl);
+    if (!churn_report_load(&back, &back_tl, CLIENT_THRESHOLDS_MAX, dir, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(back.totals.travels, 10);
+    assert_int_equal(back.totals.travel_refused, 3);
+    assert_int_equal(back.totals.lat[CHURN_LAT_TRAVEL].n, 1);
+    assert_true(back_tl.match_seconds == 10);
+    assert_int_equal(back_tl.n_matches, 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        const churn_match *a = &tl.matches[i], *b = &back_tl.matches[i];
+
+        assert_true(a->frame == b->frame);
+        assert_string_equal(a->map, b->map);
+        assert_int_equal(a->mode, b->mode);
+        assert_true(fabs(a->start - b->start) < 1e-6);
+        assert_int_equal(a->departed, b->departed);
+        assert_int_equal(a->travel.n, b->travel.n);
+        assert_true(a->server_seen == b->server_seen);
+        assert_true(a->rss == b->rss);
+        assert_true(fabs(a->longest_frame - b->longest_frame) < 1e-9);
+        assert_true(a->leaked_worlds == b->leaked_worlds);
+    }
+    assert_true(back_tl.matches[1].end == 20.0);
+    unlink(dir_file(dir, "report.json"));
+    rmdir(dir);
+    churn_timeline_free(&tl);
+    churn_timeline_free(&back_tl);
+}
+
+static void test_a_report_from_before_matches_still_loads(void **state)
+{
+    static churn_report r, back;
+    churn_timeline tl, back_tl;
+    char dir[] = "/tmp/reap-matches-XXXXXX", err[600], *text, *p, *q;
+    size_t len = 0;
+    FILE *f;
+
+    (void)state;
+    churn_timeline_init(&tl);
+    report_of(&r, &tl);
+    f = open_memstream(&text, &len);
+    assert_true(churn_report_write_json(&r, f));
+    fclose(f);
+    /* What an earlier client wrote: no travel counts, latency, match_seconds or matches. */
+    assert_non_null(p = strstr(text, ", \"travels\": 10, \"travel_refused\": 3"));
+    memmove(p, p + strlen(", \"travels\": 10, \"travel_refused\": 3"),
+            strlen(p + strlen(", \"travels\": 10, \"travel_refused\": 3")) + 1);
+    assert_non_null(p = strstr(text, ",\n    \"travel\": {"));
+    assert_non_null(q = strchr(p + 4, '\n'));
+    memmove(p, q, strlen(q) + 1);
+    assert_non_null(p = strstr(text, "  \"match_seconds\""));
+    assert_non_null(q = strstr(p, "  \"timeline\""));
+    memmove(p, q, strlen(q) + 1);
+    assert_null(strstr(text, "travel"));
+    assert_non_null(mkdtemp(dir));
+    f = fopen(dir_file(dir, "report.json"), "w");
+    fputs(text, f);
+    fclose(f);
+    free(text);
+
+    churn_timeline_init(&back_tl);
+    if (!churn_report_load(&back, &back_tl, CLIENT_THRESHOLDS_MAX, dir, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(back.totals.travels, 0);
+    assert_int_equal(back.totals.lat[CHURN_LAT_TRAVEL].n, 0);
+    assert_int_equal(back_tl.n_matches, 0);
+    unlink(dir_file(dir, "report.json"));
+    rmdir(dir);
+    churn_timeline_free(&tl);
+    churn_timeline_free(&back_tl);
+}
+
+static void test_shards_saw_the_same_travel_as_one_match(void **state)
+{
+    static churn_report a, b, merged;
+    churn_timeline tla, tlb, tl;
+    churn_merge m;
+
+    (void)state;
+    three_matches(&tla);
+    three_matches(&tlb);
+    tlb.matches[2].server_seen = false; /* shard b had no --admin */
+    tlb.matches[2].rss = -1;
+    report_of(&a, &tla);
+    report_of(&b, &tlb);
+    churn_timeline_init(&tl);
+    memset(&merged, 0, sizeof merged);
+    merged.tl = &tl;
+
+    churn_merge_begin(&m, &merged);
+    churn_merge_add(&m, &a);
+    churn_merge_add(&m, &b);
+
+    assert_int_equal(tl.n_matches, 3);
+    assert_int_equal(tl.matches[1].departed, 8);
+    assert_int_equal(tl.matches[2].arrived, 12);
+    assert_int_equal(tl.matches[2].travel.n, 2);
+    assert_true(tl.matches[2].server_seen && tl.matches[2].rss == 110e6);
+    assert_int_equal(churn_match_players(&tl, 1), 12); /* the rows add up */
+    assert_int_equal(merged.totals.travels, 20);
+    churn_timeline_free(&tla);
+    churn_timeline_free(&tlb);
+    churn_timeline_free(&tl);
+}
+
+/* ---- what people read --------------------------------------------------------------------- */
+
+static void test_the_summary_has_a_row_per_match(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+
+    (void)state;
+    three_matches(&tl);
+    report_of(&r, &tl);
+    out = open_memstream(&text, &len);
+    churn_report_print(&r, out);
+    fclose(out);
+
+    assert_non_null(strstr(text, "matches: 3 (10 travels followed by bots, 3 requests answered "
+                                 "\"between maps\")"));
+    assert_non_null(strstr(text, "  1   Arena        (start)       0.0       4"));
+    assert_non_null(strstr(text, "  2   Docks        seamless     10.0       6       2000      "
+                                 "95.4     400.0     400.0       20.00     10      0"));
+    assert_non_null(strstr(text, "  3   Arena        hard         20.0       4       2000     "
+                                 "104.9     900.0     900.0       45.00     10      1"));
+    free(text);
+    churn_timeline_free(&tl);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+
+    for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void test_the_page_draws_matches_as_bands_and_the_memory_after_each_travel(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+
+    (void)state;
+    three_matches(&tl);
+    report_of(&r, &tl);
+    out = open_memstream(&text, &len);
+    assert_true(churn_report_write_html(&r, out));
+    fclose(out);
+
+    /* Bands on every timeline that drew (here bots, rates and memory): 1 and 3 tinted alike. */
+    assert_int_equal(count_of(text, "class=\"match m0\""), 2 * 3);
+    assert_int_equal(count_of(text, "class=\"match m1\""), 3);
+    assert_non_null(strstr(text, "<title>match 2: Docks</title>"));
+    assert_non_null(strstr(text, "Server resident memory (MiB): each second, and after each "
+                                 "travel"));
+    assert_non_null(strstr(text, "<h2>Matches</h2>"));
+    assert_non_null(strstr(text, "<td>3</td><td>Arena</td><td>hard</td><td>20.0</td>"));
+    free(text);
+    churn_timeline_free(&tl);
+}
+
+static void test_a_run_on_one_map_draws_no_bands(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+
+    (void)state;
+    churn_timeline_init(&tl);
+    churn_timeline_match(&tl, 0, "Default", 0, 0);
+    for (int i = 1; i <= 5; i++)
+        add_row(&tl, i, 4, 0, 1e6);
+    report_of(&r, &tl);
+    out = open_memstream(&text, &len);
+    assert_true(churn_report_write_html(&r, out));
+    fclose(out);
+
+    assert_null(strstr(text, "class=\"match"));
+    assert_null(strstr(text, "<h2>Matches</h2>"));
+    free(text);
+    churn_timeline_free(&tl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_server_silent_during_a_travel_is_not_lost),
+        cmocka_unit_test(test_without_a_travel_the_same_silence_is_an_outage),
+        cmocka_unit_test(test_a_travel_begins_a_match_that_ends_the_one_before),
+        cmocka_unit_test(test_a_match_s_players_and_collections_come_from_its_seconds),
+        cmocka_unit_test(test_the_match_figures_are_thresholds),
+        cmocka_unit_test(test_a_run_without_travels_has_no_match_figures),
+        cmocka_unit_test(test_a_report_s_matches_read_back),
+        cmocka_unit_test(test_a_report_from_before_matches_still_loads),
+        cmocka_unit_test(test_shards_saw_the_same_travel_as_one_match),
+        cmocka_unit_test(test_the_summary_has_a_row_per_match),
+        cmocka_unit_test(test_the_page_draws_matches_as_bands_and_the_memory_after_each_travel),
+        cmocka_unit_test(test_a_run_on_one_map_draws_no_bands),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
