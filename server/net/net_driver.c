@@ -83,7 +83,9 @@ static void net_observe_load(net_driver *nd)
 
     nd->load_last_ns = now_ns;
     nd->load_last_idle_ns = idle_ns;
-    if (first || !nd->load_measured)
+    /* A travel's frames are a one-off, not the load of the players: a blocking travel's 2 s
+     * frame would have refused the bots reconnecting after it. */
+    if (first || !nd->load_measured || net_driver_travelling(nd))
         return;
     if (idle_delta > elapsed_ns)
         idle_delta = elapsed_ns;

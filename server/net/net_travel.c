@@ -158,6 +158,7 @@ void net_driver_travel_arrive(net_driver *nd)
     if (nd->travel_seamless)
         log_info("net: seamless travel to %s: %u player(s) arrived", nd->travel_map, arrived);
     nd->travelling = false;
+    nd->load_last_ns = 0; /* admission's load starts again after the travel (net_driver.c) */
 }
 
 bool net_driver_travelling(const net_driver *nd)

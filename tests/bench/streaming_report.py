@@ -69,7 +69,7 @@ def polyline(points, color, width=1.5, dash=None):
 
 
 def svg(series, modes, path):
-    W, H, ML, MR, MT = 900, 520, 60, 20, 30
+    W, H, ML, MR, MT = 900, 580, 60, 20, 30
     panel = 200
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
            'font-size="12"><rect width="100%%" height="100%%" fill="#fff"/>' % (W, H)]
@@ -105,11 +105,12 @@ def svg(series, modes, path):
             out.append(polyline(pts, COLORS[m]))
         out.append('<text x="%d" y="%d" fill="#555">seconds since the server started: 0 .. %.0f</text>'
                    % (ML, y0 + panel + 16, tmax))
-    lx = ML
-    for m in modes:
-        out.append('<rect x="%d" y="%d" width="14" height="4" fill="%s"/>' % (lx, H - 14, COLORS[m]))
-        out.append('<text x="%d" y="%d">%s</text>' % (lx + 18, H - 9, LABELS[m]))
-        lx += 18 + 7 * len(LABELS[m]) + 20
+    # The legend, two modes a row, below the last panel's caption.
+    for i, m in enumerate(modes):
+        lx = ML + (i % 2) * (W - ML - MR) // 2
+        ly = H - 34 + (i // 2) * 18
+        out.append('<rect x="%d" y="%d" width="14" height="4" fill="%s"/>' % (lx, ly - 4, COLORS[m]))
+        out.append('<text x="%d" y="%d">%s</text>' % (lx + 18, ly + 1, LABELS[m]))
     out.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")

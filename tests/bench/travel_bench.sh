@@ -7,7 +7,9 @@
 # waited for on /metrics, and records per travel: its time, its frames, the longest frame,
 # the frames over the 33 ms budget, the resident memory and objects after it, leaked worlds.
 # Maps (--map):
-#   props       world.PersistentProps=N (--props N, default 1000000: 1,001,019 objects)
+#   props       world.PersistentProps=N (--props N, default 1000000: 1,001,019 objects), in the
+#               world profile --profile FILE if given (e.g. deploy/profiles/mmo.ini, so that
+#               bots with --spawn-mix House:1,Furniture:4 in BOT_TRAVEL_ARGS spawn its mix)
 #   openworld   deploy/profiles/openworld.ini's cells, every one loaded (989,980 objects)
 # Modes (--modes): blocking (UE's: each phase runs to its end in one frame), sliced (reap's:
 # each phase in the frame's slack). Then the leaky profile's verdict (deploy/profiles/leaky.ini:
@@ -25,7 +27,8 @@
 # (exclusive) so that no other measurement runs beside it.
 #
 # usage: tests/bench/travel_bench.sh [--travels N] [--map props|openworld] [--modes M,M]
-#                                    [--hard] [--bots N] [--props N] [--build DIR] [--out DIR]
+#                                    [--hard] [--bots N] [--props N] [--profile FILE]
+#                                    [--build DIR] [--out DIR]
 set -eu
 
 travels=10
@@ -34,6 +37,7 @@ modes=blocking,sliced
 travel_mode=seamless
 bots=0
 props=1000000
+profile=
 build=build
 out=build/bench
 # More churn client flags (the client follows travels by itself).
@@ -46,9 +50,10 @@ while [ $# -gt 0 ]; do
         --hard) travel_mode=hard; shift ;;
         --bots) bots=$2; shift 2 ;;
         --props) props=$2; shift 2 ;;
+        --profile) profile=$2; shift 2 ;;
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "travel_bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -75,7 +80,7 @@ if [ "${REAP_BENCH_LOCKED:-}" != 1 ]; then
     extra=
     [ "$travel_mode" = hard ] && extra=--hard
     REAP_BENCH_LOCKED=1 exec flock /tmp/reap-bench.lock "$0" --travels "$travels" \
-        --map "$map" --modes "$modes" --bots "$bots" --props "$props" --build "$build" --out "$out" $extra
+        --map "$map" --modes "$modes" --bots "$bots" --props "$props" ${profile:+--profile "$profile"} --build "$build" --out "$out" $extra
 fi
 
 mkdir -p "$out"
@@ -168,7 +173,8 @@ run_mode() {
     : > "$rows"
     echo "travel_bench: $mode: $travels $travel_mode travel(s) of map Default ($map), $bots bot(s)"
     case "$map" in
-        props) start_server "$log" --cvar world.PersistentProps="$props" "$@" ;;
+        props) start_server "$log" --cvar world.PersistentProps="$props" \
+                   ${profile:+--world-profile "$profile"} "$@" ;;
         openworld) start_server "$log" --world-profile deploy/profiles/openworld.ini "$@" ;;
     esac
     start_bots "$mode"

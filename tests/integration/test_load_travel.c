@@ -216,6 +216,9 @@ static void test_a_hard_travel_that_blocks_for_seconds_is_not_an_outage(void **s
     assert_non_null(strstr(json, "\"server_outages\": []"));
     assert_int_equal(json_int(json, "travels"), 6);
     assert_true(match_field(json, 2, "arrived") == 6);
+    /* The travel's long frame was not the players' load: the reconnecting bots were not
+     * refused as busy. */
+    assert_true(harness_server_metric(&s, "reap_net_refused_joins_total{reason=\"busy\"}") == 0);
     free(json);
     harness_proc_free(&run);
     remove_dir(out);
