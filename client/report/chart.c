@@ -88,8 +88,14 @@ void chart_draw_shaded(FILE *f, const chart *ch, uint32_t dashed, const double *
                 "<title>match %u: ", CX(from), CHART_T, CX(to) - CX(from), CHART_B - CHART_T,
                 i % 2, i + 1);
         churn_svg_text(f, m->map[0] ? m->map : "?");
-        fprintf(f, "</title></rect>\n<text x=\"%.1f\" y=\"%d\" class=\"matchtext\">%u ",
-                CX(from) + 3, CHART_T + 12, i + 1);
+        fputs("</title></rect>\n", f);
+        /* The label only where it fits (about 6.5 px a character): a hundred matches' labels
+         * would print over each other; the band's title still names it. */
+        if (CX(to) - CX(from) < 6.5 * (snprintf(NULL, 0, "%u ", i + 1) +
+                                       strlen(m->map[0] ? m->map : "?")) + 6)
+            continue;
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"matchtext\">%u ", CX(from) + 3,
+                CHART_T + 12, i + 1);
         churn_svg_text(f, m->map[0] ? m->map : "?");
         fputs("</text>\n", f);
     }

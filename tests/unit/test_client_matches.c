@@ -406,6 +406,44 @@ static void test_the_page_draws_matches_as_bands_and_the_memory_after_each_trave
     churn_timeline_free(&tl);
 }
 
+/* Labels only where they fit: 30 matches of one second in a 30 s run are 30 bands, each too
+ * narrow for "12 Docks", so none is labelled (they would print over each other); the bands'
+ * titles still name them. The wide bands of three_matches are labelled. */
+static void test_a_band_too_narrow_for_its_label_has_none(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+
+    (void)state;
+    churn_timeline_init(&tl);
+    assert_non_null(churn_timeline_match(&tl, 0, "Arena", 0, 0));
+    for (int i = 1; i <= 30; i++) {
+        add_row(&tl, i, 4, 0, 1e6);
+        assert_non_null(churn_timeline_match(&tl, 30u * (uint64_t)i, i % 2 ? "Docks" : "Arena",
+                                             2, i));
+    }
+    report_of(&r, &tl);
+    out = open_memstream(&text, &len);
+    assert_true(churn_report_write_html(&r, out));
+    fclose(out);
+    assert_non_null(strstr(text, "<title>match 12: Docks</title>"));
+    assert_null(strstr(text, "class=\"matchtext\""));
+    free(text);
+    churn_timeline_free(&tl);
+
+    three_matches(&tl);
+    report_of(&r, &tl);
+    out = open_memstream(&text, &len);
+    assert_true(churn_report_write_html(&r, out));
+    fclose(out);
+    assert_non_null(strstr(text, "class=\"matchtext\">2 Docks"));
+    free(text);
+    churn_timeline_free(&tl);
+}
+
 static void test_a_run_on_one_map_draws_no_bands(void **state)
 {
     static churn_report r;
@@ -444,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_shards_saw_the_same_travel_as_one_match),
         cmocka_unit_test(test_the_summary_has_a_row_per_match),
         cmocka_unit_test(test_the_page_draws_matches_as_bands_and_the_memory_after_each_travel),
+        cmocka_unit_test(test_a_band_too_narrow_for_its_label_has_none),
         cmocka_unit_test(test_a_run_on_one_map_draws_no_bands),
     };
 
