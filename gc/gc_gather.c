@@ -26,13 +26,10 @@ bool gc_gather_run(gc_heap *heap, double deadline)
                 /* A garbage object an immutable reference kept: a survivor like any other
                  * from here on, its mark in the table (see gc_try_mark). */
                 gc_mark_loc loc;
-                if (gc_mark_loc_of(heap, h, &loc) &&
-                    ((atomic_load_explicit(loc.word, memory_order_relaxed) & loc.bit) != 0) !=
-                        (mark_value != 0))
+                if (gc_mark_loc_of(heap, h, &loc))
                     (void)gc_mark_bit_set(loc, mark_value);
                 atomic_fetch_and_explicit(&h->flags, ~(uint32_t)GC_F_GARBAGE_MARK,
                                           memory_order_relaxed);
-                f &= ~(uint32_t)GC_F_GARBAGE_MARK;
             } else if (!(f & (GC_F_PERMANENT | GC_F_UNREACHABLE)) &&
                        !gc_is_marked(heap, mark_value, h)) {
                 if (f & GC_F_CLUSTER_ROOT) /* an unreachable cluster: members are too */
