@@ -1,12 +1,15 @@
 /*
- * sysmem.c - free memory from /proc/meminfo and the cgroup v2 limit.
+ * sysmem.c - free memory from /proc/meminfo and the cgroup v2 limit; the process's and the
+ * calling thread's use of the CPU.
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "sysmem.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 bool sysmem_parse_meminfo(const char *text, uint64_t *out_bytes)
@@ -145,4 +148,16 @@ bool sysmem_process_read(sysmem_process *out)
         boot = strtoull(btime + 7, NULL, 10);
     return sysmem_parse_process_stat(stat_text, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
                                      (uint64_t)boot, out);
+}
+
+bool sysmem_thread_usage_read(sysmem_thread_usage *out)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return false;
+    out->cpu_seconds = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    out->preempted = (uint64_t)ru.ru_nivcsw;
+    return true;
 }

@@ -33,4 +33,13 @@ bool sysmem_parse_process_stat(const char *stat_text, long ticks_per_second, lon
 /* Reads /proc/self/stat and /proc/stat now; false if they cannot be read. */
 bool sysmem_process_read(sysmem_process *out);
 
+/* The calling thread's use of the CPU: what a frame that ran long did with its time. */
+typedef struct sysmem_thread_usage {
+    double cpu_seconds;  /* user + system */
+    uint64_t preempted;  /* involuntary context switches: the kernel gave its CPU away */
+} sysmem_thread_usage;
+
+/* Reads the calling thread's usage now (one system call); false if it cannot be read. */
+bool sysmem_thread_usage_read(sysmem_thread_usage *out);
+
 #endif /* REAP_SYSMEM_H */

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "net_driver.h"
 #include "reap_assert.h"
+#include "sysmem.h"
 #include "service.h"
 #include "sysmem.h"
 
@@ -136,6 +137,8 @@ void engine_frame(engine *e)
     uint64_t t_phase[ENGINE_PHASE_COUNT + 1];
     double slow_ms, frame_ms;
     bool travelled;
+    sysmem_thread_usage usage_start, usage_end;
+    bool have_usage = sysmem_thread_usage_read(&usage_start);
 
     e->last_frame_ns = t_start;
     e->frame++;
@@ -163,6 +166,7 @@ void engine_frame(engine *e)
     for (uint32_t i = 0; i < e->world_count; i++)
         REAP_ASSERT(e->worlds[i]->spawned_count == 0);
     /* A travel, while one runs, owns the collector; else the schedule decides. */
+    memset(&e->gc_phase_work, 0, sizeof e->gc_phase_work);
     travelled = engine_tick_travel(e, t_repl);
     if (travelled)
         engine_note_collections(e);
@@ -194,10 +198,22 @@ void engine_frame(engine *e)
     slow_ms = cvar_get(&e->cvars, CVAR_ENGINE_SLOW_FRAME_MS);
     if (slow_ms > 0 && frame_ms > slow_ms) {
         e->slow_frames++;
-        log_warn("slow frame %llu: %.1f ms (net %.1f, world %.1f, repl %.1f, gc %.1f)",
+        char budget[48] = "", cpu[64] = "";
+
+        if (e->gc_phase_work.budget > 0)
+            snprintf(budget, sizeof budget, " (a %.1f ms budget)", e->gc_phase_work.budget * 1e3);
+        /* A frame can be long without being busy: on a shared machine the kernel may give the
+         * loop's CPU to another process mid-frame. */
+        if (have_usage && sysmem_thread_usage_read(&usage_end))
+            snprintf(cpu, sizeof cpu, "; on the CPU %.1f ms, preempted %llu time(s)",
+                     (usage_end.cpu_seconds - usage_start.cpu_seconds) * 1e3,
+                     (unsigned long long)(usage_end.preempted - usage_start.preempted));
+        log_warn("slow frame %llu: %.1f ms (net %.1f, world %.1f, repl %.1f, gc %.1f); gc: "
+                 "mark %.1f, gather %.1f, purge %.1f ms%s%s",
                  (unsigned long long)e->frame, frame_ms, (double)(t_net - t_start) / 1e6,
                  (double)(t_world - t_net) / 1e6, (double)(t_repl - t_world) / 1e6,
-                 (double)(t_end - t_repl) / 1e6);
+                 (double)(t_end - t_repl) / 1e6, e->gc_phase_work.mark * 1e3,
+                 e->gc_phase_work.gather * 1e3, e->gc_phase_work.purge * 1e3, budget, cpu);
     }
 }
 

@@ -145,6 +145,11 @@ typedef struct engine {
     stats_histogram gc_frame_budget_seconds; /* pacing: the budget of frames with GC work */
     stats_histogram gc_collection_seconds;   /* interval collections: start to end (purged) */
     uint64_t seen_finished;       /* e->gc.finished already observed */
+    /* This frame's gc phase by the collector's own clocks (seconds), for the slow-frame log:
+     * what a frame the collector put over budget spent its time on. */
+    struct {
+        double mark, gather, purge, budget;
+    } gc_phase_work;
     engine_gc_slack gc_slack;     /* recent frames' net + world + repl, for pacing */
     engine_gc_slack stream_slack; /* the same without streaming's adds and removals */
     uint64_t seen_collections;    /* gc_stats.collections already logged */

@@ -238,6 +238,21 @@ static bool engine_gc_pending(const engine *e)
            gc_is_incremental_reachability_pending(e->heap);
 }
 
+/* What the collector's clocks say this frame's gc phase did: the difference of its
+ * statistics, or all of them when a collection began in the frame (they restart at a mark's
+ * beginning; what the last purge did before that is not counted). */
+static void engine_note_phase_work(engine *e, const gc_stats *before, bool began)
+{
+    gc_stats after;
+
+    gc_stats_get(e->heap, &after);
+    e->gc_phase_work.mark = after.mark_seconds - (began ? 0 : before->mark_seconds);
+    e->gc_phase_work.gather = after.gather_seconds - (began ? 0 : before->gather_seconds);
+    e->gc_phase_work.purge = after.purge_seconds + after.release_seconds -
+                             (began ? 0 : before->purge_seconds + before->release_seconds);
+    e->gc_phase_work.budget = e->gc.budget;
+}
+
 void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
 {
     engine_gc_ops ops = engine_gc_ops_table;
@@ -246,6 +261,9 @@ void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
     uint64_t t0 = uv_hrtime();
     uint64_t collections = e->gc.collections;
     engine_gc_action action;
+    gc_stats before;
+
+    gc_stats_get(e->heap, &before);
 
     ops.ctx = e;
     fr.frame = e->frame;
@@ -274,6 +292,7 @@ void engine_tick_gc(engine *e, double delta, uint64_t now_ns)
         if (e->gc.budget > 0)
             stats_histogram_observe(&e->gc_frame_budget_seconds, e->gc.budget);
     }
+    engine_note_phase_work(e, &before, e->gc.collections != collections);
     if (e->gc.finished != e->seen_finished) {
         e->seen_finished = e->gc.finished;
         stats_histogram_observe(&e->gc_collection_seconds, e->gc.last_seconds);

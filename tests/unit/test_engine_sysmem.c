@@ -1,10 +1,12 @@
 /*
- * test_engine_sysmem.c - free memory for the low-memory collection interval.
+ * test_engine_sysmem.c - free memory for the low-memory collection interval; the thread's use
+ * of the CPU for the slow-frame log.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -104,6 +106,34 @@ static void test_this_process_can_be_read(void **state)
     assert_true(p.start_time_seconds > 1e9);
 }
 
+/* The thread's CPU clock, which counts only while the thread runs. */
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_the_thread_usage_counts_the_cpu_it_used(void **state)
+{
+    sysmem_thread_usage before, after;
+    volatile uint64_t sink = 0;
+    double until;
+
+    (void)state;
+    assert_true(sysmem_thread_usage_read(&before));
+    /* 30 ms on the CPU, however long it takes on the clock on the wall. */
+    until = thread_cpu_seconds() + 0.030;
+    while (thread_cpu_seconds() < until)
+        sink += 1;
+    assert_true(sysmem_thread_usage_read(&after));
+    /* getrusage counts in the scheduler's ticks; allow one of 10 ms either way. */
+    assert_true(after.cpu_seconds - before.cpu_seconds >= 0.020);
+    assert_true(after.cpu_seconds - before.cpu_seconds < 1.0);
+    assert_true(after.preempted >= before.preempted);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -117,6 +147,7 @@ int main(void)
         cmocka_unit_test(test_process_stat_gives_rss_cpu_and_start_time),
         cmocka_unit_test(test_junk_process_stat_is_refused),
         cmocka_unit_test(test_this_process_can_be_read),
+        cmocka_unit_test(test_the_thread_usage_counts_the_cpu_it_used),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
