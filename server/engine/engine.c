@@ -150,6 +150,7 @@ void engine_frame(engine *e)
     e->env.streaming.cfg.add_budget =
         engine_gc_streaming_budget(&e->gc_config, engine_gc_slack_predict(&e->stream_slack),
                                    e->env.streaming.cfg.add_time_limit);
+    memset(&e->env.streaming.work, 0, sizeof e->env.streaming.work);
     for (uint32_t i = 0; i < e->world_count; i++) {
         uint64_t t0;
 
@@ -198,10 +199,15 @@ void engine_frame(engine *e)
     slow_ms = cvar_get(&e->cvars, CVAR_ENGINE_SLOW_FRAME_MS);
     if (slow_ms > 0 && frame_ms > slow_ms) {
         e->slow_frames++;
-        char budget[48] = "", cpu[64] = "";
+        char budget[48] = "", cpu[64] = "", streaming[128] = "";
 
         if (e->gc_phase_work.budget > 0)
             snprintf(budget, sizeof budget, " (a %.1f ms budget)", e->gc_phase_work.budget * 1e3);
+        if (streaming_ns > 0)
+            snprintf(streaming, sizeof streaming,
+                     "; streaming: decide %.1f, add %.1f, cluster %.1f, remove %.1f ms",
+                     e->env.streaming.work.decide * 1e3, e->env.streaming.work.add * 1e3,
+                     e->env.streaming.work.cluster * 1e3, e->env.streaming.work.remove * 1e3);
         /* A frame can be long without being busy: on a shared machine the kernel may give the
          * loop's CPU to another process mid-frame. */
         if (have_usage && sysmem_thread_usage_read(&usage_end))
@@ -209,11 +215,12 @@ void engine_frame(engine *e)
                      (usage_end.cpu_seconds - usage_start.cpu_seconds) * 1e3,
                      (unsigned long long)(usage_end.preempted - usage_start.preempted));
         log_warn("slow frame %llu: %.1f ms (net %.1f, world %.1f, repl %.1f, gc %.1f); gc: "
-                 "mark %.1f, gather %.1f, purge %.1f ms%s%s",
+                 "mark %.1f, gather %.1f, purge %.1f ms%s%s%s",
                  (unsigned long long)e->frame, frame_ms, (double)(t_net - t_start) / 1e6,
                  (double)(t_world - t_net) / 1e6, (double)(t_repl - t_world) / 1e6,
                  (double)(t_end - t_repl) / 1e6, e->gc_phase_work.mark * 1e3,
-                 e->gc_phase_work.gather * 1e3, e->gc_phase_work.purge * 1e3, budget, cpu);
+                 e->gc_phase_work.gather * 1e3, e->gc_phase_work.purge * 1e3, budget, streaming,
+                 cpu);
     }
 }
 

@@ -402,8 +402,13 @@ static void cell_finish_load(world *w, world_cell *c, double now)
     world_streaming *st = &w->streaming;
 
     /* Refused while a mark is in flight, or for a level too small: it stays unclustered. */
-    if (se->cfg.level_clusters && gc_cluster_create(w->env->heap, c->lvl) == GC_OK)
-        w->env->clusters_created++;
+    if (se->cfg.level_clusters) {
+        double t0 = se->cfg.clock(se->cfg.clock_ctx);
+
+        if (gc_cluster_create(w->env->heap, c->lvl) == GC_OK)
+            w->env->clusters_created++;
+        se->work.cluster += se->cfg.clock(se->cfg.clock_ctx) - t0;
+    }
     c->lvl->pending_visibility = false;
     cell_set_state(st, c, WORLD_LEVEL_LOADED);
     se->stats.streamed_in++;
@@ -635,8 +640,11 @@ void world_streaming_update(world *w, double now)
     const world_streaming_config *cfg = &se->cfg;
     uint32_t n = st->dim * st->dim;
 
+    double t0, t1, t2;
+
     if (st->dim == 0)
         return;
+    t0 = cfg->clock(cfg->clock_ctx);
     streaming_mark_wanted(w, now);
     for (uint32_t i = 0; i < n; i++) {
         world_cell *c = &st->cells[i];
@@ -672,10 +680,20 @@ void world_streaming_update(world *w, double now)
             break;
         }
     }
-    if (st->loading_count > 0)
+    t1 = cfg->clock(cfg->clock_ctx);
+    se->work.decide += t1 - t0;
+    if (st->loading_count > 0) {
+        double cluster = se->work.cluster;
+
         streaming_add_slice(w, now);
-    if (st->unloading_count > 0)
+        t2 = cfg->clock(cfg->clock_ctx);
+        se->work.add += (t2 - t1) - (se->work.cluster - cluster);
+        t1 = t2;
+    }
+    if (st->unloading_count > 0) {
         streaming_remove_slice(w);
+        se->work.remove += cfg->clock(cfg->clock_ctx) - t1;
+    }
 }
 
 /* ---- the collector's side (UE FLevelStreamingGCHelper) ------------------------------------ */

@@ -148,6 +148,12 @@ typedef struct world_streaming_env {
     /* Called when a level starts to unload (the net side drops what it held of it). */
     void (*level_unload_cb)(void *ctx, world *w, level *lvl);
     void *level_unload_ctx;
+    /* What world_streaming_update spent, seconds by cfg.clock, summed until its reader zeroes
+     * it (the engine, each frame, for the slow-frame log): deciding and starting loads and
+     * unloads, adding placed actors, building the loaded levels' clusters, removing. */
+    struct {
+        double decide, add, cluster, remove;
+    } work;
 } world_streaming_env;
 
 enum {

@@ -411,6 +411,44 @@ static void test_adding_actors_is_sliced_by_its_time_limit_and_granularity(void 
     assert_false(c->lvl->pending_visibility);
 }
 
+/* The update says where its time went (the engine's slow-frame log): each clock read moves
+ * the fake clock on by one step, so every figure is a count of steps. */
+static void test_the_update_counts_its_work_by_kind(void **state)
+{
+    fixture *fx = *state;
+    world_streaming_config *cfg = &fx->env.streaming.cfg;
+    world_streaming_env *se = &fx->env.streaming;
+
+    cfg->add_time_limit = 0.001;
+    cfg->add_granularity = 2;
+    cfg->level_clusters = true;
+    fx->step = 0.0008;
+    put_pawn(fx, centre(1), centre(1));
+
+    /* deciding: one step; adding: the slice's start, its two looks, the end (four); nothing
+     * finished, so no cluster; nothing removed */
+    frame(fx, 0.1);
+    assert_float_equal(se->work.decide, 0.0008, 1e-9);
+    assert_float_equal(se->work.add, 4 * 0.0008, 1e-9);
+    assert_float_equal(se->work.cluster, 0, 1e-12);
+    assert_float_equal(se->work.remove, 0, 1e-12);
+
+    /* the next frame finishes the level: its cluster's two reads are a step, not the add's */
+    memset(&se->work, 0, sizeof se->work);
+    frame(fx, 0.1);
+    assert_int_equal(cell(fx, 1, 1)->state, WORLD_LEVEL_LOADED);
+    assert_float_equal(se->work.cluster, 0.0008, 1e-9);
+    assert_true(se->work.add > 0);
+
+    /* leaving for beyond the grid, where no cell loads: the removal is counted as removal */
+    memset(&se->work, 0, sizeof se->work);
+    put_pawn(fx, centre(20), centre(20));
+    frame(fx, 3.0);
+    assert_int_equal(cell(fx, 1, 1)->state, WORLD_LEVEL_PENDING_PURGE);
+    assert_true(se->work.remove > 0);
+    assert_float_equal(se->work.add + se->work.cluster, 0, 1e-12);
+}
+
 static void test_removing_is_sliced_by_its_time_limit_and_granularity(void **state)
 {
     fixture *fx = *state;
@@ -695,6 +733,7 @@ int main(void)
         T(test_loads_go_ahead_while_a_level_is_pending_purge_without_forced_gc),
         T(test_a_cell_reloads_identical),
         T(test_adding_actors_is_sliced_by_its_time_limit_and_granularity),
+        T(test_the_update_counts_its_work_by_kind),
         T(test_removing_is_sliced_by_its_time_limit_and_granularity),
         T(test_cleanup_leaves_a_level_mid_visibility_change_alone),
         T(test_the_grid_loads_every_cell_at_start_without_server_streaming),
