@@ -439,6 +439,98 @@ static void test_a_run_on_one_map_draws_no_bands(void **state)
     churn_timeline_free(&tl);
 }
 
+/* ---- a long run: every travel is kept -------------------------------------------------- */
+
+enum { LONG_TRAVELS = 100 };
+
+/* 2 x LONG_TRAVELS + 1 seconds of 4 bots with a travel every 2 s (to Docks and Arena in turn,
+ * every bot following it in 300 ms), as the travel soak's hundred travels: LONG_TRAVELS + 1
+ * matches. */
+static void long_run(churn_report *r, churn_timeline *tl)
+{
+    churn_timeline_init(tl);
+    assert_non_null(churn_timeline_match(tl, 0, "Arena", 0, 0));
+    for (int i = 1; i <= LONG_TRAVELS; i++) {
+        churn_match *m;
+
+        add_row(tl, 2.0 * i - 1, 4, 0, 100e6);
+        add_row(tl, 2.0 * i, 4, 0, 100e6);
+        m = churn_timeline_match(tl, 60u * (uint64_t)i, i % 2 ? "Docks" : "Arena", 2, 2.0 * i);
+        if (m == NULL)
+            continue; /* not kept: the tests count the matches */
+        m->departed = m->arrived = 4;
+        hist_record(&m->travel, 300000);
+        served(m, 100e6 + i, 0.010, 0);
+    }
+    add_row(tl, 2.0 * LONG_TRAVELS + 1, 4, 0, 100e6);
+    report_of(r, tl);
+    r->duration = r->elapsed = 2.0 * LONG_TRAVELS + 1;
+    r->totals.travels = 4 * LONG_TRAVELS;
+}
+
+static void test_every_travel_of_a_long_run_begins_a_match_of_its_own(void **state)
+{
+    static churn_report r;
+    churn_timeline tl;
+    char *text;
+
+    (void)state;
+    long_run(&r, &tl);
+
+    /* Each match ends where the next begins, the 64th and 65th too: only the last runs on. */
+    assert_int_equal(tl.n_matches, LONG_TRAVELS + 1);
+    for (uint32_t i = 0; i + 1 < tl.n_matches; i++)
+        assert_true(tl.matches[i].end == tl.matches[i + 1].start);
+    assert_true(tl.matches[64].start == 128.0 && tl.matches[64].frame == 60u * 64);
+    assert_true(tl.matches[LONG_TRAVELS].end < 0);
+    assert_true(churn_timeline_rss_growth_per_match(&tl) == 1.0);
+
+    text = report_summary_text(&r);
+    assert_non_null(strstr(text, "matches: 101 (400 travels followed by bots"));
+    assert_non_null(strstr(text, "  101 Arena        seamless    200.0       4"));
+    free(text);
+    text = report_page_text(&r);
+    assert_non_null(strstr(text, "<title>match 101: Arena</title>"));
+    assert_non_null(strstr(text, "<td>101</td><td>Arena</td><td>seamless</td><td>200.0</td>"));
+    free(text);
+    churn_timeline_free(&tl);
+}
+
+static void test_a_long_run_s_matches_read_back_and_merge_whole(void **state)
+{
+    static churn_report r, back, merged;
+    churn_timeline tl, back_tl, merged_tl;
+    churn_merge m;
+    char *json;
+
+    (void)state;
+    long_run(&r, &tl);
+    json = report_json_text(&r);
+
+    read_back(json, &back, &back_tl);
+
+    assert_int_equal(back_tl.n_matches, LONG_TRAVELS + 1);
+    assert_true(back_tl.matches[LONG_TRAVELS].frame == 60u * LONG_TRAVELS);
+    assert_true(back_tl.matches[LONG_TRAVELS].start == 200.0);
+    assert_true(back_tl.matches[LONG_TRAVELS].rss == 100e6 + LONG_TRAVELS);
+
+    /* Two shards of it: the same travels, one match each. */
+    churn_timeline_init(&merged_tl);
+    memset(&merged, 0, sizeof merged);
+    merged.tl = &merged_tl;
+    churn_merge_begin(&m, &merged);
+    churn_merge_add(&m, &r);
+    churn_merge_add(&m, &back);
+
+    assert_int_equal(merged_tl.n_matches, LONG_TRAVELS + 1);
+    assert_int_equal(merged_tl.matches[LONG_TRAVELS].departed, 8);
+    assert_int_equal(merged_tl.matches[LONG_TRAVELS].travel.n, 2);
+    free(json);
+    churn_timeline_free(&tl);
+    churn_timeline_free(&back_tl);
+    churn_timeline_free(&merged_tl);
+}
+
 #define GIVEN_THREE_MATCHES(fn) \
     cmocka_unit_test_setup_teardown(fn, setup_three_matches, teardown_three_matches)
 
@@ -458,6 +550,8 @@ int main(void)
         GIVEN_THREE_MATCHES(test_the_page_draws_matches_as_bands_and_the_memory_after_each_travel),
         GIVEN_THREE_MATCHES(test_a_band_too_narrow_for_its_label_has_none),
         cmocka_unit_test(test_a_run_on_one_map_draws_no_bands),
+        cmocka_unit_test(test_every_travel_of_a_long_run_begins_a_match_of_its_own),
+        cmocka_unit_test(test_a_long_run_s_matches_read_back_and_merge_whole),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
