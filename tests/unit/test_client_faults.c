@@ -21,9 +21,8 @@
 #include "churn_outage.h"
 #include "churn_watch.h"
 #include "report.h"
-#include "report_merge.h"
 #include "report_stream.h"
-#include "report_text.h"
+#include "client_fixture.h"
 
 /* ---- the watch: a silent server is lost from the last moment it was heard ---------------- */
 
@@ -532,7 +531,6 @@ static void test_a_merge_with_a_partial_shard_is_partial_and_says_so(void **stat
 {
     static churn_report a, b, merged;
     churn_timeline tla, tlb, tl;
-    churn_merge m;
     char *text;
 
     (void)state;
@@ -541,13 +539,8 @@ static void test_a_merge_with_a_partial_shard_is_partial_and_says_so(void **stat
     b.partial = true;
     memset(&b.outages, 0, sizeof b.outages);
     churn_outages_begin(&b.outages, 29.6);
-    churn_timeline_init(&tl);
-    memset(&merged, 0, sizeof merged);
-    merged.tl = &tl;
 
-    churn_merge_begin(&m, &merged);
-    churn_merge_add(&m, &a);
-    churn_merge_add(&m, &b);
+    report_merge_shards(&merged, &tl, &a, &b);
 
     assert_true(merged.partial);
     assert_int_equal(merged.outages.n, 1);

@@ -21,8 +21,7 @@
 
 #include "churn_watch.h"
 #include "report.h"
-#include "report_merge.h"
-#include "report_text.h"
+#include "client_fixture.h"
 
 /* ---- the watch: a travel's silence is the travel's ----------------------------------------- */
 
@@ -330,7 +329,6 @@ static void test_shards_saw_the_same_travel_as_one_match(void **state)
 {
     static churn_report a, b, merged;
     churn_timeline tla, tlb, tl;
-    churn_merge m;
 
     (void)state;
     three_matches(&tla);
@@ -339,13 +337,8 @@ static void test_shards_saw_the_same_travel_as_one_match(void **state)
     tlb.matches[2].rss = -1;
     report_of(&a, &tla);
     report_of(&b, &tlb);
-    churn_timeline_init(&tl);
-    memset(&merged, 0, sizeof merged);
-    merged.tl = &tl;
 
-    churn_merge_begin(&m, &merged);
-    churn_merge_add(&m, &a);
-    churn_merge_add(&m, &b);
+    report_merge_shards(&merged, &tl, &a, &b);
 
     assert_int_equal(tl.n_matches, 3);
     assert_int_equal(tl.matches[1].departed, 8);
@@ -500,7 +493,6 @@ static void test_a_long_run_s_matches_read_back_and_merge_whole(void **state)
 {
     static churn_report r, back, merged;
     churn_timeline tl, back_tl, merged_tl;
-    churn_merge m;
     char *json;
 
     (void)state;
@@ -515,12 +507,7 @@ static void test_a_long_run_s_matches_read_back_and_merge_whole(void **state)
     assert_true(back_tl.matches[LONG_TRAVELS].rss == 100e6 + LONG_TRAVELS);
 
     /* Two shards of it: the same travels, one match each. */
-    churn_timeline_init(&merged_tl);
-    memset(&merged, 0, sizeof merged);
-    merged.tl = &merged_tl;
-    churn_merge_begin(&m, &merged);
-    churn_merge_add(&m, &r);
-    churn_merge_add(&m, &back);
+    report_merge_shards(&merged, &merged_tl, &r, &back);
 
     assert_int_equal(merged_tl.n_matches, LONG_TRAVELS + 1);
     assert_int_equal(merged_tl.matches[LONG_TRAVELS].departed, 8);

@@ -17,7 +17,7 @@
 
 #include "churn_scrape.h"
 #include "report.h"
-#include "report_text.h"
+#include "client_fixture.h"
 
 static const char metrics_a[] =
     "# HELP reap_tick_seconds Work time of one frame.\n"

@@ -1,12 +1,12 @@
 /*
- * report_text.h - what the load report's writers print, as text a test can search: a
- * churn_report's summary, report.json or report.html written into memory, and how often a
- * needle stands in it. For the client's report tests (test_client_report.c,
- * test_client_matches.c, test_client_faults.c). Header-only: each test executable includes it
- * once.
+ * client_fixture.h - what the load tester's report tests share (test_client_report.c,
+ * test_client_matches.c, test_client_faults.c): what the report's writers print, as text a
+ * test can search (a churn_report's summary, report.json or report.html written into memory,
+ * and how often a needle stands in it), and two shards' reports merged as `reap-client merge`
+ * does. Header-only: each test executable includes it once.
  */
-#ifndef REAP_TEST_REPORT_TEXT_H
-#define REAP_TEST_REPORT_TEXT_H
+#ifndef REAP_TEST_CLIENT_FIXTURE_H
+#define REAP_TEST_CLIENT_FIXTURE_H
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "report.h"
+#include "report_merge.h"
 
 /* The text of one writer over r; the writer's failure fails the test. Gives ownership: the
  * caller frees it. (Through a temporary file, not open_memstream: inlined, a buffer pointer
@@ -76,4 +77,18 @@ static inline int text_count(const char *hay, const char *needle)
     return n;
 }
 
-#endif /* REAP_TEST_REPORT_TEXT_H */
+/* Merges shards a and b, in that order, into merged (its timeline tl, initialised here). */
+static inline void report_merge_shards(churn_report *merged, churn_timeline *tl,
+                                       const churn_report *a, const churn_report *b)
+{
+    churn_merge m;
+
+    churn_timeline_init(tl);
+    memset(merged, 0, sizeof *merged);
+    merged->tl = tl;
+    churn_merge_begin(&m, merged);
+    churn_merge_add(&m, a);
+    churn_merge_add(&m, b);
+}
+
+#endif /* REAP_TEST_CLIENT_FIXTURE_H */
