@@ -4,7 +4,8 @@
  * travels begin (by Travel.frame), their rows and figures (players, collections, the resident
  * memory's slope, the longest travel frame, leaked worlds), the thresholds that name them,
  * report.json with its matches read back (and one from before them), shards' matches merged
- * by frame, and the summary's and the page's matches.
+ * by frame, and the summary's and the page's matches; a long run keeps every match (a
+ * hundred travels are 101 matches everywhere).
  */
 #include <math.h>
 #include <setjmp.h>
