@@ -110,8 +110,7 @@ churn_match *churn_timeline_match(churn_timeline *tl, uint64_t frame, const char
                 snprintf(m->map, sizeof m->map, "%s", map);
             return m;
         }
-    if (tl->n_matches >= CHURN_MATCHES_MAX ||
-        !CLIENT_VEC_RESERVE(tl->matches, tl->cap_matches, (uint64_t)tl->n_matches + 1, 4))
+    if (!CLIENT_VEC_RESERVE(tl->matches, tl->cap_matches, (uint64_t)tl->n_matches + 1, 4))
         return NULL;
     /* In order of start: a shard's match may begin before the last one merged. */
     uint32_t at = tl->n_matches;

@@ -69,8 +69,9 @@ typedef struct churn_class_sample {
  * for the first) to the next travel's start (or the run's end). The bots' side comes from the
  * Travel messages they were sent; the server's from its /metrics (--admin) after the travel
  * finished (figures not sampled are negative). Matches of shards of one run are one match
- * when their travel is: the same Travel.frame. */
-enum { CHURN_MATCHES_MAX = 64, CHURN_MATCH_MAP_MAX = 32 };
+ * when their travel is: the same Travel.frame. A run keeps every match, each about 20 KB (its
+ * travel histogram): a day of one-minute matches is under 30 MB. */
+enum { CHURN_MATCH_MAP_MAX = 32 };
 typedef struct churn_match {
     uint64_t frame;             /* Travel.frame of the travel that began it; 0: the first */
     char map[CHURN_MATCH_MAP_MAX];      /* "" while not known */
@@ -107,7 +108,7 @@ typedef struct churn_timeline {
     uint32_t n_classes;
     churn_class_sample *class_samples; /* owned: one per scrape that had any */
     uint32_t n_class_samples, cap_class_samples;
-    churn_match *matches;       /* owned: in order of start (at most CHURN_MATCHES_MAX) */
+    churn_match *matches;       /* owned: in order of start, every one the run saw */
     uint32_t n_matches, cap_matches;
     double match_seconds;       /* the rotation the scenario expects of the server; 0: none */
 } churn_timeline;
@@ -122,8 +123,7 @@ bool churn_timeline_add_classes(churn_timeline *tl, double t, const char *const 
 void churn_match_init(churn_match *m, uint64_t frame, const char *map, uint32_t mode,
                       double start);
 /* The match the travel of Travel.frame `frame` began: found, or appended (start: t; the
- * match before it ends then); NULL when CHURN_MATCHES_MAX are there or on allocation
- * failure. frame 0 is the run's first match. */
+ * match before it ends then); NULL on allocation failure. frame 0 is the run's first match. */
 churn_match *churn_timeline_match(churn_timeline *tl, uint64_t frame, const char *map,
                                   uint32_t mode, double t);
 /* The match under way (the last), or NULL when there is none. */

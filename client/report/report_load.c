@@ -216,7 +216,7 @@ static bool load_match(load_ctx *c, json_t *j, churn_timeline *tl)
     m = churn_timeline_match(tl, frame, map, mode == NULL ? 0 : strcmp(mode, "hard") == 0 ? 1 :
                              strcmp(mode, "seamless") == 0 ? 2 : 0, start);
     if (m == NULL) {
-        load_fail(c, "out of memory (or more than 64 matches)");
+        load_fail(c, "out of memory");
         return false;
     }
     m->departed = (uint32_t)load_u64(c, j, "departed");

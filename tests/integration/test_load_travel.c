@@ -30,13 +30,49 @@ static void start(harness_server *s, const char *const *extra)
     harness_wait_metric(s, "reap_frames_total", HARNESS_GE, 2, 10.0);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
+/* One reap-client run of a scenario against a server, with --admin: the scenario file and
+ * the run's --out in a directory of its own, and what the run printed and wrote. */
+typedef struct scenario_run {
+    char dir[32], scenario[300], out[100];
+    harness_proc proc;      /* its summary in proc.out */
+    char *json;             /* its report.json */
+} scenario_run;
 
-    assert_non_null(f);
+/* Writes text as the scenario `name`, runs it against s (--seed seed) for at most timeout s
+ * and reads its report.json; a run that fails fails the test with the summary's end. */
+static void run_scenario(scenario_run *t, harness_server *s, const char *name, const char *text,
+                         const char *seed, double timeout)
+{
+    char admin[64], path[400];
+    FILE *f;
+
+    snprintf(t->dir, sizeof t->dir, "/tmp/reap-load-travel-XXXXXX");
+    assert_non_null(mkdtemp(t->dir));
+    snprintf(t->scenario, sizeof t->scenario, "%s/%s", t->dir, name);
+    assert_non_null(f = fopen(t->scenario, "w"));
     fputs(text, f);
     assert_int_equal(fclose(f), 0);
+    snprintf(admin, sizeof admin, "http://127.0.0.1:%u", s->admin_port);
+    snprintf(t->out, sizeof t->out, "%s/out", t->dir);
+    const char *const args[] = { "--server", s->endpoint, "--admin", admin, "--scenario",
+                                 t->scenario, "--seed", seed, "--out", t->out, NULL };
+
+    int rc = run_client_beside(s, args, timeout, &t->proc);
+    if (rc != 0)
+        fail_msg("the run failed (%d):\n%s", rc, tail_of(t->proc.out));
+    snprintf(path, sizeof path, "%s/report.json", t->out);
+    t->json = read_text_file(path);
+    assert_non_null(t->json);
+}
+
+/* Frees what run_scenario kept and removes its files. */
+static void scenario_run_free(scenario_run *t)
+{
+    free(t->json);
+    harness_proc_free(&t->proc);
+    remove_dir(t->out);
+    unlink(t->scenario);
+    rmdir(t->dir);
 }
 
 static const char two_travels[] =
@@ -114,38 +150,27 @@ static void test_churning_bots_follow_a_seamless_and_a_hard_travel_with_exact_mi
     const char *const server_args[] = { "--world-profile", leaky, "--map", "Arena", "--cvar",
                                         "net.ConnectionTimeout=2", NULL };
     harness_server s;
-    harness_proc run;
-    char dir[] = "/tmp/reap-load-travel-XXXXXX", scenario[300], admin[64], out[100];
-    char *json;
+    scenario_run t;
+    const char *printed, *json;
 
     (void)state;
     start(&s, server_args);
-    assert_non_null(mkdtemp(dir));
-    snprintf(scenario, sizeof scenario, "%s/two-travels.ini", dir);
-    write_file(scenario, two_travels);
-    snprintf(admin, sizeof admin, "http://127.0.0.1:%u", s.admin_port);
-    snprintf(out, sizeof out, "%s/out", dir);
-    const char *const args[] = { "--server", s.endpoint, "--admin", admin, "--scenario",
-                                 scenario, "--seed", "7", "--out", out, NULL };
 
-    int rc = run_client_beside(&s, args, 60.0, &run);
-    if (rc != 0)
-        fail_msg("the run failed (%d):\n%s", rc, tail_of(run.out));
+    run_scenario(&t, &s, "two-travels.ini", two_travels, "7", 60.0);
+    printed = t.proc.out;
+    json = t.json;
 
     /* Both travels happened, the bots followed them, and nothing went wrong. */
     assert_int_equal(harness_server_metric(&s, "reap_travels_total{mode=\"seamless\"}"), 1);
     assert_int_equal(harness_server_metric(&s, "reap_travels_total{mode=\"hard\"}"), 1);
-    assert_non_null(strstr(run.out, "stage docks: servertravel Docks seamless: servertravel: "
+    assert_non_null(strstr(printed, "stage docks: servertravel Docks seamless: servertravel: "
                                     "seamless travel to Docks from Arena"));
-    assert_non_null(strstr(run.out, " 0 errors, "));
-    assert_null(strstr(run.out, "stopped answering"));
-    assert_non_null(strstr(run.out, "matches: 3 ("));
-    assert_non_null(strstr(run.out, "  1   Arena        (start)"));
-    assert_non_null(strstr(run.out, "  2   Docks        seamless"));
-    assert_non_null(strstr(run.out, "  3   Arena        hard"));
-    snprintf(scenario, sizeof scenario, "%s/report.json", out);
-    json = read_text_file(scenario);
-    assert_non_null(json);
+    assert_non_null(strstr(printed, " 0 errors, "));
+    assert_null(strstr(printed, "stopped answering"));
+    assert_non_null(strstr(printed, "matches: 3 ("));
+    assert_non_null(strstr(printed, "  1   Arena        (start)"));
+    assert_non_null(strstr(printed, "  2   Docks        seamless"));
+    assert_non_null(strstr(printed, "  3   Arena        hard"));
     assert_int_equal(json_int(json, "errors"), 0);
     assert_int_equal(json_int(json, "mismatch"), 0);
     assert_true(json_int(json, "travels") >= 2 * 6);
@@ -164,15 +189,9 @@ static void test_churning_bots_follow_a_seamless_and_a_hard_travel_with_exact_mi
                 match_field(json, 2, "start_seconds") < 5);
     assert_true(match_field(json, 3, "start_seconds") >= 9 &&
                 match_field(json, 3, "start_seconds") < 10);
-    free(json);
     assert_int_equal(harness_server_metric(&s, "reap_world_leaked_worlds"), 0);
-    page_draws_the_matches(out);
-    harness_proc_free(&run);
-    remove_dir(out);
-    unlink(scenario);
-    snprintf(scenario, sizeof scenario, "%s/two-travels.ini", dir);
-    unlink(scenario);
-    rmdir(dir);
+    page_draws_the_matches(t.out);
+    scenario_run_free(&t);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
 }
@@ -184,48 +203,30 @@ static void test_a_hard_travel_that_blocks_for_seconds_is_not_an_outage(void **s
 {
     const char *const server_args[] = { "--cvar", "world.PersistentProps=1500000", NULL };
     harness_server s;
-    harness_proc run;
-    char dir[] = "/tmp/reap-load-travel-XXXXXX", scenario[300], admin[64], out[100];
-    char *json;
+    scenario_run t;
+    const char *json;
 
     (void)state;
     harness_server_start(&s, server_args);
     harness_wait_metric(&s, "reap_frames_total", HARNESS_GE, 2, 60.0);
-    assert_non_null(mkdtemp(dir));
-    snprintf(scenario, sizeof scenario, "%s/hard.ini", dir);
-    write_file(scenario, "[scenario]\n\n[stage a]\nduration = 3\nbots = 6\nspawn = 2\n"
-                         "hold = 30\n\n[stage b]\nduration = 9\nbots = 6\n"
-                         "travel = Default hard\n");
-    snprintf(admin, sizeof admin, "http://127.0.0.1:%u", s.admin_port);
-    snprintf(out, sizeof out, "%s/out", dir);
-    const char *const args[] = { "--server", s.endpoint, "--admin", admin, "--scenario",
-                                 scenario, "--seed", "3", "--out", out, NULL };
 
-    int rc = run_client_beside(&s, args, 90.0, &run);
-    if (rc != 0)
-        fail_msg("the run failed (%d):\n%s", rc, tail_of(run.out));
+    run_scenario(&t, &s, "hard.ini", "[scenario]\n\n[stage a]\nduration = 3\nbots = 6\n"
+                 "spawn = 2\nhold = 30\n\n[stage b]\nduration = 9\nbots = 6\n"
+                 "travel = Default hard\n", "3", 90.0);
+    json = t.json;
 
     /* The travel did block for longer than the silence that makes a server lost, */
     assert_true(harness_server_metric(&s, "reap_travel_last_longest_frame_seconds") > 2.0);
     /* and the run held it a travel: no outage, no error, every bot back. */
-    assert_null(strstr(run.out, "stopped answering"));
-    assert_non_null(strstr(run.out, " 0 errors, "));
-    snprintf(scenario, sizeof scenario, "%s/report.json", out);
-    json = read_text_file(scenario);
-    assert_non_null(json);
+    assert_null(strstr(t.proc.out, "stopped answering"));
+    assert_non_null(strstr(t.proc.out, " 0 errors, "));
     assert_non_null(strstr(json, "\"server_outages\": []"));
     assert_int_equal(json_int(json, "travels"), 6);
     assert_true(match_field(json, 2, "arrived") == 6);
     /* The travel's long frame was not the players' load: the reconnecting bots were not
      * refused as busy. */
     assert_true(harness_server_metric(&s, "reap_net_refused_joins_total{reason=\"busy\"}") == 0);
-    free(json);
-    harness_proc_free(&run);
-    remove_dir(out);
-    unlink(scenario);
-    snprintf(scenario, sizeof scenario, "%s/hard.ini", dir);
-    unlink(scenario);
-    rmdir(dir);
+    scenario_run_free(&t);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
 }
@@ -238,42 +239,24 @@ static void test_the_server_s_rotation_is_followed_without_a_travel_key(void **s
                                         "Arena, Docks", "--match-seconds", "3", "--cvar",
                                         "net.ConnectionTimeout=2", NULL };
     harness_server s;
-    harness_proc run;
-    char dir[] = "/tmp/reap-load-travel-XXXXXX", scenario[300], admin[64], out[100];
-    char *json;
+    scenario_run t;
+    const char *json;
 
     (void)state;
     start(&s, server_args);
-    assert_non_null(mkdtemp(dir));
-    snprintf(scenario, sizeof scenario, "%s/rotation.ini", dir);
-    write_file(scenario, "[scenario]\nmatch_seconds = 3\nthreshold = errors==0\n\n"
-                         "[stage a]\nduration = 8\nbots = 6\nspawn_mix = Crate:2\n"
-                         "hold = 2\n");
-    snprintf(admin, sizeof admin, "http://127.0.0.1:%u", s.admin_port);
-    snprintf(out, sizeof out, "%s/out", dir);
-    const char *const args[] = { "--server", s.endpoint, "--admin", admin, "--scenario",
-                                 scenario, "--seed", "5", "--out", out, NULL };
 
-    int rc = run_client_beside(&s, args, 60.0, &run);
-    if (rc != 0)
-        fail_msg("the run failed (%d):\n%s", rc, tail_of(run.out));
+    run_scenario(&t, &s, "rotation.ini", "[scenario]\nmatch_seconds = 3\n"
+                 "threshold = errors==0\n\n[stage a]\nduration = 8\nbots = 6\n"
+                 "spawn_mix = Crate:2\nhold = 2\n", "5", 60.0);
+    json = t.json;
 
-    assert_non_null(strstr(run.out, "expected match length: 3 s (match_seconds)"));
-    snprintf(scenario, sizeof scenario, "%s/report.json", out);
-    json = read_text_file(scenario);
-    assert_non_null(json);
+    assert_non_null(strstr(t.proc.out, "expected match length: 3 s (match_seconds)"));
     assert_true(json_int(json, "travels") >= 6);
     assert_true(match_field(json, 3, "start_seconds") > 0); /* two travels at least */
     assert_true(match_field(json, 2, "arrived") >= 1);
     assert_non_null(strstr(json, "\"match_seconds\": 3,"));
     assert_non_null(strstr(json, "\"server_outages\": []"));
-    free(json);
-    harness_proc_free(&run);
-    remove_dir(out);
-    unlink(scenario);
-    snprintf(scenario, sizeof scenario, "%s/rotation.ini", dir);
-    unlink(scenario);
-    rmdir(dir);
+    scenario_run_free(&t);
     assert_int_equal(harness_server_stop(&s), 0);
     harness_server_free(&s);
 }

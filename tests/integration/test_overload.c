@@ -7,37 +7,7 @@
  * admin.MetricsCacheSeconds however many requests come, and anew after it or after a console
  * command.
  */
-#include "harness.h"
-
-#include "integration/wire_peer.h"
-
-static int group_setup(void **state)
-{
-    (void)state;
-    return enet_initialize();
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    enet_deinitialize();
-    return 0;
-}
-
-static void connect_peer(wire_peer *p, const harness_server *s)
-{
-    if (!wire_peer_connect(p, s->port, 10.0))
-        fail_msg("could not connect to udp port %u", s->port);
-}
-
-/* Connects and says Hello (seq 1); waits for the Welcome or an Error. */
-static void hello(wire_peer *p, const harness_server *s, const char *name)
-{
-    connect_peer(p, s);
-    assert_true(wire_peer_hello(p, 1, MSG_PROTOCOL_VERSION, name, ""));
-    if (!WIRE_PEER_UNTIL(p, p->welcomed || p->errors > 0, 10.0))
-        fail_msg("%s: neither a Welcome nor an Error within 10 s", name);
-}
+#include "wire_test.h"
 
 static void console(const harness_server *s, const char *command)
 {
@@ -74,7 +44,7 @@ static void test_a_hello_is_refused_busy_past_the_frame_budget_and_welcome_after
 
     (void)state;
     harness_server_start(&s, server_args);
-    hello(&in, &s, "in");
+    wire_test_hello(&in, &s, "in");
     assert_true(in.welcomed);
 
     /* Given frames that take longer than the 33 ms budget... */
@@ -85,7 +55,7 @@ static void test_a_hello_is_refused_busy_past_the_frame_budget_and_welcome_after
     assert_true(harness_server_metric(&s, "reap_net_admission_stretched_bands") >= 1);
 
     /* ...a new player is told busy, when to come back, and disconnected... */
-    hello(&busy, &s, "busy");
+    wire_test_hello(&busy, &s, "busy");
     assert_false(busy.welcomed);
     assert_int_equal(busy.first_error.code, REAP__ERROR_CODE__ERROR_CODE_BUSY);
     assert_true(busy.first_error.disconnect);
@@ -108,7 +78,7 @@ static void test_a_hello_is_refused_busy_past_the_frame_budget_and_welcome_after
     wait_metric(&s, peers, 1, "reap_net_admission_refusing", 0, 10.0);
     assert_true(harness_proc_wait_for_text(&s.proc, "admission: admitting new players again",
                                            5.0));
-    hello(&later, &s, "later");
+    wire_test_hello(&later, &s, "later");
     assert_true(later.welcomed);
     assert_int_equal(later.errors, 0);
     assert_true(harness_server_metric(&s, "reap_players_connected") == 2);
@@ -135,7 +105,7 @@ static void test_with_admission_control_off_a_loaded_server_admits(void **state)
     /* More than a window of frames over the budget. */
     harness_wait_metric(&s, "reap_frames_total", HARNESS_GE, 30, 10.0);
 
-    hello(&p, &s, "p");
+    wire_test_hello(&p, &s, "p");
 
     assert_true(p.welcomed);
     assert_true(harness_server_metric(&s, "reap_net_admission_refusing") == 0);
@@ -247,5 +217,5 @@ int main(void)
         cmocka_unit_test(test_a_console_command_makes_the_next_request_render),
         cmocka_unit_test(test_the_copy_is_rendered_anew_after_the_interval),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, wire_test_group_setup, wire_test_group_teardown);
 }

@@ -8,38 +8,7 @@
  * nothing else carries one, unknown fields are skipped and groups refused, and the README's
  * captured packets are what a server sends today.
  */
-#include "harness.h"
-
-#include "integration/wire_peer.h"
-
-static int group_setup(void **state)
-{
-    (void)state;
-    return enet_initialize();
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    enet_deinitialize();
-    return 0;
-}
-
-static void connect_peer(wire_peer *p, const harness_server *s)
-{
-    if (!wire_peer_connect(p, s->port, 10.0))
-        fail_msg("could not connect to udp port %u", s->port);
-}
-
-/* Connects and joins with Hello seq 1; waits for the Welcome and the join snapshot. */
-static void join(wire_peer *p, const harness_server *s, const char *name)
-{
-    connect_peer(p, s);
-    assert_true(wire_peer_hello(p, 1, MSG_PROTOCOL_VERSION, name, ""));
-    if (!WIRE_PEER_UNTIL(p, p->welcomed && p->snapshot_complete, 10.0))
-        fail_msg("%s: no Welcome and SnapshotComplete within 10 s (%u errors, last: %s)", name,
-                 p->errors, p->last_error.text);
-}
+#include "wire_test.h"
 
 /* A ping answered: everything the server sent before its Pong on channel 0 has arrived. */
 static void round_trip(wire_peer *p, uint32_t seq)
@@ -80,7 +49,7 @@ static void test_the_welcome_states_the_servers_replication_figures_and_limits(v
 
     (void)state;
     harness_server_start(&s, server_args);
-    join(&p, &s, "figures");
+    wire_test_join(&p, &s, "figures");
 
     /* The figures are the server's settings (README "Replication at scale": bands at an
      * eighth, a quarter and half the cull distance, every 1, 2, 3, 6 frames; own movers every
@@ -178,7 +147,7 @@ static void test_every_name_the_welcome_calls_spawnable_spawns_and_no_other_arch
 
     (void)state;
     harness_server_start(&s, server_args);
-    join(&p, &s, "spawner");
+    wire_test_join(&p, &s, "spawner");
 
     /* Given a profile with a component archetype (Attachment)... */
     assert_true(p.n_archetypes > 0);
@@ -233,7 +202,7 @@ static void test_an_error_says_whether_the_connection_ends_and_the_server_does_s
     harness_server_start(&s, server_args);
 
     /* A refused request: disconnect is false, and the connection goes on. */
-    join(&a, &s, "refused");
+    wire_test_join(&a, &s, "refused");
     assert_true(wire_peer_spawn(&a, 2, REAP__ACTOR_CLASS__ACTOR_CLASS_PROP, NULL, 0));
     assert_true(WIRE_PEER_UNTIL(&a, a.errors == 1, 10.0));
     assert_false(a.last_error.disconnect);
@@ -242,7 +211,7 @@ static void test_an_error_says_whether_the_connection_ends_and_the_server_does_s
 
     /* The net.MaxBadMessages-th bad message: its own Error (disconnect false), then KICKED
      * (disconnect true), then ENet's disconnect. */
-    connect_peer(&b, &s);
+    wire_test_connect(&b, &s);
     for (int i = 0; i < 3; i++)
         assert_true(wire_peer_send_bytes(&b, MSG_CHANNEL_CONTROL, junk, sizeof junk));
     assert_true(WIRE_PEER_UNTIL(&b, b.disconnected, 10.0));
@@ -255,7 +224,7 @@ static void test_an_error_says_whether_the_connection_ends_and_the_server_does_s
 
     /* Bad messages, then a Hello the server cannot accept: one Error for the Hello, which ends
      * the connection; not a second one for the kick. */
-    connect_peer(&c, &s);
+    wire_test_connect(&c, &s);
     for (int i = 0; i < 2; i++)
         assert_true(wire_peer_send_bytes(&c, MSG_CHANNEL_CONTROL, junk, sizeof junk));
     assert_true(WIRE_PEER_UNTIL(&c, c.errors == 2, 10.0));
@@ -279,7 +248,7 @@ static void test_an_error_says_whether_the_connection_ends_and_the_server_does_s
         };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             wire_peer h;
-            connect_peer(&h, &s);
+            wire_test_connect(&h, &s);
             assert_true(wire_peer_hello(&h, 9, cases[i].version, cases[i].name, cases[i].world));
             assert_true(WIRE_PEER_UNTIL(&h, h.disconnected, 10.0));
             assert_int_equal(h.errors, 1);
@@ -294,8 +263,8 @@ static void test_an_error_says_whether_the_connection_ends_and_the_server_does_s
     {
         wire_peer d;
         harness_wait_metric(&s, "reap_net_connections", HARNESS_EQ, 1, 10.0);
-        join(&d, &s, "second");
-        connect_peer(&full, &s);
+        wire_test_join(&d, &s, "second");
+        wire_test_connect(&full, &s);
         assert_true(WIRE_PEER_UNTIL(&full, full.disconnected, 10.0));
         assert_int_equal(full.errors, 1);
         assert_int_equal(full.last_error.code, REAP__ERROR_CODE__ERROR_CODE_SERVER_FULL);
@@ -322,7 +291,7 @@ static void test_no_hello_in_time_is_a_kick_that_says_it_disconnects(void **stat
 
     (void)state;
     harness_server_start(&s, server_args);
-    connect_peer(&p, &s);
+    wire_test_connect(&p, &s);
 
     assert_true(WIRE_PEER_UNTIL(&p, p.disconnected, 10.0));
 
@@ -348,7 +317,7 @@ static void test_refused_move_inputs_are_told_once_a_second_and_never_end_the_co
 
     (void)state;
     harness_server_start(&s, server_args);
-    join(&p, &s, "mover");
+    wire_test_join(&p, &s, "mover");
 
     /* Given six refused inputs within a fraction of a second: three not finite, three too
      * fast... */
@@ -399,7 +368,7 @@ static void test_replies_carry_their_requests_seq_and_nothing_else_carries_one(v
 
     (void)state;
     harness_server_start(&s, NULL);
-    connect_peer(&p, &s);
+    wire_test_connect(&p, &s);
     assert_true(wire_peer_hello(&p, 77, MSG_PROTOCOL_VERSION, "seq", ""));
     assert_true(WIRE_PEER_UNTIL(&p, p.welcomed && p.snapshot_complete, 10.0));
     assert_int_equal(p.welcome_seq, 77);
@@ -458,7 +427,7 @@ static void test_unknown_fields_are_skipped_and_a_group_is_refused(void **state)
 
     (void)state;
     harness_server_start(&s, NULL);
-    join(&p, &s, "decoder");
+    wire_test_join(&p, &s, "decoder");
 
     assert_true(wire_peer_send_bytes(&p, MSG_CHANNEL_CONTROL, unknown, sizeof unknown));
     assert_true(WIRE_PEER_UNTIL(&p, p.pongs == 1 || p.errors > 0, 10.0));
@@ -527,8 +496,8 @@ static void test_other_movers_are_updated_at_their_distance_bands_period(void **
 
     (void)state;
     harness_server_start(&s, server_args);
-    join(&m, &s, "mover");
-    join(&o, &s, "observer");
+    wire_test_join(&m, &s, "mover");
+    wire_test_join(&o, &s, "observer");
     assert_true(wire_peer_position(&m, m.welcome.pawn_net_id, pm));
     /* The observer is taken to each band's middle, on the line from the mover towards the
      * world's centre (so the point is inside the world). */
@@ -620,7 +589,7 @@ static void test_a_pawn_circles_until_its_first_input_then_keeps_the_velocity_as
 
     (void)state;
     harness_server_start(&s, NULL);
-    join(&p, &s, "idle");
+    wire_test_join(&p, &s, "idle");
     p.watch_id = p.welcome.pawn_net_id;
 
     /* Without input: a circle of radius 6 (3 units/s, half a radian a second)... */
@@ -684,5 +653,5 @@ int main(void)
         cmocka_unit_test(test_a_pawn_circles_until_its_first_input_then_keeps_the_velocity_asked),
         cmocka_unit_test(test_the_readme_wire_examples_are_what_a_real_server_sends),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, wire_test_group_setup, wire_test_group_teardown);
 }

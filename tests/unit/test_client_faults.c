@@ -21,8 +21,8 @@
 #include "churn_outage.h"
 #include "churn_watch.h"
 #include "report.h"
-#include "report_merge.h"
 #include "report_stream.h"
+#include "client_fixture.h"
 
 /* ---- the watch: a silent server is lost from the last moment it was heard ---------------- */
 
@@ -531,10 +531,7 @@ static void test_a_merge_with_a_partial_shard_is_partial_and_says_so(void **stat
 {
     static churn_report a, b, merged;
     churn_timeline tla, tlb, tl;
-    churn_merge m;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out;
+    char *text;
 
     (void)state;
     report_fixture(&a, &tla);
@@ -542,22 +539,14 @@ static void test_a_merge_with_a_partial_shard_is_partial_and_says_so(void **stat
     b.partial = true;
     memset(&b.outages, 0, sizeof b.outages);
     churn_outages_begin(&b.outages, 29.6);
-    churn_timeline_init(&tl);
-    memset(&merged, 0, sizeof merged);
-    merged.tl = &tl;
 
-    churn_merge_begin(&m, &merged);
-    churn_merge_add(&m, &a);
-    churn_merge_add(&m, &b);
+    report_merge_shards(&merged, &tl, &a, &b);
 
     assert_true(merged.partial);
     assert_int_equal(merged.outages.n, 1);
     assert_true(merged.outages.list[0].from == 29.5 && merged.outages.list[0].to < 0);
     assert_true(tl.rows[31].server_lost);
-    out = open_memstream(&text, &len);
-    assert_non_null(out);
-    churn_report_print(&merged, out);
-    fclose(out);
+    text = report_summary_text(&merged);
     assert_non_null(strstr(text, "partial: this report is a checkpoint of a run that did not "
                                  "finish: it stops at 40.0 s of 14400.0 s"));
     assert_non_null(strstr(text, "server lost: the server stopped answering at 29.5 s; 10.5 s "
@@ -572,18 +561,13 @@ static void test_the_page_of_a_partial_run_says_so_and_shades_the_outage(void **
 {
     static churn_report r;
     churn_timeline tl;
-    char *html = NULL;
-    size_t len = 0;
-    FILE *f;
+    char *html;
 
     (void)state;
     report_fixture(&r, &tl);
     r.partial = true;
-    f = open_memstream(&html, &len);
-    assert_non_null(f);
 
-    assert_true(churn_report_write_html(&r, f));
-    fclose(f);
+    html = report_page_text(&r);
 
     assert_non_null(strstr(html, "Partial report"));
     assert_non_null(strstr(html, "It stops at 40.0 s of 14400.0 s"));

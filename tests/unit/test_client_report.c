@@ -17,6 +17,7 @@
 
 #include "churn_scrape.h"
 #include "report.h"
+#include "client_fixture.h"
 
 static const char metrics_a[] =
     "# HELP reap_tick_seconds Work time of one frame.\n"
@@ -208,17 +209,13 @@ static void test_a_saturated_generator_is_reported_with_a_warning(void **state)
 {
     static churn_report r;
     churn_timeline tl;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f;
+    char *buf;
     double v;
 
     (void)state;
     report_fixture(&r, &tl);
-    f = open_memstream(&buf, &len);
 
-    churn_report_print(&r, f);
-    fclose(f);
+    buf = report_summary_text(&r);
 
     assert_non_null(strstr(buf, "generator: 1.50 s CPU over 3 s (50% of a core)"));
     assert_non_null(strstr(buf, "warning: the load generator was saturated for 1 s of 3"));
@@ -227,10 +224,7 @@ static void test_a_saturated_generator_is_reported_with_a_warning(void **state)
     free(buf);
 
     r.totals.gen_saturated = 0;
-    buf = NULL;
-    f = open_memstream(&buf, &len);
-    churn_report_print(&r, f);
-    fclose(f);
+    buf = report_summary_text(&r);
     assert_null(strstr(buf, "warning"));
     free(buf);
     churn_timeline_free(&tl);
@@ -287,21 +281,31 @@ static void remove_report(const char *dir)
     rmdir(dir);
 }
 
+/* Saves r's files into dir (a mkdtemp template, made here) and loads them back into back and
+ * back_tl (initialised here); a save or load that fails fails the test. */
+static void save_and_load(const churn_report *r, char *dir, churn_report *back,
+                          churn_timeline *back_tl)
+{
+    char err[512];
+
+    assert_non_null(mkdtemp(dir));
+    if (!churn_report_save(r, dir, err, sizeof err))
+        fail_msg("%s", err);
+    churn_timeline_init(back_tl);
+    if (!churn_report_load(back, back_tl, CLIENT_THRESHOLDS_MAX, dir, err, sizeof err))
+        fail_msg("%s", err);
+}
+
 static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
 {
     static churn_report r, back;
     churn_timeline tl, back_tl;
     char dir[] = "/tmp/reap-report-XXXXXX";
-    char err[512];
 
     (void)state;
     report_fixture(&r, &tl);
-    assert_non_null(mkdtemp(dir));
-    assert_true(churn_report_save(&r, dir, err, sizeof err));
 
-    churn_timeline_init(&back_tl);
-    if (!churn_report_load(&back, &back_tl, CLIENT_THRESHOLDS_MAX, dir, err, sizeof err))
-        fail_msg("%s", err);
+    save_and_load(&r, dir, &back, &back_tl);
 
     assert_string_equal(back.run_id, r.run_id);
     assert_string_equal(back.scenario, "smoke");
@@ -340,7 +344,7 @@ static void test_live_objects_by_class_are_kept_per_scrape_and_read_back(void **
     };
     const double values[] = { 5000, 40, 80 };
     churn_timeline tl, back_tl;
-    char dir[] = "/tmp/reap-report-XXXXXX", err[512];
+    char dir[] = "/tmp/reap-report-XXXXXX";
     char html[300];
     char *page;
 
@@ -360,11 +364,7 @@ static void test_live_objects_by_class_are_kept_per_scrape_and_read_back(void **
     assert_true(tl.class_samples[1].count[0] == 41 && tl.class_samples[1].count[1] == -1);
 
     /* ...and they survive the report's save and load, and get a chart on the page. */
-    assert_non_null(mkdtemp(dir));
-    assert_true(churn_report_save(&r, dir, err, sizeof err));
-    churn_timeline_init(&back_tl);
-    if (!churn_report_load(&back, &back_tl, CLIENT_THRESHOLDS_MAX, dir, err, sizeof err))
-        fail_msg("%s", err);
+    save_and_load(&r, dir, &back, &back_tl);
     assert_int_equal(back_tl.n_classes, 3);
     assert_int_equal(back_tl.n_class_samples, 2);
     assert_true(back_tl.class_samples[0].count[1] == 80);
@@ -437,34 +437,22 @@ static void test_the_json_report_carries_schema_run_and_latency_buckets(void **s
     remove_report(dir);
 }
 
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-
-    for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 static void test_the_report_page_draws_a_chart_for_each_timeline_with_data(void **state)
 {
     static churn_report r;
     churn_timeline tl;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    char *buf;
 
     (void)state;
     report_fixture(&r, &tl);
 
-    assert_true(churn_report_write_html(&r, f));
-    fclose(f);
+    buf = report_page_text(&r);
 
     assert_int_equal(strncmp(buf, "<!DOCTYPE html>", 15), 0);
-    assert_int_equal(count_of(buf, "<svg class=\"chart\""), 7);
+    assert_int_equal(text_count(buf, "<svg class=\"chart\""), 7);
     /* bots (2 lines), rates (4), objects (1), tick (3), gc (2), generator (2), latency (join
      * only) */
-    assert_int_equal(count_of(buf, "<polyline class=\"series\""), 15);
+    assert_int_equal(text_count(buf, "<polyline class=\"series\""), 15);
     assert_non_null(strstr(buf, "was saturated for 1 s of 3"));
     assert_non_null(strstr(buf, "class=\"fail\">FAIL"));
     assert_non_null(strstr(buf, "</html>\n"));
@@ -476,9 +464,7 @@ static void test_a_chart_breaks_its_line_where_a_second_was_not_measured(void **
 {
     static churn_report r;
     churn_timeline tl;
-    char *buf = NULL, *tick;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    char *buf, *tick;
 
     (void)state;
     report_fixture(&r, &tl);
@@ -489,8 +475,7 @@ static void test_a_chart_breaks_its_line_where_a_second_was_not_measured(void **
         assert_true(churn_timeline_add_row(&tl, &row));
     }
 
-    assert_true(churn_report_write_html(&r, f));
-    fclose(f);
+    buf = report_page_text(&r);
 
     assert_null(strstr(buf, "charts have data"));       /* no self-check text for people */
     assert_non_null(strstr(buf, "data-charts-drawn"));  /* ... but one for tests */
@@ -498,7 +483,7 @@ static void test_a_chart_breaks_its_line_where_a_second_was_not_measured(void **
     assert_non_null(tick);
     *strstr(tick, "</figure>") = '\0';
     /* p50, p99 and max each in two runs: seconds 1-3 and 5-6, no line across the fourth */
-    assert_int_equal(count_of(tick, "<polyline class=\"series\""), 6);
+    assert_int_equal(text_count(tick, "<polyline class=\"series\""), 6);
     /* the dashboard's roles and palette (Okabe-Ito): p50 blue, p99 orange, max vermillion */
     assert_non_null(strstr(tick, "stroke=\"#0072B2\""));
     assert_non_null(strstr(tick, "stroke=\"#E69F00\""));
