@@ -16,7 +16,6 @@
 #include "log.h"
 #include "net_driver.h"
 #include "reap_assert.h"
-#include "sysmem.h"
 #include "service.h"
 #include "sysmem.h"
 

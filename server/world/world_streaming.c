@@ -639,8 +639,7 @@ void world_streaming_update(world *w, double now)
     world_streaming_env *se = &w->env->streaming;
     const world_streaming_config *cfg = &se->cfg;
     uint32_t n = st->dim * st->dim;
-
-    double t0, t1, t2;
+    double t0, t1;
 
     if (st->dim == 0)
         return;
@@ -683,12 +682,12 @@ void world_streaming_update(world *w, double now)
     t1 = cfg->clock(cfg->clock_ctx);
     se->work.decide += t1 - t0;
     if (st->loading_count > 0) {
-        double cluster = se->work.cluster;
+        double cluster = se->work.cluster; /* the slice's clusters are counted apart */
 
         streaming_add_slice(w, now);
-        t2 = cfg->clock(cfg->clock_ctx);
-        se->work.add += (t2 - t1) - (se->work.cluster - cluster);
-        t1 = t2;
+        t0 = t1;
+        t1 = cfg->clock(cfg->clock_ctx);
+        se->work.add += (t1 - t0) - (se->work.cluster - cluster);
     }
     if (st->unloading_count > 0) {
         streaming_remove_slice(w);

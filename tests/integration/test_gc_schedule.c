@@ -1,7 +1,8 @@
 /*
  * test_gc_schedule.c - the idle-server rule on the real server: with an interval of 1 s and
  * an idle multiplier of 5, the interval is 5 s while nobody is connected and 1 s while a client
- * is, and collections happen at that pace.
+ * is, and collections happen at that pace. And the slow-frame log line's account of the gc
+ * phase: the frame a collection marked in says so, the frames after it do not.
  */
 #include "harness.h"
 
@@ -93,12 +94,60 @@ static void test_the_interval_returns_to_the_idle_value_when_the_last_client_lea
     harness_server_free(&s);
 }
 
+/* Every frame is "slow" (engine.SlowFrameMs 0.001), a collection every 0.5 s marks 100,000
+ * props at once (no incremental reachability): the frames whose line has a mark are the
+ * collections' frames, no more (a figure left over from an earlier frame would show in the
+ * next), and the collector's figures fit in the gc phase they are part of. */
+static void test_the_slow_frame_line_tells_the_collection_s_frame_and_no_other(void **state)
+{
+    static const char *const args[] = {
+        "--cvar", "engine.SlowFrameMs=0.001",
+        "--cvar", "world.PersistentProps=100000",
+        "--cvar", "gc.TimeBetweenPurgingPendingKillObjects=0.5",
+        "--cvar", "gc.TimeBetweenPurgingPendingKillObjectsOnIdleServerMultiplier=1",
+        NULL,
+    };
+    harness_server s;
+    uint32_t lines = 0, marked = 0, collections_logged = 0;
+    const char *p;
+
+    (void)state;
+    harness_server_start(&s, args);
+    harness_wait_metric(&s, "reap_gc_collections_total{kind=\"incremental\"}", HARNESS_GE, 3,
+                        20.0);
+    assert_int_equal(harness_server_stop(&s), 0);
+
+    for (p = strstr(s.proc.out, "gc: collection "); p != NULL; p = strstr(p + 1, "gc: collection "))
+        collections_logged++;
+    for (p = strstr(s.proc.out, "slow frame "); p != NULL; p = strstr(p + 1, "slow frame ")) {
+        double net, world, repl, gc, mark, gather, purge;
+        const char *fields = strstr(p, "(net ");
+
+        assert_non_null(fields);
+        assert_int_equal(sscanf(fields, "(net %lf, world %lf, repl %lf, gc %lf); gc: mark %lf, "
+                                        "gather %lf, purge %lf ms",
+                                &net, &world, &repl, &gc, &mark, &gather, &purge), 7);
+        assert_non_null(strstr(fields, "; on the CPU "));
+        /* each figure is rounded to 0.1 ms */
+        assert_true(mark + gather + purge <= gc + 0.2);
+        lines++;
+        if (mark > 0)
+            marked++;
+    }
+    assert_true(collections_logged >= 3);
+    assert_true(lines > 10 * collections_logged);
+    assert_true(marked >= 1);
+    assert_true(marked <= collections_logged);
+    harness_server_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_an_empty_server_uses_the_idle_interval_and_waits_it_out),
         cmocka_unit_test(test_a_connected_client_brings_the_interval_down_and_collections_follow),
         cmocka_unit_test(test_the_interval_returns_to_the_idle_value_when_the_last_client_leaves),
+        cmocka_unit_test(test_the_slow_frame_line_tells_the_collection_s_frame_and_no_other),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
