@@ -4,8 +4,13 @@
  * every datagram (each bot's ENet connect and its resends). Under auto each bot sends from a
  * loopback address of its own, 127.1.0.0 + its number across the run's shards + 1, as each
  * real player has its own, and an impaired bot's relay does too; under one, every bot sends
- * from the same address.
+ * from the same address. Where only 127.0.0.1 is local (a network namespace of the test's own,
+ * entered by the last test for the rest of the process), the run warns once and sends every
+ * bot from the kernel's choice.
  */
+#define _GNU_SOURCE /* unshare(2) */
+#include <sched.h>
+
 #include "harness.h"
 
 enum { SOURCES_MAX = 64 };
@@ -206,6 +211,106 @@ static void test_an_impaired_bots_relay_sends_from_the_bots_own_address(void **s
     close(f.fd);
 }
 
+/* Writes text to path; false when it cannot. */
+static bool write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    bool ok = f != NULL && fputs(text, f) >= 0;
+
+    return f != NULL ? fclose(f) == 0 && ok : false;
+}
+
+/* Runs ip(8) with args; true when it exits 0. */
+static bool run_ip(const char *const *args)
+{
+    harness_proc ip;
+    bool ok;
+
+    harness_proc_start_cmd(&ip, "ip", args, NULL);
+    ok = harness_proc_wait(&ip, 10.0) && ip.status == 0;
+    harness_proc_free(&ip);
+    return ok;
+}
+
+/* Moves this process into a network namespace of its own whose loopback has 127.0.0.1 alone
+ * (127.0.0.1/32 instead of Linux's 127.0.0.1/8); false when this system does not allow it. */
+static bool enter_a_namespace_with_one_loopback_address(void)
+{
+    const char *const up[] = { "link", "set", "lo", "up", NULL };
+    const char *const del[] = { "addr", "del", "127.0.0.1/8", "dev", "lo", NULL };
+    const char *const add[] = { "addr", "add", "127.0.0.1/32", "dev", "lo", NULL };
+    char map[64];
+    unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+
+    if (unshare(CLONE_NEWNET) != 0) {
+        /* Without the right to: a user namespace of our own, mapped to who we are. */
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
+            return false;
+        snprintf(map, sizeof map, "0 %u 1\n", uid);
+        if (!write_text("/proc/self/uid_map", map) ||
+            !write_text("/proc/self/setgroups", "deny"))
+            return false;
+        snprintf(map, sizeof map, "0 %u 1\n", gid);
+        if (!write_text("/proc/self/gid_map", map))
+            return false;
+    }
+    return run_ip(up) && run_ip(del) && run_ip(add);
+}
+
+static void test_where_own_addresses_cannot_be_bound_the_run_warns_once_and_uses_one(
+    void **state)
+{
+    struct sockaddr_in own = { .sin_family = AF_INET, .sin_port = 0 };
+    char endpoint[64], out_dir[] = "/tmp/reap-load-sources-XXXXXX";
+    harness_proc run;
+    fake_server f;
+    int probe;
+    double deadline;
+
+    (void)state;
+    if (!enter_a_namespace_with_one_loopback_address()) {
+        skip(); /* no network namespace of our own here (or no ip(8)) */
+        return;
+    }
+    own.sin_addr.s_addr = htonl(0x7F010001u);
+    probe = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(probe >= 0);
+    assert_int_not_equal(bind(probe, (struct sockaddr *)&own, sizeof own), 0); /* as wanted */
+    close(probe);
+    fake_server_open(&f);
+    assert_non_null(mkdtemp(out_dir));
+    snprintf(endpoint, sizeof endpoint, "127.0.0.1:%u", f.port);
+    const char *args[] = { "--server", endpoint, "--bots", "8", "--duration", "10",
+                           "--timeout", "5", "--seed", "5", "--out", out_dir, "--no-progress",
+                           NULL };
+
+    harness_proc_start(&run, "reap-client", args);
+    deadline = harness_now() + 15.0;
+    while (f.n < 8 && harness_now() < deadline && !run.exited) {
+        fake_server_read(&f, 20);
+        harness_proc_pump(&run, 0);
+    }
+    fake_server_read(&f, 200);
+    harness_proc_pump(&run, 0);
+
+    if (f.n < 8 || fake_server_addresses(&f) != 1 || !fake_server_saw(&f, 0x7F000001u))
+        fail_msg("8 bots came from %d addresses, not 127.0.0.1 alone:%s\n%s",
+                 fake_server_addresses(&f), fake_server_list(&f), run.out);
+    {
+        const char *w = strstr(run.out, "warning: cannot bind 127.1.0.");
+        if (w == NULL || strstr(w + 1, "warning: cannot bind") != NULL)
+            fail_msg("expected one warning about the own addresses:\n%s", run.out);
+        if (strstr(w, "the rest of the run sends every bot from the kernel's choice") == NULL)
+            fail_msg("the warning does not say what the run does instead:\n%s", run.out);
+    }
+    harness_proc_free(&run);
+    close(f.fd);
+    const char *rm_args[] = { "-rf", out_dir, NULL };
+    harness_proc_start_cmd(&run, "rm", rm_args, NULL);
+    assert_true(harness_proc_wait(&run, 30.0));
+    harness_proc_free(&run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +318,8 @@ int main(void)
         cmocka_unit_test(test_source_addresses_one_sends_every_bot_from_one_address),
         cmocka_unit_test(test_the_shards_of_a_run_send_from_addresses_of_their_own),
         cmocka_unit_test(test_an_impaired_bots_relay_sends_from_the_bots_own_address),
+        /* last: it leaves the process in a network namespace of its own */
+        cmocka_unit_test(test_where_own_addresses_cannot_be_bound_the_run_warns_once_and_uses_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
