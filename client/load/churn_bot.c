@@ -193,7 +193,8 @@ static void churn_bot_service(churn_bots *bs, churn_bot *b)
     b->dirty = false;
 }
 
-_Static_assert((long)CLIENT_BOTS_MAX < (long)CLIENT_OWN_ADDRESSES, "every bot can have its own address");
+_Static_assert((long)CLIENT_BOTS_MAX < (long)CLIENT_OWN_ADDRESSES,
+               "every bot of a run can have an address of its own");
 
 /* The address b's visits send from (ENET_HOST_ANY: the kernel's choice). */
 static enet_uint32 churn_bot_source(const churn_bots *bs, const churn_bot *b)

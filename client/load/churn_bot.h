@@ -176,8 +176,8 @@ struct churn_bots {
 
 /* n bots named after opts' shard, their first visits spread over the first second (drawn from
  * --seed), then the stream of this shard (opts->seed_effective); each from its own loopback
- * address when opts->source_addresses is auto and server is on loopback. loop->data must be bs while
- * the bots run. False on allocation failure. */
+ * address when opts->source_addresses is auto and server is on loopback. loop->data must be bs
+ * while the bots run. False on allocation failure. */
 bool churn_bots_open(churn_bots *bs, const client_options *opts, uint32_t n,
                      const client_console *con, uv_loop_t *loop, ENetAddress server, double t0,
                      churn_meter *meter, churn_stats *stats, churn_impair *impair,

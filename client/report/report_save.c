@@ -3,9 +3,10 @@
  * value, with the rest):
  *
  *   report.json   for tools: schema version, run id, start time, host, scenario, where the
- *                 bots' datagrams came from (source_addresses), seed, the counts, latency summaries with their histogram buckets, the server's figures,
- *                 the thresholds, the leak verdict, when the server did not answer, whether
- *                 it is a partial checkpoint, and the timeline rows
+ *                 bots' datagrams came from (source_addresses), seed, the counts, latency
+ *                 summaries with their histogram buckets, the server's figures, the
+ *                 thresholds, the leak verdict, when the server did not answer, whether it is
+ *                 a partial checkpoint, and the timeline rows
  *   report.dat    the same data, line by line (kept for older tools; `reap-client merge`
  *                 reads report.json, report_load.c)
  *   summary.tsv   one header line and one row of the headline figures (for scripts)
