@@ -77,6 +77,13 @@ static const char client_usage[] =
     "                               way; seeded by --seed); a scenario stage's 'impair' wins\n"
     "  --procs N                    run N processes on this machine, each a shard of the run\n"
     "                               (--shard I/N), and merge their reports exactly into --out\n"
+    "  --source-addresses MODE      auto (default): against a server on loopback (127/8) each\n"
+    "                               bot sends from a loopback address of its own, 127.1.0.0 +\n"
+    "                               its number (bot-1 from 127.1.0.1), as each real player\n"
+    "                               has an address of their own; elsewhere the kernel's\n"
+    "                               choice. one: every bot from the kernel's choice (one\n"
+    "                               address, which the server's limit of handshakes in flight\n"
+    "                               per address may refuse)\n"
     "  --out DIR                    where the report goes (default build/churn)\n"
     "  --checkpoint SECONDS         write report.json every this many seconds while the run\n"
     "                               goes, marked partial, so that a killed run leaves it\n"
@@ -545,6 +552,19 @@ static cli_set_result run_procs(void *ctx, const char *flag, const char *value, 
     return CLI_SET_OK;
 }
 
+static cli_set_result run_source_addresses(void *ctx, const char *flag, const char *value,
+                                           char *err, size_t err_size)
+{
+    client_options *o = ((run_ctx *)ctx)->opts;
+
+    if (!client_source_mode_parse(value, &o->source_addresses)) {
+        snprintf(err, err_size, "bad value '%s' for %s: expected auto or one", value, flag);
+        return CLI_SET_ERROR;
+    }
+    o->source_addresses_set = true;
+    return CLI_SET_OK;
+}
+
 static cli_set_result run_impair(void *ctx, const char *flag, const char *value, char *err,
                                  size_t err_size)
 {
@@ -601,6 +621,7 @@ enum {
     OPT_SCENARIO,
     OPT_THRESHOLD, OPT_ADMIN, OPT_ADMIN_TOKEN, OPT_LEAK_CHECK, OPT_SHARD, OPT_IMPAIR, OPT_PROCS,
     OPT_OUT, OPT_JUNIT, OPT_SEED, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SPAWN_MIX, OPT_CHECKPOINT,
+    OPT_SOURCE_ADDRESSES,
 };
 
 static const cli_option run_options[] = {
@@ -629,6 +650,8 @@ static const cli_option run_options[] = {
     { "shard", required_argument, OPT_SHARD, run_shard, "--shard" },
     { "impair", required_argument, OPT_IMPAIR, run_impair, "--impair" },
     { "procs", required_argument, OPT_PROCS, run_procs, "--procs" },
+    { "source-addresses", required_argument, OPT_SOURCE_ADDRESSES, run_source_addresses,
+      "--source-addresses" },
     { "out", required_argument, OPT_OUT, run_out, "--out" },
     { "junit", required_argument, OPT_JUNIT, run_junit, "--junit" },
     { "checkpoint", required_argument, OPT_CHECKPOINT, run_checkpoint, "--checkpoint" },

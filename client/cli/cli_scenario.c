@@ -11,6 +11,7 @@
  *   threshold = errors==0      ; repeatable; --threshold adds more
  *   match_seconds = 60         ; optional: the server's rotation (--match-seconds), for the
  *                              ; report's matches
+ *   source_addresses = auto    ; optional: auto or one (--source-addresses; it wins)
  *
  *   [stage ramp-up]            ; stages run in file order
  *   duration = 10              ; seconds, required
@@ -246,6 +247,13 @@ static int scenario_run_key(scenario_ctx *ctx, const char *key, const char *valu
             return scenario_fail(ctx, key, value, "seconds in [0, 86400] (the server's "
                                  "--match-seconds; 0: no rotation)");
         o->match_seconds = v;
+    } else if (strcmp(key, "source_addresses") == 0) {
+        client_source_mode mode;
+
+        if (!client_source_mode_parse(value, &mode))
+            return scenario_fail(ctx, key, value, "auto or one");
+        if (!o->source_addresses_set)
+            o->source_addresses = mode;
     } else if (strcmp(key, "threshold") == 0) {
         if (o->n_thresholds >= CLIENT_THRESHOLDS_MAX ||
             !client_threshold_parse(value, &o->thresholds[o->n_thresholds], terr, sizeof terr)) {
@@ -259,7 +267,8 @@ static int scenario_run_key(scenario_ctx *ctx, const char *key, const char *valu
     } else {
         if (!ctx->failed)
             snprintf(ctx->err, ctx->err_size, "unknown key '%s' in [scenario] (known: "
-                     "name, seed, leak_check, checkpoint, match_seconds, threshold)", key);
+                     "name, seed, leak_check, checkpoint, match_seconds, source_addresses, "
+                     "threshold)", key);
         ctx->failed = true;
         return 0;
     }

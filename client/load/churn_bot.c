@@ -193,15 +193,63 @@ static void churn_bot_service(churn_bots *bs, churn_bot *b)
     b->dirty = false;
 }
 
-/* An impaired visit's host: on loopback, talking to its relay (whose port the server sees). */
+_Static_assert((long)CLIENT_BOTS_MAX < (long)CLIENT_OWN_ADDRESSES,
+               "every bot of a run can have an address of its own");
+
+/* The address b's visits send from (ENET_HOST_ANY: the kernel's choice). */
+static enet_uint32 churn_bot_source(const churn_bots *bs, const churn_bot *b)
+{
+    const client_options *o = bs->opts;
+
+    return bs->own_sources ? client_ports_own_address(b->index * o->shards + o->shard) :
+                             ENET_HOST_ANY;
+}
+
+/* b's own address could not be bound where the kernel's choice could: this system does not
+ * have all of 127/8 local (Linux does), so no bot's would bind; the rest of the run lets the
+ * kernel choose. */
+static void churn_sources_fall_back(churn_bots *bs, const churn_bot *b, enet_uint32 own)
+{
+    ENetAddress a = { .host = own, .port = 0 };
+    char ip[64] = "?";
+
+    enet_address_get_host_ip(&a, ip, sizeof ip);
+    bs->own_sources = false;
+    bs->own_sources_failed = true;
+    client_say(bs->con, "warning: cannot bind %s (%s's own loopback address): the rest of the "
+               "run sends every bot from the kernel's choice of address, as with "
+               "--source-addresses one, and the server's per-address handshake limit may "
+               "refuse some", ip, b->name);
+}
+
+/* A visit's host from b's source address, or the kernel's when that cannot be bound. */
+static ENetHost *churn_host_open(churn_bots *bs, churn_bot *b, double now)
+{
+    enet_uint32 own = churn_bot_source(bs, b);
+    ENetHost *h = client_ports_open_host(bs->ports, own, now);
+
+    if (h == NULL && own != ENET_HOST_ANY &&
+        (h = client_ports_open_host(bs->ports, ENET_HOST_ANY, now)) != NULL)
+        churn_sources_fall_back(bs, b, own);
+    return h;
+}
+
+/* An impaired visit's host: on 127.0.0.1, talking to its relay (whose address and port the
+ * server sees: b's source address, as an unimpaired visit's host has). */
 static ENetHost *churn_host_open_relayed(churn_bots *bs, churn_bot *b, const client_impair *im,
                                          double now, ENetAddress *out_to)
 {
     ENetAddress local = { .port = 0 };
+    enet_uint32 own = churn_bot_source(bs, b);
     ENetHost *h;
 
     enet_address_set_host_ip(&local, "127.0.0.1");
-    if ((b->relay = churn_relay_open(bs->impair, im, b->index, b->visit, now)) == NULL)
+    b->relay = churn_relay_open(bs->impair, im, own, b->index, b->visit, now);
+    if (b->relay == NULL && own != ENET_HOST_ANY &&
+        (b->relay = churn_relay_open(bs->impair, im, ENET_HOST_ANY, b->index, b->visit,
+                                     now)) != NULL)
+        churn_sources_fall_back(bs, b, own);
+    if (b->relay == NULL)
         return NULL;
     if ((h = enet_host_create(&local, 1, MSG_CHANNEL_COUNT, 0, 0)) == NULL) {
         churn_relay_close(b->relay);
@@ -210,8 +258,9 @@ static ENetHost *churn_host_open_relayed(churn_bots *bs, churn_bot *b, const cli
     }
     b->relay->bot_addr = h->address;
     b->relay->bot_addr.host = local.host;
-    out_to->host = local.host;
-    out_to->port = b->relay->port;
+    *out_to = b->relay->address;
+    if (out_to->host == ENET_HOST_ANY)
+        out_to->host = local.host;
     return h;
 }
 
@@ -226,7 +275,7 @@ static ENetPeer *churn_connect_peer(churn_bots *bs, churn_bot *b, double now)
         return NULL; /* the last visit's poll handle is still closing */
     b->visit++;
     h = client_impair_active(im) ? churn_host_open_relayed(bs, b, im, now, &to) :
-                                   client_ports_open_host(bs->ports, now);
+                                   churn_host_open(bs, b, now);
     if (h == NULL)
         return NULL;
     if (uv_poll_init(bs->loop, &b->poll, h->socket) != 0) {
@@ -1105,6 +1154,8 @@ bool churn_bots_open(churn_bots *bs, const client_options *opts, uint32_t n,
     bs->impair = impair;
     bs->ports = ports;
     bs->n_bots = n;
+    bs->own_sources = opts->source_addresses == CLIENT_SOURCE_AUTO &&
+                      client_ports_is_loopback(server.host);
     bs->heard_at = -1;
     bs->travel_seen_at = -1;
     bs->bots = calloc(n ? n : 1, sizeof *bs->bots);
@@ -1236,4 +1287,9 @@ bool churn_bots_done(const churn_bots *bs)
         if (bs->bots[i].state != CHURN_BOT_DONE)
             return false;
     return true;
+}
+
+const char *churn_bots_sources(const churn_bots *bs)
+{
+    return bs->own_sources_failed ? "own, then one" : bs->own_sources ? "own" : "one";
 }

@@ -144,6 +144,12 @@ struct churn_bots {
     churn_impair *impair;          /* borrowed: the relays of impaired visits */
     client_ports *ports;           /* borrowed: the visits' ports */
     churn_timeline *tl;            /* borrowed: the matches the bots' travels begin (or NULL) */
+    /* Where the visits' datagrams come from (--source-addresses): true, each bot's own
+     * loopback address (client_ports_own_address of its index across the run's shards); false,
+     * the kernel's choice. Decided at open; an own address that cannot be bound where the
+     * kernel's choice can turns it off for the rest of the run, said once. */
+    bool own_sources;
+    bool own_sources_failed;       /* ... they were on and a bind failed */
     /* Control, set by the run. */
     uint32_t target;               /* bots the current stage wants taking part */
     uint32_t stage;
@@ -169,8 +175,9 @@ struct churn_bots {
 };
 
 /* n bots named after opts' shard, their first visits spread over the first second (drawn from
- * --seed), then the stream of this shard (opts->seed_effective). loop->data must be bs while
- * the bots run. False on allocation failure. */
+ * --seed), then the stream of this shard (opts->seed_effective); each from its own loopback
+ * address when opts->source_addresses is auto and server is on loopback. loop->data must be bs
+ * while the bots run. False on allocation failure. */
 bool churn_bots_open(churn_bots *bs, const client_options *opts, uint32_t n,
                      const client_console *con, uv_loop_t *loop, ENetAddress server, double t0,
                      churn_meter *meter, churn_stats *stats, churn_impair *impair,
@@ -196,5 +203,8 @@ uint32_t churn_bots_travelling(const churn_bots *bs);
 uint32_t churn_bots_joined(const churn_bots *bs);
 /* Whether every bot is done with the run. */
 bool churn_bots_done(const churn_bots *bs);
+/* Where the bots' datagrams came from, for the report: "own" (each bot its own loopback
+ * address), "one" (the kernel's choice) or "own, then one" (a bind failed during the run). */
+const char *churn_bots_sources(const churn_bots *bs);
 
 #endif /* REAP_CLIENT_CHURN_BOT_H */

@@ -4,7 +4,8 @@
  * delays, jitters, duplicates and reorders datagrams both ways, so a load test can run on a
  * bad network without root or netem.
  *
- *   the visit's ENet host (loopback) <-> its relay socket (the port the server sees) <-> server
+ *   the visit's ENet host (127.0.0.1) <-> its relay socket (the address and port the server
+ *   sees: the bot's own address when it has one, client_ports.h) <-> server
  *
  * Each datagram's fate is drawn from a splitmix64 stream of its own per visit and direction,
  * seeded from the run's seed, the bot and the visit: the k-th datagram of a visit's one
@@ -156,7 +157,7 @@ static void relay_free_if_done(churn_relay *r)
 
     if (!r->closed || r->poll_open || r->queued > 0)
         return;
-    client_ports_rest(imp->ports, r->port, churn_since(imp->t0));
+    client_ports_rest(imp->ports, r->address.port, churn_since(imp->t0));
     enet_socket_destroy(r->socket);
     if (r->prev != NULL)
         r->prev->next = r->next;
@@ -261,11 +262,11 @@ static void relay_poll_cb(uv_poll_t *handle, int status, int events)
     }
 }
 
-churn_relay *churn_relay_open(churn_impair *imp, const client_impair *im, uint32_t bot,
-                              uint32_t visit, double now)
+churn_relay *churn_relay_open(churn_impair *imp, const client_impair *im, enet_uint32 source,
+                              uint32_t bot, uint32_t visit, double now)
 {
     ENetAddress bound;
-    ENetSocket s = client_ports_open_socket(imp->ports, now, &bound);
+    ENetSocket s = client_ports_open_socket(imp->ports, source, now, &bound);
     churn_relay *r;
 
     if (s == ENET_SOCKET_NULL)
@@ -281,7 +282,7 @@ churn_relay *churn_relay_open(churn_impair *imp, const client_impair *im, uint32
     enet_socket_set_option(s, ENET_SOCKOPT_SNDBUF, CHURN_RELAY_BUFFER);
     r->imp = imp;
     r->socket = s;
-    r->port = bound.port;
+    r->address = bound;
     r->im = im;
     r->poll.data = r;
     r->poll_open = true;

@@ -40,7 +40,7 @@ struct churn_relay {
     uv_poll_t poll;
     bool poll_open;           /* poll's close callback has not run */
     bool closed;              /* the visit is over: the socket goes once nothing is queued */
-    uint16_t port;
+    ENetAddress address;      /* its socket's: what the server sees */
     ENetAddress bot_addr;     /* the visit's ENet host, on loopback */
     const client_impair *im;  /* borrowed from the visit's stage */
     churn_impair_stream stream[2]; /* [0] towards the bot, [1] towards the server */
@@ -92,10 +92,11 @@ void churn_impair_open(churn_impair *imp, uv_loop_t *loop, ENetAddress server, d
 /* The run is over: drops what is queued, closes every relay and the timer (their close
  * callbacks run on the loop's next turn). */
 void churn_impair_close(churn_impair *imp);
-/* A relay on a port of its own that no visit used in the last CLIENT_PORT_REST_S seconds, read
- * by the loop; the caller sets bot_addr. NULL when no socket could be had. */
-churn_relay *churn_relay_open(churn_impair *imp, const client_impair *im, uint32_t bot,
-                              uint32_t visit, double now);
+/* A relay bound to source (ENET_HOST_ANY: the kernel's choice; see client_ports_open_socket)
+ * on a port of its own that no visit used in the last CLIENT_PORT_REST_S seconds, read by the
+ * loop; the caller sets bot_addr. NULL when no socket could be had. */
+churn_relay *churn_relay_open(churn_impair *imp, const client_impair *im, enet_uint32 source,
+                              uint32_t bot, uint32_t visit, double now);
 /* The visit is over: the relay stops reading; it is freed once its queue is delivered. */
 void churn_relay_close(churn_relay *r);
 

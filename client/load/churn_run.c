@@ -569,6 +569,10 @@ static void churn_report_fill(churn_report *r, churn *c, const client_options *o
              o->scenario_name[0] ? o->scenario_name : "command line");
     snprintf(r->server, sizeof r->server, "%s:%u", o->session.host, o->session.port);
     churn_describe_impairment(o->stages, o->n_stages, r->impairment, sizeof r->impairment);
+    snprintf(r->source_addresses, sizeof r->source_addresses, "%s",
+             churn_bots_sources(&c->bots));
+    snprintf(r->source_option, sizeof r->source_option, "%s",
+             client_source_mode_name(o->source_addresses));
     r->seed = o->seed;
     r->shard = o->shard;
     r->shards = 1;
@@ -698,6 +702,17 @@ churn_result *churn_run(const client_options *opts, const client_console *con,
                    o->scenario_name[0] ? o->scenario_name : "command line", o->stages[0].spawn,
                    o->stages[0].move_hz, o->stages[0].hold * 0.5, o->stages[0].hold * 1.5,
                    client_disconnect_name(o->stages[0].leave), (unsigned long long)o->seed);
+    if (!o->session.quiet && c->bots.own_sources && c->bots.n_bots > 0) {
+        ENetAddress first = { .host = client_ports_own_address(o->shard) };
+        ENetAddress last = { .host = client_ports_own_address((c->bots.n_bots - 1) * o->shards +
+                                                              o->shard) };
+        char a[32] = "?", b[32] = "?";
+
+        enet_address_get_host_ip(&first, a, sizeof a);
+        enet_address_get_host_ip(&last, b, sizeof b);
+        client_say(con, "each bot sends from its own loopback address, %s to %s, as each "
+                   "player has its own (--source-addresses one: all from one)", a, b);
+    }
     if (!o->session.quiet) {
         char impair[300];
         churn_describe_impairment(o->stages, o->n_stages, impair, sizeof impair);

@@ -1,5 +1,6 @@
 /*
- * client_options.c - a run's settings before the command line says anything.
+ * client_options.c - a run's settings before the command line says anything, and the names
+ * of its modes.
  */
 #include "client_options.h"
 
@@ -18,4 +19,20 @@ void client_options_default(client_options *opts)
     opts->progress = -1;
     snprintf(opts->out_dir, sizeof opts->out_dir, "build/churn");
     opts->checkpoint_period = CLIENT_CHECKPOINT_DEFAULT;
+}
+
+bool client_source_mode_parse(const char *text, client_source_mode *out)
+{
+    if (strcmp(text, "auto") == 0)
+        *out = CLIENT_SOURCE_AUTO;
+    else if (strcmp(text, "one") == 0)
+        *out = CLIENT_SOURCE_ONE;
+    else
+        return false;
+    return true;
+}
+
+const char *client_source_mode_name(client_source_mode m)
+{
+    return m == CLIENT_SOURCE_ONE ? "one" : "auto";
 }

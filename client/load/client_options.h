@@ -22,6 +22,13 @@ enum {
     CLIENT_ADMIN_TOKEN_MAX = 256,
 };
 
+/* --source-addresses: where the bots' datagrams come from (client_ports.h says why). */
+typedef enum client_source_mode {
+    CLIENT_SOURCE_AUTO = 0,   /* each bot its own loopback address when the server is on
+                               * loopback (127/8), else the kernel's choice */
+    CLIENT_SOURCE_ONE,        /* every bot from the kernel-chosen address */
+} client_source_mode;
+
 typedef struct client_options {
     /* The server, the world, the answers' timeout, and what the one-client mode does (the
      * churn takes its defaults for the first stage from spawn, hold and disconnect). */
@@ -53,6 +60,8 @@ typedef struct client_options {
     char admin_token[CLIENT_ADMIN_TOKEN_MAX + 1]; /* "" = none; sent with POST /console */
     char junit_path[512];     /* --junit FILE, "" = none */
     client_impair impair;     /* --impair: every stage's unless its scenario stage says */
+    client_source_mode source_addresses; /* --source-addresses */
+    bool source_addresses_set; /* ... was given: a scenario's key does not win */
     uint32_t procs;           /* --procs N: this many shard processes, merged at the end */
     uint32_t shard, shards;   /* this process is shard `shard` (0-based) of `shards` */
     int progress;             /* -1: a line in place when stdout is a terminal; 0/1: forced */
@@ -61,5 +70,9 @@ typedef struct client_options {
 } client_options;
 
 void client_options_default(client_options *opts);
+/* "auto" or "one"; false (out untouched) for anything else. */
+bool client_source_mode_parse(const char *text, client_source_mode *out);
+/* The mode's name as --source-addresses takes it. */
+const char *client_source_mode_name(client_source_mode m);
 
 #endif /* REAP_CLIENT_OPTIONS_H */

@@ -71,6 +71,11 @@ typedef struct churn_report {
     char scenario[64];
     char server[300];
     char impairment[300];        /* "none", one impairment, or "STAGE: ...; STAGE: ..." */
+    /* Where the bots' datagrams came from: "own" (each bot its own loopback address), "one"
+     * (the kernel's choice), "own, then one" (a bind failed during the run), "mixed" (merged
+     * shards that differ); "" unknown (a report older than the option). */
+    char source_addresses[16];
+    char source_option[8];       /* --source-addresses: "auto" or "one"; "" unknown */
     uint64_t seed;
     uint32_t shard, shards;      /* shards: how many processes were merged into this */
     uint32_t bots;

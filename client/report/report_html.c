@@ -301,6 +301,10 @@ static void html_head(FILE *f, const churn_report *r)
     HTML_ROW("load generator host", r->host);
     HTML_ROW("server", r->server);
     HTML_ROW("network impairment (in the client)", r->impairment[0] ? r->impairment : "none");
+    HTML_ROW("bots' source addresses", strcmp(r->source_addresses, "own") == 0 ?
+             "own (each bot its own loopback address)" :
+             strcmp(r->source_addresses, "one") == 0 ? "one (the kernel's choice)" :
+             r->source_addresses[0] ? r->source_addresses : "?");
 #undef HTML_ROW
     fprintf(f, "<tr><td>seed</td><td>%llu</td></tr>\n<tr><td>shards merged</td><td>%u</td></tr>"
             "\n<tr><td>bots (most at once)</td><td>%u</td></tr>\n<tr><td>duration</td><td>%.1f s "

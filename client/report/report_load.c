@@ -315,6 +315,8 @@ bool churn_report_load(churn_report *r, churn_timeline *tl, uint32_t max_thresho
     load_str(root, "scenario", r->scenario, sizeof r->scenario);
     load_str(root, "server", r->server, sizeof r->server);
     load_str(root, "impairment", r->impairment, sizeof r->impairment);
+    load_str(root, "source_addresses", r->source_addresses, sizeof r->source_addresses);
+    load_str(root, "source_addresses_option", r->source_option, sizeof r->source_option);
     r->seed = load_u64(&c, root, "seed");
     r->shard = (uint32_t)load_u64(&c, root, "shard");
     r->shards = (uint32_t)load_u64(&c, root, "shards");

@@ -85,6 +85,8 @@ void churn_merge_add(churn_merge *m, const churn_report *one)
         memset(&merged->outages, 0, sizeof merged->outages);
         merged->partial = false;
         take = true;
+    } else if (strcmp(one->source_addresses, merged->source_addresses) != 0) {
+        snprintf(merged->source_addresses, sizeof merged->source_addresses, "mixed");
     }
     m->reports++;
     churn_totals_merge(&merged->totals, &one->totals);

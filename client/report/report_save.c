@@ -2,10 +2,11 @@
  * report_save.c - the run model's files for tools (report_outputs.c writes them, in order of
  * value, with the rest):
  *
- *   report.json   for tools: schema version, run id, start time, host, scenario, seed, the
- *                 counts, latency summaries with their histogram buckets, the server's figures,
- *                 the thresholds, the leak verdict, when the server did not answer, whether
- *                 it is a partial checkpoint, and the timeline rows
+ *   report.json   for tools: schema version, run id, start time, host, scenario, where the
+ *                 bots' datagrams came from (source_addresses), seed, the counts, latency
+ *                 summaries with their histogram buckets, the server's figures, the
+ *                 thresholds, the leak verdict, when the server did not answer, whether it is
+ *                 a partial checkpoint, and the timeline rows
  *   report.dat    the same data, line by line (kept for older tools; `reap-client merge`
  *                 reads report.json, report_load.c)
  *   summary.tsv   one header line and one row of the headline figures (for scripts)
@@ -120,6 +121,17 @@ bool churn_report_write_json(const churn_report *r, FILE *f)
     churn_json_string(f, r->server);
     fputs(",\n  \"impairment\": ", f);
     churn_json_string(f, r->impairment[0] ? r->impairment : "none");
+    /* what ran, then what was asked (--source-addresses) */
+    fputs(",\n  \"source_addresses\": ", f);
+    if (r->source_addresses[0] != '\0')
+        churn_json_string(f, r->source_addresses);
+    else
+        fputs("null", f);
+    fputs(",\n  \"source_addresses_option\": ", f);
+    if (r->source_option[0] != '\0')
+        churn_json_string(f, r->source_option);
+    else
+        fputs("null", f);
     fprintf(f, ",\n  \"seed\": %llu,\n  \"shard\": %u,\n  \"shards\": %u,\n  \"bots\": %u,\n"
             "  \"duration_seconds\": %.6f,\n  \"elapsed_seconds\": %.6f,\n  \"interrupted\": %s,\n"
             "  \"partial\": %s,\n", (unsigned long long)r->seed, r->shard, r->shards, r->bots,

@@ -1,5 +1,6 @@
 /*
- * client_ports.c - visits' ports, each resting after its visit (see client_ports.h).
+ * client_ports.c - visits' ports, each resting after its visit, and bots' own loopback
+ * addresses (see client_ports.h).
  */
 #include "client_ports.h"
 
@@ -24,9 +25,19 @@ void client_ports_rest(client_ports *p, uint16_t port, double now)
     p->rest_until[port] = now + CLIENT_PORT_REST_S;
 }
 
-ENetHost *client_ports_open_host(const client_ports *p, double now)
+bool client_ports_is_loopback(enet_uint32 host)
 {
-    ENetAddress any = { .host = ENET_HOST_ANY, .port = 0 };
+    return ENET_NET_TO_HOST_32(host) >> 24 == 127;
+}
+
+enet_uint32 client_ports_own_address(uint32_t bot)
+{
+    return ENET_HOST_TO_NET_32(0x7F010000u + bot + 1);
+}
+
+ENetHost *client_ports_open_host(const client_ports *p, enet_uint32 source, double now)
+{
+    ENetAddress any = { .host = source, .port = 0 };
     ENetHost *rejects[CLIENT_PORT_TRIES], *h = NULL;
     uint32_t n = 0;
 
@@ -42,9 +53,10 @@ ENetHost *client_ports_open_host(const client_ports *p, double now)
     return h;
 }
 
-ENetSocket client_ports_open_socket(const client_ports *p, double now, ENetAddress *out_bound)
+ENetSocket client_ports_open_socket(const client_ports *p, enet_uint32 source, double now,
+                                    ENetAddress *out_bound)
 {
-    ENetAddress any = { .host = ENET_HOST_ANY, .port = 0 };
+    ENetAddress any = { .host = source, .port = 0 };
     ENetSocket rejects[CLIENT_PORT_TRIES], s = ENET_SOCKET_NULL;
     ENetAddress bound;
     uint32_t n = 0;

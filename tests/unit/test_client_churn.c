@@ -378,6 +378,58 @@ static void test_procs_and_impair_are_churn_flags_with_checked_values(void **sta
     assert_non_null(strstr(err, "wobble=3"));
 }
 
+static void test_source_addresses_default_to_auto_and_take_one(void **state)
+{
+    client_options o;
+    char *plain[] = { "reap-client", "--server", "h:1", "--bots", "10", "--duration", "1" };
+    char *one[] = { "reap-client", "--server", "h:1", "--bots", "10", "--duration", "1",
+                    "--source-addresses", "one" };
+    char *again[] = { "reap-client", "--server", "h:1", "--bots", "10", "--duration", "1",
+                      "--source-addresses=one", "--source-addresses", "auto" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(plain), plain, err), CLIENT_OPTIONS_OK);
+    assert_int_equal(o.source_addresses, CLIENT_SOURCE_AUTO);
+    assert_false(o.source_addresses_set);
+    assert_int_equal(parse(&o, ARGC(one), one, err), CLIENT_OPTIONS_OK);
+    assert_int_equal(o.source_addresses, CLIENT_SOURCE_ONE);
+    assert_true(o.source_addresses_set);
+    assert_int_equal(parse(&o, ARGC(again), again, err), CLIENT_OPTIONS_OK);
+    assert_int_equal(o.source_addresses, CLIENT_SOURCE_AUTO); /* the last one given */
+    assert_string_equal(client_source_mode_name(CLIENT_SOURCE_AUTO), "auto");
+    assert_string_equal(client_source_mode_name(CLIENT_SOURCE_ONE), "one");
+}
+
+static void test_a_bad_source_addresses_mode_names_the_value_and_the_choices(void **state)
+{
+    client_options o;
+    char *bad[] = { "reap-client", "--server", "h:1", "--bots", "10", "--duration", "1",
+                    "--source-addresses", "many" };
+    char *alone[] = { "reap-client", "--server", "h:1", "--source-addresses", "one" };
+    char err[256];
+
+    (void)state;
+    assert_int_equal(parse(&o, ARGC(bad), bad, err), CLIENT_OPTIONS_ERROR);
+    assert_string_equal(err, "bad value 'many' for --source-addresses: expected auto or one");
+    assert_int_equal(parse(&o, ARGC(alone), alone, err), CLIENT_OPTIONS_ERROR);
+    assert_non_null(strstr(err, "--source-addresses is for the churn load generator"));
+}
+
+static void test_a_bots_own_address_is_127_1_0_0_plus_its_number_plus_one(void **state)
+{
+    (void)state;
+    assert_int_equal(ENET_NET_TO_HOST_32(client_ports_own_address(0)), 0x7F010001u);
+    assert_int_equal(ENET_NET_TO_HOST_32(client_ports_own_address(255)), 0x7F010100u);
+    assert_int_equal(ENET_NET_TO_HOST_32(client_ports_own_address(256)), 0x7F010101u);
+    assert_int_equal(ENET_NET_TO_HOST_32(client_ports_own_address(999)), 0x7F0103E8u);
+    assert_true(client_ports_is_loopback(ENET_HOST_TO_NET_32(0x7F000001u)));
+    assert_true(client_ports_is_loopback(ENET_HOST_TO_NET_32(0x7FFFFFFEu)));
+    assert_false(client_ports_is_loopback(ENET_HOST_TO_NET_32(0x0A000001u)));
+    assert_false(client_ports_is_loopback(ENET_HOST_TO_NET_32(0x80000001u)));
+    assert_false(client_ports_is_loopback(ENET_HOST_ANY));
+}
+
 static void test_the_help_describes_the_churn_flags(void **state)
 {
     const char *usage = client_options_usage();
@@ -388,6 +440,7 @@ static void test_the_help_describes_the_churn_flags(void **state)
     assert_non_null(strstr(usage, "--out DIR"));
     assert_non_null(strstr(usage, "--seed N"));
     assert_non_null(strstr(usage, "mixed"));
+    assert_non_null(strstr(usage, "--source-addresses MODE"));
 }
 
 /* ---- the timeline ------------------------------------------------------------------------- */
@@ -657,6 +710,9 @@ int main(void)
         cmocka_unit_test(test_churn_only_flags_without_bots_are_refused),
         cmocka_unit_test(test_a_bad_seed_or_empty_out_dir_is_refused),
         cmocka_unit_test(test_procs_and_impair_are_churn_flags_with_checked_values),
+        cmocka_unit_test(test_source_addresses_default_to_auto_and_take_one),
+        cmocka_unit_test(test_a_bad_source_addresses_mode_names_the_value_and_the_choices),
+        cmocka_unit_test(test_a_bots_own_address_is_127_1_0_0_plus_its_number_plus_one),
         cmocka_unit_test(test_the_help_describes_the_churn_flags),
         cmocka_unit_test(test_the_json_timeline_has_one_row_per_second_with_the_run_settings),
         cmocka_unit_test(test_a_second_without_server_figures_writes_nulls_not_zeros),

@@ -335,6 +335,43 @@ static void test_a_saved_report_reads_back_with_the_same_figures(void **state)
     remove_report(dir);
 }
 
+static void test_the_report_says_where_the_bots_sent_from_and_a_merge_keeps_it(void **state)
+{
+    static churn_report r, back, other, merged;
+    churn_timeline tl, back_tl, other_tl, merged_tl;
+    char dir[] = "/tmp/reap-report-XXXXXX";
+    char path[300], *json;
+
+    (void)state;
+    report_fixture(&r, &tl);
+    snprintf(r.source_addresses, sizeof r.source_addresses, "own");
+    snprintf(r.source_option, sizeof r.source_option, "auto");
+
+    save_and_load(&r, dir, &back, &back_tl);
+
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    json = read_file(path);
+    assert_non_null(strstr(json, "\"source_addresses\": \"own\",\n"
+                                 "  \"source_addresses_option\": \"auto\""));
+    assert_string_equal(back.source_addresses, "own");
+    assert_string_equal(back.source_option, "auto");
+    /* shards that sent alike merge as they sent; shards that did not, as mixed */
+    report_fixture(&other, &other_tl);
+    snprintf(other.source_addresses, sizeof other.source_addresses, "own");
+    report_merge_shards(&merged, &merged_tl, &r, &other);
+    assert_string_equal(merged.source_addresses, "own");
+    churn_timeline_free(&merged_tl);
+    snprintf(other.source_addresses, sizeof other.source_addresses, "own, then one");
+    report_merge_shards(&merged, &merged_tl, &r, &other);
+    assert_string_equal(merged.source_addresses, "mixed");
+    free(json);
+    churn_timeline_free(&merged_tl);
+    churn_timeline_free(&other_tl);
+    churn_timeline_free(&back_tl);
+    churn_timeline_free(&tl);
+    remove_report(dir);
+}
+
 static void test_live_objects_by_class_are_kept_per_scrape_and_read_back(void **state)
 {
     static churn_report r, back;
@@ -503,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_a_saturated_generator_is_reported_with_a_warning),
         cmocka_unit_test(test_a_failing_threshold_is_counted_and_listed),
         cmocka_unit_test(test_a_saved_report_reads_back_with_the_same_figures),
+        cmocka_unit_test(test_the_report_says_where_the_bots_sent_from_and_a_merge_keeps_it),
         cmocka_unit_test(test_live_objects_by_class_are_kept_per_scrape_and_read_back),
         cmocka_unit_test(test_a_report_that_is_not_json_is_refused_naming_the_file),
         cmocka_unit_test(test_the_json_report_carries_schema_run_and_latency_buckets),

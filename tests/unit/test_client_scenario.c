@@ -491,6 +491,31 @@ static void test_the_checkpoint_period_is_ten_seconds_unless_a_scenario_or_the_f
     unlink(path);
 }
 
+static void test_a_scenario_sets_the_source_addresses_unless_the_flag_says(void **state)
+{
+    char path[128];
+    const char *file = scenario_file("[scenario]\nsource_addresses = one\n[stage a]\n"
+                                     "duration = 5\nbots = 5\n");
+    char *with_flag[] = { "reap-client", "--server", "127.0.0.1:7777", "--scenario", path,
+                          "--source-addresses", "auto" };
+    client_options o;
+    char err[512];
+
+    (void)state;
+    snprintf(path, sizeof path, "%s", file);
+    client_options_default(&o);
+    assert_true(client_scenario_load(&o, path, err, sizeof err));
+    assert_int_equal(o.source_addresses, CLIENT_SOURCE_ONE);
+    client_options_default(&o);
+    assert_int_equal(client_options_parse(&o, ARGC(with_flag), with_flag, err, sizeof err),
+                     CLIENT_OPTIONS_OK);
+    assert_int_equal(o.source_addresses, CLIENT_SOURCE_AUTO); /* the flag wins */
+    assert_false(load(&o, "[scenario]\nsource_addresses = all\n[stage a]\nduration = 5\n"
+                      "bots = 5\n", err));
+    assert_non_null(strstr(err, ":2: bad value 'all' for source_addresses: expected auto or one"));
+    unlink(path);
+}
+
 static void test_a_stage_impairment_is_inherited_and_overrides_the_command_line(void **state)
 {
     static const char text[] =
@@ -532,6 +557,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_checkpoint_period_is_ten_seconds_unless_a_scenario_or_the_flag_says),
+        cmocka_unit_test(test_a_scenario_sets_the_source_addresses_unless_the_flag_says),
         cmocka_unit_test(test_a_stage_impairment_is_inherited_and_overrides_the_command_line),
         cmocka_unit_test(test_a_bad_stage_impairment_names_the_file_and_line),
         cmocka_unit_test(test_a_scenario_file_becomes_its_stages_in_order),
