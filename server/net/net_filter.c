@@ -9,7 +9,7 @@
  * net.MaxMessageBytes never reach ENet's reassembly (which would allocate the whole packet up
  * front), and their sender is told once per packet; a CONNECT is let through only while the
  * handshakes in flight leave room for everyone else (per address and in total; the oldest
- * gives way); a peer's own ENet disconnect is noted, so leaving is not counted as a timeout.
+ * gives way once it is older than a real client takes); a peer's own ENet disconnect is noted, so leaving is not counted as a timeout.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +19,8 @@
 #include "net_send.h"
 
 enum { NET_HANDSHAKE_TIMEOUT_S = 3, NET_SLOT_REST_S = 15 };
+/* An unfinished handshake younger than this is not reset for a newcomer (net_admit_handshake). */
+#define NET_HANDSHAKE_EVICT_S 1.0
 
 /* ---- garbage datagrams ------------------------------------------------------------------ */
 
@@ -355,7 +357,7 @@ static bool net_admit_handshake(net_driver *nd, const ENetAddress *from, double 
     ENetHost *host = nd->host;
     uint32_t total = 0, same_address = 0;
     ENetPeer *oldest = NULL;
-    double oldest_seen = 0;
+    double oldest_age = -1;
 
     if (net_cooling_down(nd, from, now)) {
         nd->counters.refused_handshakes++;
@@ -364,15 +366,18 @@ static bool net_admit_handshake(net_driver *nd, const ENetAddress *from, double 
 
     for (size_t i = 0; i < host->peerCount; i++) {
         ENetPeer *p = &host->peers[i];
+        double age;
 
         if (!net_peer_half_open(p))
             continue;
         total++;
         if (p->address.host == from->host)
             same_address++;
-        if (oldest == NULL || nd->handshake_seen[i] < oldest_seen) {
+        /* Not yet seen by the sweep: it came in since, the youngest of all. */
+        age = nd->handshake_seen[i] > 0 ? now - nd->handshake_seen[i] : 0;
+        if (age > oldest_age) {
             oldest = p;
-            oldest_seen = nd->handshake_seen[i];
+            oldest_age = age;
         }
     }
     if (same_address >= NET_HANDSHAKES_PER_ADDRESS) {
@@ -380,10 +385,17 @@ static bool net_admit_handshake(net_driver *nd, const ENetAddress *from, double 
         return false;
     }
     if (total >= NET_HANDSHAKE_SLOTS && oldest != NULL) {
-        /* Like a SYN cache: the oldest unfinished handshake gives way. A real client finishes
-         * within a round trip, so only a flood faster than the cache turns over can stop it. */
-        net_reset_handshake(nd, oldest, now);
+        /* Like a SYN cache: an unfinished handshake gives way to a newcomer, the oldest, but
+         * only once it is older than a real client takes to finish (a round trip and its own
+         * lag): one that was answered a moment ago may be a player who has taken the answer
+         * and is sending its hello, and a reset would leave it talking to a slot that is gone
+         * until its welcome times out. Until then the newcomer is refused; its ENet sends the
+         * CONNECT again (after half a second, then one, then two). So a flood faster than the
+         * cache turns over slows real players' connects, and never drops one half done. */
         nd->counters.refused_handshakes++;
+        if (oldest_age < NET_HANDSHAKE_EVICT_S)
+            return false;
+        net_reset_handshake(nd, oldest, now);
     }
     return true;
 }

@@ -64,7 +64,7 @@ enum {
      * datagram (ENet fragments a packet over MTU 1400 - 4 - 24 = 1372 bytes). */
     NET_PACKET_TARGET = 1340,
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
-    NET_HANDSHAKE_SLOTS = 64,     /* extra ENet peers for handshakes in flight */
+    NET_HANDSHAKE_SLOTS = 256,    /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 32,
     NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
     NET_SOCKET_BUFFER = 4 * 1024 * 1024, /* UDP socket buffers asked for (rmem_max by default) */
