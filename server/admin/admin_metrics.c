@@ -374,6 +374,10 @@ static void admin_metrics_render_frame(engine *e, strbuf *out)
     metric_u64(out, "reap_net_saturated_total", "counter",
                "Connection-frames with more to send than net.MaxClientRate or ENet's window "
                "allowed (the rest waited).", nc->saturated);
+    metric_u64(out, "reap_net_full_passes_deferred_total", "counter",
+               "Connection-frames whose full relevancy pass (a joiner's first) waited for the "
+               "next frame: the frame's net.FullPassBudgetMs was spent.",
+               nc->full_passes_deferred);
     metric_u64(out, "reap_net_actor_spawns_sent_total", "counter",
                "Spawn records sent: an actor became relevant to a connection.",
                nc->spawns_sent);

@@ -3,7 +3,8 @@
  * stretch (net_admission.h says the rules and their order).
  *
  * Assumes: one net_admission_observe per frame, times that never go back.
- * Guarantees: nothing is decided before a whole window of frames was seen; the refusing
+ * Guarantees: before a whole window of frames was seen only the slow start paces newcomers,
+ * nothing else is decided; the refusing
  * state changes only at HighLoad (on) and below LowLoad (off); the stretch moves by one band
  * at a time, at most once per window of frames.
  */
@@ -155,21 +156,32 @@ net_admission_verdict net_admission_admit(net_admission *a, const net_admission_
     joins = net_times_expire(&a->joins, since);
     leaves = net_times_expire(&a->leaves, since);
     /* The pace: with a player's cost growing with the players it sees (a crowd: the load grows
-     * with their square), players x (sqrt(HighLoad / load) - 1) more bring the load to the
-     * high mark. The players the window's load does not show yet are those that came in during
+     * with their square), n x (sqrt(HighLoad / load) - 1) more bring the load to the high mark,
+     * n the players the load shows (those in, less the window's newcomers). The players the window's load does not show yet are those that came in during
      * it less those that left: that many at most; and no more than a quarter of them (or 4)
      * within an eighth of the window, so that they come spread rather than in one frame (a
      * newcomer taking a leaver's place counts in neither). */
-    if (a->full && players > 0 && a->load > 0) {
-        double room = (double)players * (sqrt(cfg->high_load / a->load) - 1.0);
+    double lately = now - cfg->window_seconds / 8;
+    double recent = (double)net_times_after(&a->joins, lately) -
+                    (double)net_times_after(&a->leaves, lately);
+    /* The players whose cost the window's load shows: those in less the window's newcomers. */
+    double shown = (double)players - ((double)joins - (double)leaves);
+
+    if (shown < 0)
+        shown = 0;
+    if (a->full && shown > 0 && a->load > 0) {
+        double room = shown * (sqrt(cfg->high_load / a->load) - 1.0);
         double burst = room / 4 > 4 ? room / 4 : 4;
 
-        double lately = now - cfg->window_seconds / 8;
-
-        if ((double)joins - (double)leaves >= room ||
-            (double)net_times_after(&a->joins, lately) -
-                    (double)net_times_after(&a->leaves, lately) >= burst)
+        if ((double)joins - (double)leaves >= room || recent >= burst)
             return NET_ADMIT_PACED;
+    } else if (recent >= NET_ADMISSION_SLOW_START + ((double)players - recent) / 2.0) {
+        /* No load to go by (a window not yet seen whole, or nobody in whose cost it would
+         * show): a slow start. Within an eighth of the window, NET_ADMISSION_SLOW_START
+         * newcomers and half as many again as are in, so an empty server hit by a thousand at
+         * once (a restart, a load test's start) takes them over a couple of seconds, while
+         * the load catches up, instead of in one frame. */
+        return NET_ADMIT_PACED;
     }
     net_times_push(&a->joins, now);
     return NET_ADMIT;

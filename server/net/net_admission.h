@@ -22,7 +22,10 @@
  *      A busy client is told to come back after RetryAfterMs to twice that, at random.
  *   3. Nothing else: players already in are never disconnected for load.
  * Below LowLoad the stretched bands unwind, the nearest stretched first, one per window.
- * Nothing is decided before a whole window of frames was seen.
+ * Until a whole window of frames was seen, and while nobody is in, there is no load to go by:
+ * new players then come in at a slow start, NET_ADMISSION_SLOW_START and half the players in
+ * within each eighth of the window, the rest told busy. Nothing else is decided before a
+ * whole window.
  */
 #ifndef REAP_NET_ADMISSION_H
 #define REAP_NET_ADMISSION_H
@@ -34,6 +37,7 @@ enum {
     NET_ADMISSION_FRAMES = 1024,   /* the window's longest, in frames */
     NET_ADMISSION_JOINS = 4096,    /* joins and leaves remembered (those of the last window) */
     NET_STRETCH_LEVELS = 3,        /* bands that can stretch: all but the nearest */
+    NET_ADMISSION_SLOW_START = 16, /* newcomers per eighth of a window with no load to go by */
 };
 
 typedef struct net_admission_config {

@@ -105,6 +105,7 @@ typedef struct net_driver_counters {
     uint64_t packets_out;      /* reap_net_packets_sent_total */
     uint64_t bytes_out;        /* reap_net_bytes_sent_total (message bytes, before ENet) */
     uint64_t saturated;        /* reap_net_saturated_total: connection-frames left wanting */
+    uint64_t full_passes_deferred; /* reap_net_full_passes_deferred_total (net.FullPassBudgetMs) */
     uint64_t refused_inputs;   /* reap_net_refused_inputs_total: MoveInputs not applied */
     uint64_t rate_limited;     /* requests refused with ERROR_CODE_RATE */
     uint64_t refused_handshakes; /* CONNECTs dropped: too many handshakes in flight */

@@ -120,6 +120,8 @@ typedef struct net_connection {
     net_view view;
     uint32_t epoch;                 /* relevancy passes so far */
     uint32_t relevancy_frame;       /* frame of the last pass */
+    uint32_t full_pass_due;         /* frame a full pass became due, waiting for the budget (0:
+                                       none waits) */
     float relevancy_pos[2];         /* pawn position at the last pass */
     float relevancy_cull;           /* net.CullDistance at the last pass */
     double allowance;               /* bytes it may be sent now (net.MaxClientRate bucket) */
@@ -190,6 +192,7 @@ struct net_driver {
     uint32_t movers_first;          /* cands[movers_first..cands_count) are movers */
     net_fresh *fresh;
     uint32_t fresh_count, fresh_cap;
+    uint64_t full_pass_ns;          /* this frame's full relevancy passes (net.FullPassBudgetMs) */
     net_pick *picks, *picks_tmp;
     uint32_t picks_cap, picks_tmp_cap;
     uint8_t rec_buf[2 * NET_PACKET_TARGET]; /* a spawn message's records, an update's */

@@ -1,6 +1,7 @@
 /*
  * test_net_admission.c - admission control's rules (net_admission.h) over injected frames: the
- * load is the loop's work per frame over the period, nothing is decided before a whole window,
+ * load is the loop's work per frame over the period, before a whole window (or with nobody in)
+ * only a slow start paces newcomers,
  * refusing starts at HighLoad and stops only below LowLoad, new players are paced below it (the
  * window's newcomers less its leavers, spread over the window), and the far bands stretch
  * first, one per window, and unwind below LowLoad.
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "net_admission.h"
 
@@ -114,17 +116,64 @@ static void test_late_frames_of_a_busy_loop_count_above_one(void **state)
     assert_true(f->a.achieved_hz > 24.9 && f->a.achieved_hz < 25.1);
 }
 
-static void test_nothing_is_decided_before_a_whole_window(void **state)
+/* Newcomers admitted now, one after another, until the first is told to wait; `players` are
+ * in, and each admitted one joins them. */
+static uint32_t admit_until_paced(fixture *f, uint32_t *players)
+{
+    uint32_t admitted = 0;
+
+    while (admitted < 10000 && admit(f, *players) == NET_ADMIT) {
+        admitted++;
+        (*players)++;
+    }
+    return admitted;
+}
+
+static void test_before_a_whole_window_only_a_slow_start_paces_newcomers(void **state)
 {
     fixture *f = *state;
+    uint32_t players = 0;
 
+    /* Twice the budget, but not yet a whole window: no refusing, no stretch. */
     assert_int_equal(run(f, 2.0, 0.9), NET_ADMISSION_NOTHING);
-
     assert_false(f->a.full);
     assert_false(f->a.refusing);
     assert_int_equal(f->a.stretch, 0);
-    for (int i = 0; i < 100; i++)
-        assert_int_equal(admit(f, 10 + i), NET_ADMIT);
+
+    /* Within an eighth of the window: 16 and half the players in, then wait. */
+    assert_int_equal(admit_until_paced(f, &players), 16);
+    assert_int_equal(admit(f, players), NET_ADMIT_PACED);
+    f->now += f->cfg.window_seconds / 8 + 1e-6;
+    assert_int_equal(admit_until_paced(f, &players), 16 + 16 / 2);
+    f->now += f->cfg.window_seconds / 8 + 1e-6;
+    assert_int_equal(admit_until_paced(f, &players), 16 + 40 / 2);
+}
+
+static void test_an_empty_server_takes_a_crowd_at_a_slow_start(void **state)
+{
+    fixture *f = *state;
+    uint32_t players = 0, eighths = 0;
+
+    run(f, 0.01, 2.0);
+    assert_true(f->a.full);
+
+    /* A thousand at once (a restart, a load test's start): while the window holds nobody but
+     * newcomers, each eighth of it takes 16 and half the players in before it, */
+    assert_int_equal(admit_until_paced(f, &players), NET_ADMISSION_SLOW_START);
+    for (eighths = 1; eighths < 8; eighths++) {
+        uint32_t before = players;
+
+        f->now += f->cfg.window_seconds / 8 + 1e-6;
+        assert_int_equal(admit_until_paced(f, &players),
+                         (uint32_t)ceil(NET_ADMISSION_SLOW_START + before / 2.0));
+    }
+    /* and then the load's pace takes over: the thousand are in within a window and a half. */
+    while (players < 1000 && eighths < 100) {
+        f->now += f->cfg.window_seconds / 8 + 1e-6;
+        admit_until_paced(f, &players);
+        eighths++;
+    }
+    assert_true(eighths <= 12);
 }
 
 static void test_refusing_starts_at_the_high_load(void **state)
@@ -240,19 +289,27 @@ static void test_the_retry_after_is_spread_between_once_and_twice_the_setting(vo
     assert_int_equal(net_admission_retry_ms(&f->a, 0), 0);
 }
 
-static void test_a_lightly_loaded_server_admits_a_crowd_within_a_window(void **state)
+static void test_a_lightly_loaded_server_admits_what_its_load_has_room_for(void **state)
 {
     fixture *f = *state;
-    uint32_t players = 100;
+    uint32_t players = 100, total = 0;
+    /* 100 players at 5% of the budget: 100 x (sqrt(0.9 / 0.05) - 1) more reach the high mark
+     * if the load grows with the square of the players, a quarter of them an eighth. */
+    double room = 100 * (sqrt(0.9 / 0.05) - 1);
+    uint32_t want_total = (uint32_t)ceil(room), want_burst = (uint32_t)ceil(room / 4);
 
     run(f, 0.05, 2.0);
 
-    /* 450 asking within 0.99 s, 50 at a time. */
-    for (int step = 0; step < 9; step++) {
-        f->now += 0.11;
-        assert_int_equal(admit_newcomers(f, players, 50, 0), 50);
-        players += 50;
+    /* A crowd of 1000 asking, each eighth of the window: a quarter of the room each. */
+    for (int eighth = 0; eighth < 8; eighth++) {
+        uint32_t in = admit_until_paced(f, &players);
+
+        if (eighth == 0)
+            assert_int_equal(in, want_burst);
+        total += in;
+        f->now += f->cfg.window_seconds / 8 + 1e-6;
     }
+    assert_int_equal(total, want_total);
 }
 
 static void test_the_far_bands_stretch_first_one_per_window(void **state)
@@ -317,7 +374,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_the_load_is_the_work_per_frame_over_the_period),
         T(test_late_frames_of_a_busy_loop_count_above_one),
-        T(test_nothing_is_decided_before_a_whole_window),
+        T(test_before_a_whole_window_only_a_slow_start_paces_newcomers),
+        T(test_an_empty_server_takes_a_crowd_at_a_slow_start),
         T(test_refusing_starts_at_the_high_load),
         T(test_refusing_stops_only_below_the_low_load),
         T(test_below_the_high_load_newcomers_come_in_at_a_pace),
@@ -325,7 +383,7 @@ int main(void)
         T(test_newcomers_are_spread_over_the_window),
         T(test_newcomers_in_leavers_places_are_not_held_back),
         T(test_the_retry_after_is_spread_between_once_and_twice_the_setting),
-        T(test_a_lightly_loaded_server_admits_a_crowd_within_a_window),
+        T(test_a_lightly_loaded_server_admits_what_its_load_has_room_for),
         T(test_the_far_bands_stretch_first_one_per_window),
         T(test_stretched_bands_unwind_below_the_low_load_nearest_first),
         T(test_with_admission_control_off_everyone_is_admitted),
