@@ -55,6 +55,16 @@ static void net_admission_measure(net_admission *a, const net_admission_config *
     }
     a->frames = n;
     a->load = n > 0 && cfg->period > 0 ? busy / ((double)n * cfg->period) : 0;
+    {
+        uint32_t m = n / 8 < 2 ? 2 : n / 8;
+        double lately = 0;
+
+        if (m > a->count)
+            m = a->count;
+        for (uint32_t k = 0; k < m; k++)
+            lately += a->busy[(a->head + NET_ADMISSION_FRAMES - 1 - k) % NET_ADMISSION_FRAMES];
+        a->load_lately = m > 0 && cfg->period > 0 ? lately / ((double)m * cfg->period) : 0;
+    }
     a->achieved_hz = elapsed > 0 ? (double)n / elapsed : 0;
 }
 
@@ -175,12 +185,13 @@ net_admission_verdict net_admission_admit(net_admission *a, const net_admission_
 
         if ((double)joins - (double)leaves >= room || recent >= burst)
             return NET_ADMIT_PACED;
-    } else if (recent >= NET_ADMISSION_SLOW_START + ((double)players - recent) / 2.0) {
-        /* No load to go by (a window not yet seen whole, or nobody in whose cost it would
-         * show): a slow start. Within an eighth of the window, NET_ADMISSION_SLOW_START
-         * newcomers and half as many again as are in, so an empty server hit by a thousand at
-         * once (a restart, a load test's start) takes them over a couple of seconds, while
-         * the load catches up, instead of in one frame. */
+    } else if (a->load_lately >= cfg->high_load ||
+               recent >= NET_ADMISSION_SLOW_START + ((double)players - recent)) {
+        /* No load of players to go by (a window not yet seen whole, or nobody in whose cost it
+         * shows): a slow start. Newcomers while the last few frames are within the high mark,
+         * and within an eighth of the window at most NET_ADMISSION_SLOW_START and as many
+         * again as are in, so that an empty server hit by a thousand at once (a restart, a
+         * load test's start) does not take them all in one frame before their cost shows. */
         return NET_ADMIT_PACED;
     }
     net_times_push(&a->joins, now);

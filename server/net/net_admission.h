@@ -22,10 +22,11 @@
  *      A busy client is told to come back after RetryAfterMs to twice that, at random.
  *   3. Nothing else: players already in are never disconnected for load.
  * Below LowLoad the stretched bands unwind, the nearest stretched first, one per window.
- * Until a whole window of frames was seen, and while nobody is in, there is no load to go by:
- * new players then come in at a slow start, NET_ADMISSION_SLOW_START and half the players in
- * within each eighth of the window, the rest told busy. Nothing else is decided before a
- * whole window.
+ * Until a whole window of frames was seen, and while the window's load shows nobody (all in
+ * came during it), there is no load of players to go by: new players then come in at a slow
+ * start, while the frames of the last eighth of the window are under HighLoad and, within an
+ * eighth, at most NET_ADMISSION_SLOW_START and as many again as are in; the rest are told
+ * busy. Nothing else is decided before a whole window.
  */
 #ifndef REAP_NET_ADMISSION_H
 #define REAP_NET_ADMISSION_H
@@ -37,7 +38,8 @@ enum {
     NET_ADMISSION_FRAMES = 1024,   /* the window's longest, in frames */
     NET_ADMISSION_JOINS = 4096,    /* joins and leaves remembered (those of the last window) */
     NET_STRETCH_LEVELS = 3,        /* bands that can stretch: all but the nearest */
-    NET_ADMISSION_SLOW_START = 16, /* newcomers per eighth of a window with no load to go by */
+    NET_ADMISSION_SLOW_START = 128, /* newcomers per eighth of a window with no load to go by,
+                                       besides as many as are in */
 };
 
 typedef struct net_admission_config {
@@ -77,6 +79,7 @@ typedef struct net_admission {
     /* After each frame: the window's figures (valid once a whole window was seen). */
     bool full;
     double load;            /* busy per frame / period over the window */
+    double load_lately;     /* ... over its last eighth (2 frames at least; 0 before any) */
     double achieved_hz;     /* frames per second over the window */
     uint32_t frames;        /* frames in the window */
 

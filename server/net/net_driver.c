@@ -353,7 +353,6 @@ void net_driver_replicate(net_driver *nd, double dt)
 
     net_observe_load(nd);
     net_repl_band_periods(nd);
-    nd->full_pass_ns = 0;
     for (uint32_t wi = 0; wi < nd->env.world_count; wi++) {
         world *w = nd->env.worlds[wi];
 

@@ -64,6 +64,7 @@ enum {
      * datagram (ENet fragments a packet over MTU 1400 - 4 - 24 = 1372 bytes). */
     NET_PACKET_TARGET = 1340,
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
+    NET_FULL_PASS_WAIT = 8,       /* frames a full pass waits for net.FullPassBudgetMs at most */
     NET_HANDSHAKE_SLOTS = 256,    /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 32,
     NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
@@ -193,6 +194,7 @@ struct net_driver {
     net_fresh *fresh;
     uint32_t fresh_count, fresh_cap;
     uint64_t full_pass_ns;          /* this frame's full relevancy passes (net.FullPassBudgetMs) */
+    uint64_t full_pass_frame;       /* ... the frame they are of */
     net_pick *picks, *picks_tmp;
     uint32_t picks_cap, picks_tmp_cap;
     uint8_t rec_buf[2 * NET_PACKET_TARGET]; /* a spawn message's records, an update's */

@@ -51,7 +51,6 @@ enum {
                                   join snapshot (repl_batch_frame) */
     REPL_BATCH_BACKLOG = 96,   /* pending spawns or owed destroys that go at once regardless */
     REPL_PENDING_TAIL = 32,    /* newest pending spawns looked at for the player's own */
-    REPL_FULL_PASS_WAIT = 8,   /* frames a full pass waits for net.FullPassBudgetMs at most */
 };
 
 typedef struct repl_frame {
@@ -272,7 +271,7 @@ static bool repl_relevancy_due(const repl_frame *f, double period_frames)
  * crowd of a thousand players with ten props each, so a burst of joiners' first passes in one
  * frame is a long frame for everyone (measured: 17 of them, 21 ms). The frame's full passes
  * stop at net.FullPassBudgetMs; the others wait for the next frame, none longer than
- * REPL_FULL_PASS_WAIT frames, and the first of a frame always runs. */
+ * NET_FULL_PASS_WAIT frames, and the first of a frame always runs. */
 static bool repl_full_pass_may_run(repl_frame *f)
 {
     net_driver *nd = f->nd;
@@ -282,7 +281,7 @@ static bool repl_full_pass_may_run(repl_frame *f)
     if (c->full_pass_due == 0)
         c->full_pass_due = f->frame > 0 ? f->frame : 1;
     if (budget_ms <= 0 || (double)nd->full_pass_ns < budget_ms * 1e6 ||
-        f->frame - c->full_pass_due >= REPL_FULL_PASS_WAIT)
+        f->frame - c->full_pass_due >= NET_FULL_PASS_WAIT)
         return true;
     nd->counters.full_passes_deferred++;
     return false;
@@ -315,6 +314,10 @@ void net_repl_begin_world(net_driver *nd, world *w)
 
     net_index_begin_frame(ix, heap, w, (uint32_t)*nd->env.frame);
     nd->fresh_count = 0;
+    if (nd->full_pass_frame != *nd->env.frame) { /* the budget is the frame's, for all worlds */
+        nd->full_pass_frame = *nd->env.frame;
+        nd->full_pass_ns = 0;
+    }
     if (!VEC_RESERVE(nd->fresh, nd->fresh_cap, w->spawned_count))
         return;
     for (uint32_t i = 0; i < w->spawned_count; i++) {
@@ -889,7 +892,9 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         nd->counters.saturated++;
     c->allowance = o.allowance;
 
-    if (c->snapshot_pending && f.v->n_pending == 0)
+    /* Complete once the first pass has run (it may wait for net.FullPassBudgetMs) and its
+     * spawns are all sent. */
+    if (c->snapshot_pending && c->epoch > 0 && f.v->n_pending == 0)
         repl_send_snapshot_complete(&f);
     if (c->check_requested)
         repl_send_check(&f);

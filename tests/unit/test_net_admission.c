@@ -134,19 +134,22 @@ static void test_before_a_whole_window_only_a_slow_start_paces_newcomers(void **
     fixture *f = *state;
     uint32_t players = 0;
 
-    /* Twice the budget, but not yet a whole window: no refusing, no stretch. */
-    assert_int_equal(run(f, 2.0, 0.9), NET_ADMISSION_NOTHING);
+    /* Light frames, not yet a whole window: within an eighth of the window, 128 and as many
+     * again as are in, then wait. */
+    run(f, 0.3, 0.5);
+    assert_false(f->a.full);
+    assert_int_equal(admit_until_paced(f, &players), NET_ADMISSION_SLOW_START);
+    assert_int_equal(admit(f, players), NET_ADMIT_PACED);
+    f->now += f->cfg.window_seconds / 8 + 1e-6;
+    assert_int_equal(admit_until_paced(f, &players), 2 * NET_ADMISSION_SLOW_START);
+
+    /* Frames over the high mark, still not a whole window: no refusing, no stretch, but
+     * nobody more is let in. */
+    assert_int_equal(run(f, 2.0, 0.4), NET_ADMISSION_NOTHING);
     assert_false(f->a.full);
     assert_false(f->a.refusing);
     assert_int_equal(f->a.stretch, 0);
-
-    /* Within an eighth of the window: 16 and half the players in, then wait. */
-    assert_int_equal(admit_until_paced(f, &players), 16);
     assert_int_equal(admit(f, players), NET_ADMIT_PACED);
-    f->now += f->cfg.window_seconds / 8 + 1e-6;
-    assert_int_equal(admit_until_paced(f, &players), 16 + 16 / 2);
-    f->now += f->cfg.window_seconds / 8 + 1e-6;
-    assert_int_equal(admit_until_paced(f, &players), 16 + 40 / 2);
 }
 
 static void test_an_empty_server_takes_a_crowd_at_a_slow_start(void **state)
@@ -157,23 +160,21 @@ static void test_an_empty_server_takes_a_crowd_at_a_slow_start(void **state)
     run(f, 0.01, 2.0);
     assert_true(f->a.full);
 
-    /* A thousand at once (a restart, a load test's start): while the window holds nobody but
-     * newcomers, each eighth of it takes 16 and half the players in before it, */
+    /* Two thousand at once (a restart, a load test's start): while the window holds nobody
+     * but newcomers and the frames stay light, each eighth of it takes 128 and as many again
+     * as are in before it: 128, 256, 512, 1024, and the last 80. */
     assert_int_equal(admit_until_paced(f, &players), NET_ADMISSION_SLOW_START);
-    for (eighths = 1; eighths < 8; eighths++) {
-        uint32_t before = players;
+    for (eighths = 1; players < 2000 && eighths < 100; eighths++) {
+        uint32_t before = players, in = 0;
 
         f->now += f->cfg.window_seconds / 8 + 1e-6;
-        assert_int_equal(admit_until_paced(f, &players),
-                         (uint32_t)ceil(NET_ADMISSION_SLOW_START + before / 2.0));
+        while (players < 2000 && admit(f, players) == NET_ADMIT) {
+            in++;
+            players++;
+        }
+        assert_int_equal(in, players < 2000 ? NET_ADMISSION_SLOW_START + before : 2000 - before);
     }
-    /* and then the load's pace takes over: the thousand are in within a window and a half. */
-    while (players < 1000 && eighths < 100) {
-        f->now += f->cfg.window_seconds / 8 + 1e-6;
-        admit_until_paced(f, &players);
-        eighths++;
-    }
-    assert_true(eighths <= 12);
+    assert_int_equal(eighths, 5);
 }
 
 static void test_refusing_starts_at_the_high_load(void **state)

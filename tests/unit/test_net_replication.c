@@ -548,6 +548,56 @@ static void test_a_snapshot_of_ten_thousand_actors_arrives_complete(void **state
     assert_true(fx->nd->counters.spawn_bytes_sent <= (uint64_t)(n + 2) * (100000 / 30 + 64));
 }
 
+/* A frame in which other joiners' full passes have spent net.FullPassBudgetMs already. */
+static void frame_after_others_full_passes(fixture *fx)
+{
+    fx->e.frame++;
+    net_repl_begin_world(fx->nd, fx->w);
+    fx->nd->full_pass_ns = UINT64_MAX / 2;
+    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0);
+    world_outbox_reset(fx->w);
+    enet_host_flush(fx->nd->host);
+    pump(fx);
+}
+
+static void test_a_joiners_first_pass_waits_for_the_frames_budget_but_not_long(void **state)
+{
+    fixture *fx = *state;
+    int n = 0;
+
+    for (int i = 0; i < 20; i++)
+        spawn_prop(fx, fx->other, (float)(i * 10), 500);
+
+    /* While every frame's budget is spent by others, the joiner's first pass waits... */
+    for (int i = 0; i < NET_FULL_PASS_WAIT; i++)
+        frame_after_others_full_passes(fx);
+    assert_int_equal(fx->m.count, 0);
+    assert_int_equal(fx->conn->epoch, 0);
+    assert_int_equal(fx->nd->counters.full_passes_deferred, NET_FULL_PASS_WAIT);
+    /* ...but not longer than NET_FULL_PASS_WAIT frames: then it runs regardless. */
+    frame_after_others_full_passes(fx);
+    assert_int_equal(fx->conn->epoch, 1);
+    for (; n < 100 && !fx->m.snapshot_complete; n++)
+        frame_after_others_full_passes(fx);
+    assert_true(fx->m.snapshot_complete);
+    assert_int_equal(fx->m.count, 20 + 4);
+    assert_int_equal(fx->nd->counters.full_passes_deferred, NET_FULL_PASS_WAIT);
+}
+
+static void test_with_no_full_pass_budget_a_joiners_first_pass_never_waits(void **state)
+{
+    fixture *fx = *state;
+
+    assert_int_equal(cvar_set(&fx->e.cvars, "net.FullPassBudgetMs", "0", CVAR_SOURCE_CONSOLE,
+                              NULL, 0), CVAR_OK);
+    spawn_prop(fx, fx->other, 10, 500);
+
+    frame_after_others_full_passes(fx);
+
+    assert_int_equal(fx->conn->epoch, 1);
+    assert_int_equal(fx->nd->counters.full_passes_deferred, 0);
+}
+
 /* ---- update rates ------------------------------------------------------------------------ */
 
 static void test_the_players_own_spawn_does_not_wait_behind_its_join_snapshot(void **state)
@@ -908,6 +958,10 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_a_tiny_budget_still_delivers_everything_in_priority_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_joiners_first_pass_waits_for_the_frames_budget_but_not_long, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_with_no_full_pass_budget_a_joiners_first_pass_never_waits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_snapshot_of_ten_thousand_actors_arrives_complete,
                                         setup, teardown),
     };
