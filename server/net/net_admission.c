@@ -185,13 +185,15 @@ net_admission_verdict net_admission_admit(net_admission *a, const net_admission_
 
         if ((double)joins - (double)leaves >= room || recent >= burst)
             return NET_ADMIT_PACED;
-    } else if (a->load_lately >= cfg->high_load ||
+    } else if (a->load_lately >= 1.0 ||
                recent >= NET_ADMISSION_SLOW_START + ((double)players - recent)) {
         /* No load of players to go by (a window not yet seen whole, or nobody in whose cost it
-         * shows): a slow start. Newcomers while the last few frames are within the high mark,
-         * and within an eighth of the window at most NET_ADMISSION_SLOW_START and as many
-         * again as are in, so that an empty server hit by a thousand at once (a restart, a
-         * load test's start) does not take them all in one frame before their cost shows. */
+         * shows): a slow start. Newcomers while the last few frames are on time (their work
+         * under the period: the newcomers' cost shows there first, and one long frame of a
+         * join burst does not stop it), and within an eighth of the window at most
+         * NET_ADMISSION_SLOW_START and as many again as are in, so that an empty server hit by
+         * a thousand at once (a restart, a load test's start) does not take them all in one
+         * frame before their cost shows. */
         return NET_ADMIT_PACED;
     }
     net_times_push(&a->joins, now);

@@ -143,9 +143,9 @@ static void test_before_a_whole_window_only_a_slow_start_paces_newcomers(void **
     f->now += f->cfg.window_seconds / 8 + 1e-6;
     assert_int_equal(admit_until_paced(f, &players), 2 * NET_ADMISSION_SLOW_START);
 
-    /* Frames over the high mark, still not a whole window: no refusing, no stretch, but
-     * nobody more is let in. */
-    assert_int_equal(run(f, 2.0, 0.4), NET_ADMISSION_NOTHING);
+    /* Late frames, still not a whole window: no refusing, no stretch, but nobody more is let
+     * in. */
+    assert_int_equal(run(f, 1.2, 0.4), NET_ADMISSION_NOTHING);
     assert_false(f->a.full);
     assert_false(f->a.refusing);
     assert_int_equal(f->a.stretch, 0);
