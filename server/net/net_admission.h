@@ -39,7 +39,7 @@ enum {
     NET_ADMISSION_FRAMES = 1024,   /* the window's longest, in frames */
     NET_ADMISSION_JOINS = 4096,    /* joins and leaves remembered (those of the last window) */
     NET_STRETCH_LEVELS = 3,        /* bands that can stretch: all but the nearest */
-    NET_ADMISSION_SLOW_START = 128, /* newcomers per eighth of a window with no load to go by,
+    NET_ADMISSION_SLOW_START = 256, /* newcomers per eighth of a window with no load to go by,
                                        besides as many as are in */
 };
 

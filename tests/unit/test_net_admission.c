@@ -134,8 +134,8 @@ static void test_before_a_whole_window_only_a_slow_start_paces_newcomers(void **
     fixture *f = *state;
     uint32_t players = 0;
 
-    /* Light frames, not yet a whole window: within an eighth of the window, 128 and as many
-     * again as are in, then wait. */
+    /* Light frames, not yet a whole window: within an eighth of the window,
+     * NET_ADMISSION_SLOW_START and as many again as are in, then wait. */
     run(f, 0.3, 0.5);
     assert_false(f->a.full);
     assert_int_equal(admit_until_paced(f, &players), NET_ADMISSION_SLOW_START);
@@ -161,8 +161,8 @@ static void test_an_empty_server_takes_a_crowd_at_a_slow_start(void **state)
     assert_true(f->a.full);
 
     /* Two thousand at once (a restart, a load test's start): while the window holds nobody
-     * but newcomers and the frames stay light, each eighth of it takes 128 and as many again
-     * as are in before it: 128, 256, 512, 1024, and the last 80. */
+     * but newcomers and the frames stay light, each eighth of it takes NET_ADMISSION_SLOW_START
+     * and as many again as are in before it: 256, 512, 1024, and the last 208. */
     assert_int_equal(admit_until_paced(f, &players), NET_ADMISSION_SLOW_START);
     for (eighths = 1; players < 2000 && eighths < 100; eighths++) {
         uint32_t before = players, in = 0;
@@ -174,7 +174,7 @@ static void test_an_empty_server_takes_a_crowd_at_a_slow_start(void **state)
         }
         assert_int_equal(in, players < 2000 ? NET_ADMISSION_SLOW_START + before : 2000 - before);
     }
-    assert_int_equal(eighths, 5);
+    assert_int_equal(eighths, 4);
 }
 
 static void test_refusing_starts_at_the_high_load(void **state)
