@@ -547,6 +547,58 @@ static void test_half_open_handshakes_do_not_lock_real_players_out(void **state)
     harness_server_free(&s);
 }
 
+/* A join storm: more ENet handshakes at once than the server keeps in flight (256, from ten
+ * addresses: each under its limit of 32). The first 256 are answered; the rest are refused,
+ * not let in by resetting one answered a moment ago (its client may be sending its hello to
+ * it): an unfinished handshake gives way only once it is a second old. */
+enum { STORM_ADDRESSES = 10, STORM_PER_ADDRESS = 30, STORM_SLOTS = 256 };
+
+static void test_a_join_storm_never_resets_a_handshake_answered_a_moment_ago(void **state)
+{
+    const char *const server_args[] = { "--max-players", "400", NULL };
+    int fds[STORM_ADDRESSES * STORM_PER_ADDRESS];
+    bool answered[STORM_ADDRESSES * STORM_PER_ADDRESS] = { false };
+    int n = STORM_ADDRESSES * STORM_PER_ADDRESS, heard = 0;
+    harness_server s;
+    double until;
+
+    (void)state;
+    harness_server_start(&s, server_args);
+    for (int i = 0; i < n; i++) {
+        struct sockaddr_in from;
+
+        fds[i] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+        assert_true(fds[i] >= 0);
+        memset(&from, 0, sizeof from);
+        from.sin_family = AF_INET;
+        from.sin_addr.s_addr = htonl(0x7f00000a + (uint32_t)(i % STORM_ADDRESSES)); /* 127.0.0.10+ */
+        assert_int_equal(bind(fds[i], (struct sockaddr *)&from, sizeof from), 0);
+    }
+    for (int i = 0; i < n; i++)
+        send_half_open_connect(fds[i], s.port, 0x2000 + (enet_uint32)i);
+
+    /* Answers come within a frame or two; a reset one's client would have had its answer too
+     * (ENet answers every CONNECT it takes), so the answered are those the server took. */
+    until = harness_now() + 0.5;
+    while (harness_now() < until) {
+        uint8_t buf[1500];
+
+        for (int i = 0; i < n; i++)
+            if (!answered[i] && recv(fds[i], buf, sizeof buf, 0) > 0) {
+                answered[i] = true;
+                heard++;
+            }
+        harness_proc_pump(&s.proc, 5);
+    }
+    assert_int_equal(heard, STORM_SLOTS);
+    assert_true(harness_server_metric(&s, "reap_net_refused_handshakes_total") >= n - STORM_SLOTS);
+
+    for (int i = 0; i < n; i++)
+        close(fds[i]);
+    assert_int_equal(harness_server_stop(&s), 0);
+    harness_server_free(&s);
+}
+
 static void test_a_ping_flood_is_refused_over_the_request_rate_and_counted(void **state)
 {
     harness_server s;
@@ -870,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_a_packet_far_over_the_size_limit_is_refused_and_counted),
         cmocka_unit_test(test_unfinished_fragmented_packets_cannot_pin_the_servers_memory),
         cmocka_unit_test(test_half_open_handshakes_do_not_lock_real_players_out),
+        cmocka_unit_test(test_a_join_storm_never_resets_a_handshake_answered_a_moment_ago),
         cmocka_unit_test(test_a_ping_flood_is_refused_over_the_request_rate_and_counted),
         cmocka_unit_test(test_the_largest_spawn_request_allowed_is_acknowledged),
         cmocka_unit_test(test_a_spawn_limit_whose_answer_could_not_fit_is_refused_at_start),
