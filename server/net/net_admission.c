@@ -103,7 +103,13 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
 
     if (a->refusing && a->load > a->peak_load)
         a->peak_load = a->load;
-    if (!a->refusing && a->load >= cfg->high_load) {
+    /* Frames lost (fewer than NET_ADMISSION_ON_TIME of the tick rate over the window) while
+     * the load is between the marks: the average hides spikes that the frames do not survive
+     * (a burst of joiners), so refusing starts then too. Below the low mark late frames are
+     * not the players' doing (another process on the machine, a collection). */
+    a->frames_lost = cfg->period > 0 && a->achieved_hz < NET_ADMISSION_ON_TIME / cfg->period &&
+                     a->load >= cfg->low_load;
+    if (!a->refusing && (a->load >= cfg->high_load || a->frames_lost)) {
         a->refusing = true;
         a->refusing_since = now;
         a->refused_episode = 0;

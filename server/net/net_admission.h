@@ -13,8 +13,9 @@
  *   1. load >= StretchLoad: the farthest update band not yet stretched doubles its period,
  *      one more band each window the load stays there (band 3, then 2, then 1; band 0, the
  *      nearest, and a player's own movers never): far movers are sent less often first.
- *   2. load >= HighLoad: every new Hello is refused (ERROR_CODE_BUSY) until the load falls
- *      below LowLoad. Below it new players are let in at a pace: within one window the
+ *   2. load >= HighLoad, or frames lost (the window ran under NET_ADMISSION_ON_TIME of the
+ *      tick rate) at LowLoad or more: every new Hello is refused (ERROR_CODE_BUSY) until the
+ *      load falls below LowLoad. Below it new players are let in at a pace: within one window the
  *      newcomers less the leavers stay under n x (sqrt(HighLoad / load) - 1) (n the players
  *      in: what brings the load to HighLoad if it grows with the square of the players, as in
  *      a crowd where everyone sees everyone), and so do they within an eighth of the window
@@ -39,6 +40,7 @@ enum {
     NET_ADMISSION_FRAMES = 1024,   /* the window's longest, in frames */
     NET_ADMISSION_JOINS = 4096,    /* joins and leaves remembered (those of the last window) */
     NET_STRETCH_LEVELS = 3,        /* bands that can stretch: all but the nearest */
+#define NET_ADMISSION_ON_TIME 0.97 /* of the tick rate: fewer frames a window are frames lost */
     NET_ADMISSION_SLOW_START = 256, /* newcomers per eighth of a window with no load to go by,
                                        besides as many as are in */
 };
@@ -85,6 +87,8 @@ typedef struct net_admission {
     uint32_t frames;        /* frames in the window */
 
     bool refusing;
+    bool frames_lost;       /* the window ran under NET_ADMISSION_ON_TIME of the tick rate at
+                               LowLoad or more (refusing starts then too) */
     double refusing_since;
     uint64_t refused_episode;  /* Hellos refused since refusing started */
     double peak_load;          /* the highest load while refusing */

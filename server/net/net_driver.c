@@ -93,9 +93,10 @@ static void net_observe_load(net_driver *nd)
                                   (double)elapsed_ns / 1e9, net_now(nd))) {
     case NET_ADMISSION_STARTED_REFUSING:
         log_warn("admission: refusing new players (ERROR_CODE_BUSY): load %.2f of the frame "
-                 "budget over the last %.1f s (%.1f frames/s, %u players; "
+                 "budget over the last %.1f s (%.1f frames/s%s, %u players; "
                  "net.Admission.HighLoad=%g)", a->load, (double)a->frames * cfg.period,
-                 a->achieved_hz, nd->player_count, cfg.high_load);
+                 a->achieved_hz, a->load < cfg.high_load ? ": frames lost" : "",
+                 nd->player_count, cfg.high_load);
         break;
     case NET_ADMISSION_STOPPED_REFUSING:
         log_info("admission: admitting new players again: load %.2f over the last %.1f s "

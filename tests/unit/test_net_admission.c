@@ -191,6 +191,47 @@ static void test_refusing_starts_at_the_high_load(void **state)
     assert_int_equal(f->a.refused_episode, 1);
 }
 
+/* Frames `late` of a period apart (1.1: every frame 10% late), each busy `load` of the period,
+ * for `seconds`; returns the first event other than NOTHING. */
+static net_admission_event run_late(fixture *f, double load, double late, double seconds)
+{
+    net_admission_event first = NET_ADMISSION_NOTHING;
+    double end = f->now + seconds - 1e-9, gap = late * f->cfg.period;
+
+    while (f->now < end) {
+        net_admission_event ev;
+
+        f->now += gap;
+        ev = net_admission_observe(&f->a, &f->cfg, load * f->cfg.period, gap, f->now);
+        if (first == NET_ADMISSION_NOTHING)
+            first = ev;
+    }
+    return first;
+}
+
+static void test_frames_lost_between_the_marks_start_refusing_too(void **state)
+{
+    fixture *f = *state;
+
+    /* Between the marks on time: admitted (at a pace). */
+    run(f, 0.8, 2.0);
+    assert_false(f->a.refusing);
+    /* Between the marks with frames lost (27 frames/s of 30: spikes the average hides). */
+    assert_int_equal(run_late(f, 0.8, 1.0 / 0.9, 2.0), NET_ADMISSION_STARTED_REFUSING);
+    assert_true(f->a.frames_lost);
+    assert_int_equal(admit(f, 10), NET_ADMIT_BUSY);
+}
+
+static void test_frames_lost_below_the_low_mark_are_not_the_players_load(void **state)
+{
+    fixture *f = *state;
+
+    /* Late frames of a light loop (another process on the machine took the time). */
+    assert_int_equal(run_late(f, 0.3, 1.0 / 0.9, 2.0), NET_ADMISSION_NOTHING);
+    assert_false(f->a.refusing);
+    assert_false(f->a.frames_lost);
+}
+
 static void test_refusing_stops_only_below_the_low_load(void **state)
 {
     fixture *f = *state;
@@ -378,6 +419,8 @@ int main(void)
         T(test_before_a_whole_window_only_a_slow_start_paces_newcomers),
         T(test_an_empty_server_takes_a_crowd_at_a_slow_start),
         T(test_refusing_starts_at_the_high_load),
+        T(test_frames_lost_between_the_marks_start_refusing_too),
+        T(test_frames_lost_below_the_low_mark_are_not_the_players_load),
         T(test_refusing_stops_only_below_the_low_load),
         T(test_below_the_high_load_newcomers_come_in_at_a_pace),
         T(test_players_that_left_make_room_for_newcomers),
