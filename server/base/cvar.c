@@ -160,12 +160,12 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
     [CVAR_NET_ADMISSION_CONTROL] = { "net.AdmissionControl", CVAR_BOOL, 1, 0, 1,
         "reap's own: answer new players' Hellos with ERROR_CODE_BUSY while the loop's load is "
         "over net.Admission.HighLoad, and stretch far update bands first" },
-    [CVAR_NET_ADMISSION_HIGH_LOAD] = { "net.Admission.HighLoad", CVAR_FLOAT, 0.9, 0.05, 10,
+    [CVAR_NET_ADMISSION_HIGH_LOAD] = { "net.Admission.HighLoad", CVAR_FLOAT, 0.85, 0.05, 10,
         "refuse new players from this load (the loop's work per frame over the frame period, "
         "averaged over net.Admission.WindowSeconds)" },
     [CVAR_NET_ADMISSION_LOW_LOAD] = { "net.Admission.LowLoad", CVAR_FLOAT, 0.7, 0.01, 10,
         "admit new players again below this load; stretched update bands unwind below it" },
-    [CVAR_NET_ADMISSION_STRETCH_LOAD] = { "net.Admission.StretchLoad", CVAR_FLOAT, 0.85, 0.01,
+    [CVAR_NET_ADMISSION_STRETCH_LOAD] = { "net.Admission.StretchLoad", CVAR_FLOAT, 0.8, 0.01,
         10, "from this load the farthest update band not yet stretched doubles its period, "
         "one band per window (the nearest band never)" },
     [CVAR_NET_ADMISSION_WINDOW_SECONDS] = { "net.Admission.WindowSeconds", CVAR_FLOAT, 2, 0.1,

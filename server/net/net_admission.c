@@ -173,10 +173,10 @@ net_admission_verdict net_admission_admit(net_admission *a, const net_admission_
     leaves = net_times_expire(&a->leaves, since);
     /* The pace: with a player's cost growing with the players it sees (a crowd: the load grows
      * with their square), n x (sqrt(HighLoad / load) - 1) more bring the load to the high mark,
-     * n the players the load shows (those in, less the window's newcomers). The players the window's load does not show yet are those that came in during
-     * it less those that left: that many at most; and no more than a quarter of them (or 4)
-     * within an eighth of the window, so that they come spread rather than in one frame (a
-     * newcomer taking a leaver's place counts in neither). */
+     * n the players the load shows (those in, less the window's newcomers, who do not show in
+     * it yet). The window's newcomers less its leavers stay under that many, and within an
+     * eighth of the window under a quarter of it (or NET_ADMISSION_BURST), so that they come
+     * spread rather than in one frame (a newcomer taking a leaver's place counts in neither). */
     double lately = now - cfg->window_seconds / 8;
     double recent = (double)net_times_after(&a->joins, lately) -
                     (double)net_times_after(&a->leaves, lately);
@@ -187,7 +187,7 @@ net_admission_verdict net_admission_admit(net_admission *a, const net_admission_
         shown = 0;
     if (a->full && shown > 0 && a->load > 0) {
         double room = shown * (sqrt(cfg->high_load / a->load) - 1.0);
-        double burst = room / 4 > 4 ? room / 4 : 4;
+        double burst = room / 4 > NET_ADMISSION_BURST ? room / 4 : NET_ADMISSION_BURST;
 
         if ((double)joins - (double)leaves >= room || recent >= burst)
             return NET_ADMIT_PACED;

@@ -15,11 +15,12 @@
  *      nearest, and a player's own movers never): far movers are sent less often first.
  *   2. load >= HighLoad, or frames lost (the window ran under NET_ADMISSION_ON_TIME of the
  *      tick rate) at LowLoad or more: every new Hello is refused (ERROR_CODE_BUSY) until the
- *      load falls below LowLoad. Below it new players are let in at a pace: within one window the
- *      newcomers less the leavers stay under n x (sqrt(HighLoad / load) - 1) (n the players
- *      in: what brings the load to HighLoad if it grows with the square of the players, as in
- *      a crowd where everyone sees everyone), and so do they within an eighth of the window
- *      under a quarter of that (or 4), so that they arrive spread; the rest are told busy too.
+ *      load falls below LowLoad. Below it new players are let in at a pace: within one
+ *      window the newcomers less the leavers stay under n x (sqrt(HighLoad / load) - 1) (n
+ *      the players the load shows, those in less the window's newcomers: what brings the load
+ *      to HighLoad if it grows with the square of the players, as in a crowd where everyone
+ *      sees everyone), and so do they within an eighth of the window under a quarter of that
+ *      (or NET_ADMISSION_BURST), so that they arrive spread; the rest are told busy too.
  *      A busy client is told to come back after RetryAfterMs to twice that, at random.
  *   3. Nothing else: players already in are never disconnected for load.
  * Below LowLoad the stretched bands unwind, the nearest stretched first, one per window.
@@ -41,6 +42,7 @@ enum {
     NET_ADMISSION_JOINS = 4096,    /* joins and leaves remembered (those of the last window) */
     NET_STRETCH_LEVELS = 3,        /* bands that can stretch: all but the nearest */
 #define NET_ADMISSION_ON_TIME 0.97 /* of the tick rate: fewer frames a window are frames lost */
+    NET_ADMISSION_BURST = 16,      /* newcomers an eighth of a window may bring at least */
     NET_ADMISSION_SLOW_START = 256, /* newcomers per eighth of a window with no load to go by,
                                        besides as many as are in */
 };
