@@ -4,9 +4,9 @@
  *
  * Assumes: one net_admission_observe per frame, times that never go back.
  * Guarantees: before a whole window of frames was seen only the slow start paces newcomers,
- * nothing else is decided; the refusing
- * state changes only at HighLoad (on) and below LowLoad (off); the stretch moves by one band
- * at a time, at most once per window of frames.
+ * nothing else is decided; refusing starts only at HighLoad, or with frames lost at LowLoad
+ * or more, and stops only below LowLoad; the stretch moves by one band at a time, at most
+ * once per window of frames.
  */
 #include "net_admission.h"
 

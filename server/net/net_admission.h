@@ -27,9 +27,8 @@
  * Until a whole window of frames was seen, and while the window's load shows nobody (all in
  * came during it), there is no load of players to go by: new players then come in at a slow
  * start, while the frames of the last eighth of the window are on time (work under the
- * period) and, within an
- * eighth, at most NET_ADMISSION_SLOW_START and as many again as are in; the rest are told
- * busy. Nothing else is decided before a whole window.
+ * period) and, within an eighth, at most NET_ADMISSION_SLOW_START and as many again as are
+ * in; the rest are told busy. Nothing else is decided before a whole window.
  */
 #ifndef REAP_NET_ADMISSION_H
 #define REAP_NET_ADMISSION_H

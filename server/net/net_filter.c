@@ -9,7 +9,8 @@
  * net.MaxMessageBytes never reach ENet's reassembly (which would allocate the whole packet up
  * front), and their sender is told once per packet; a CONNECT is let through only while the
  * handshakes in flight leave room for everyone else (per address and in total; the oldest
- * gives way once it is older than a real client takes); a peer's own ENet disconnect is noted, so leaving is not counted as a timeout.
+ * gives way once it is older than a real client takes); a peer's own ENet disconnect is
+ * noted, so leaving is not counted as a timeout.
  */
 #include <stdio.h>
 #include <string.h>
