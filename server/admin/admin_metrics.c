@@ -225,7 +225,8 @@ void admin_metrics_render(engine *e, strbuf *out)
         net_driver_admission_get(e->net, &adm);
         metric_u64(out, "reap_net_admission_refusing", "gauge",
                    "1 while admission control refuses new players (the load reached "
-                   "net.Admission.HighLoad and has not fallen below net.Admission.LowLoad).",
+                   "net.Admission.HighLoad, or frames were lost from net.Admission.LowLoad on, "
+                   "and it has not fallen below net.Admission.LowLoad).",
                    adm.refusing ? 1 : 0);
         metric_f64(out, "reap_net_admission_load", "gauge",
                    "The loop's work per frame over the frame period, averaged over "
@@ -375,8 +376,8 @@ static void admin_metrics_render_frame(engine *e, strbuf *out)
                "Connection-frames with more to send than net.MaxClientRate or ENet's window "
                "allowed (the rest waited).", nc->saturated);
     metric_u64(out, "reap_net_full_passes_deferred_total", "counter",
-               "Connection-frames whose full relevancy pass (a joiner's first) waited for the "
-               "next frame: the frame's net.FullPassBudgetMs was spent.",
+               "Connection-frames whose first relevancy pass (a joiner's) waited for the next "
+               "frame: the frame's net.FullPassBudgetMs was spent.",
                nc->full_passes_deferred);
     metric_u64(out, "reap_net_actor_spawns_sent_total", "counter",
                "Spawn records sent: an actor became relevant to a connection.",

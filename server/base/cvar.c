@@ -88,9 +88,9 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
     [CVAR_NET_MAX_CLIENT_RATE] = { "net.MaxClientRate", CVAR_INT, 100000, 1000, 100000000,
         "bytes per second the server sends one connection at most (UE's MaxClientRate)" },
     [CVAR_NET_FULL_PASS_BUDGET_MS] = { "net.FullPassBudgetMs", CVAR_FLOAT, 4, 0, 1000,
-        "milliseconds a frame spends on full relevancy passes (a joiner's first, a silent "
-        "connection's return) before the rest wait for the next frame; one waits at most "
-        "8 frames (0: no budget)" },
+        "reap's own: milliseconds a frame spends on joiners' first relevancy passes before "
+        "the other joiners wait for the next frame; one waits at most 8 frames (0: no "
+        "budget)" },
     [CVAR_NET_MAX_PAWN_SPEED] = { "net.MaxPawnSpeed", CVAR_FLOAT, 1200, 0, 1000000,
         "fastest pawn velocity a MoveInput may ask for, in units per second" },
     [CVAR_NET_MAX_MOVE_INPUT_RATE] = { "net.MaxMoveInputsPerSecond", CVAR_FLOAT, 60, 1, 10000,

@@ -107,8 +107,11 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
      * the load is between the marks: the average hides spikes that the frames do not survive
      * (a burst of joiners), so refusing starts then too. Below the low mark late frames are
      * not the players' doing (another process on the machine, a collection). */
+    /* Nor in the window after refusing stopped: its frames are those that stopped it (no
+     * flapping at the low mark). */
     a->frames_lost = cfg->period > 0 && a->achieved_hz < NET_ADMISSION_ON_TIME / cfg->period &&
-                     a->load >= cfg->low_load;
+                     a->load >= cfg->low_load &&
+                     (a->stopped_at == 0 || now - a->stopped_at >= cfg->window_seconds);
     if (!a->refusing && (a->load >= cfg->high_load || a->frames_lost)) {
         a->refusing = true;
         a->refusing_since = now;
@@ -118,6 +121,7 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
     }
     if (a->refusing && a->load < cfg->low_load) {
         a->refusing = false;
+        a->stopped_at = now;
         return NET_ADMISSION_STOPPED_REFUSING;
     }
     return NET_ADMISSION_NOTHING;
@@ -185,7 +189,10 @@ net_admission_verdict net_admission_admit(net_admission *a, const net_admission_
 
     if (shown < 0)
         shown = 0;
-    if (a->full && shown > 0 && a->load > 0) {
+    /* The load of a few players says little of what a crowd would cost: under the low mark and
+     * with fewer than NET_ADMISSION_SLOW_START shown, the slow start's rule. */
+    if (a->full && a->load > 0 &&
+        (shown >= NET_ADMISSION_SLOW_START || (shown > 0 && a->load >= cfg->low_load))) {
         double room = shown * (sqrt(cfg->high_load / a->load) - 1.0);
         double burst = room / 4 > NET_ADMISSION_BURST ? room / 4 : NET_ADMISSION_BURST;
 
@@ -193,7 +200,7 @@ net_admission_verdict net_admission_admit(net_admission *a, const net_admission_
             return NET_ADMIT_PACED;
     } else if (a->load_lately >= 1.0 ||
                recent >= NET_ADMISSION_SLOW_START + ((double)players - recent)) {
-        /* No load of players to go by (a window not yet seen whole, or nobody in whose cost it
+        /* No load of players to go by (a window not yet seen whole, or few in whose cost it
          * shows): a slow start. Newcomers while the last few frames are on time (their work
          * under the period: the newcomers' cost shows there first, and one long frame of a
          * join burst does not stop it), and within an eighth of the window at most

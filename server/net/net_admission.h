@@ -14,7 +14,7 @@
  *      one more band each window the load stays there (band 3, then 2, then 1; band 0, the
  *      nearest, and a player's own movers never): far movers are sent less often first.
  *   2. load >= HighLoad, or frames lost (the window ran under NET_ADMISSION_ON_TIME of the
- *      tick rate) at LowLoad or more: every new Hello is refused (ERROR_CODE_BUSY) until the
+ *      tick rate, not in the window after refusing last stopped) at LowLoad or more: every new Hello is refused (ERROR_CODE_BUSY) until the
  *      load falls below LowLoad. Below it new players are let in at a pace: within one
  *      window the newcomers less the leavers stay under n x (sqrt(HighLoad / load) - 1) (n
  *      the players the load shows, those in less the window's newcomers: what brings the load
@@ -24,8 +24,9 @@
  *      A busy client is told to come back after RetryAfterMs to twice that, at random.
  *   3. Nothing else: players already in are never disconnected for load.
  * Below LowLoad the stretched bands unwind, the nearest stretched first, one per window.
- * Until a whole window of frames was seen, and while the window's load shows nobody (all in
- * came during it), there is no load of players to go by: new players then come in at a slow
+ * Until a whole window of frames was seen, and while the window's load shows fewer than
+ * NET_ADMISSION_SLOW_START players at under LowLoad (the rest came during it), there is no
+ * load of players to go by: new players then come in at a slow
  * start, while the frames of the last eighth of the window are on time (work under the
  * period) and, within an eighth, at most NET_ADMISSION_SLOW_START and as many again as are
  * in; the rest are told busy. Nothing else is decided before a whole window.
@@ -63,8 +64,8 @@ typedef enum net_admission_event {
 
 typedef enum net_admission_verdict {
     NET_ADMIT = 0,
-    NET_ADMIT_BUSY,         /* refusing: the load reached HighLoad */
-    NET_ADMIT_PACED,        /* between the marks, this window's pace is used up */
+    NET_ADMIT_BUSY,         /* refusing: the load reached HighLoad, or frames were lost */
+    NET_ADMIT_PACED,        /* this window's pace (or the slow start's) is used up */
 } net_admission_verdict;
 
 /* Times of events of the last window, oldest first (a ring). */
@@ -88,6 +89,7 @@ typedef struct net_admission {
     uint32_t frames;        /* frames in the window */
 
     bool refusing;
+    double stopped_at;      /* when refusing last stopped (0: never) */
     bool frames_lost;       /* the window ran under NET_ADMISSION_ON_TIME of the tick rate at
                                LowLoad or more (refusing starts then too) */
     double refusing_since;

@@ -123,8 +123,8 @@ static bool net_admit(net_driver *nd, net_connection *conn, uint32_t seq)
     snprintf(text, sizeof text,
              v == NET_ADMIT_BUSY
                  ? "the server is busy (load %.2f of its frame budget); connect again in %u ms"
-                 : "the server is near its limit (load %.2f of its frame budget) and lets new "
-                   "players in at a pace; connect again in %u ms",
+                 : "the server lets new players in at a pace (load %.2f of its frame budget); "
+                   "connect again in %u ms",
              nd->admission.load, retry_ms);
     nd->counters.refused_joins[NET_REFUSE_BUSY]++;
     log_debug("net: %s: hello refused: %s", conn->address, text);

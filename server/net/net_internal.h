@@ -64,7 +64,7 @@ enum {
      * datagram (ENet fragments a packet over MTU 1400 - 4 - 24 = 1372 bytes). */
     NET_PACKET_TARGET = 1340,
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
-    NET_FULL_PASS_WAIT = 8,       /* frames a full pass waits for net.FullPassBudgetMs at most */
+    NET_FULL_PASS_WAIT = 8,       /* frames a first pass waits for net.FullPassBudgetMs at most */
     NET_HANDSHAKE_SLOTS = 256,    /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 32,
     NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
@@ -121,8 +121,8 @@ typedef struct net_connection {
     net_view view;
     uint32_t epoch;                 /* relevancy passes so far */
     uint32_t relevancy_frame;       /* frame of the last pass */
-    uint32_t full_pass_due;         /* frame a full pass became due, waiting for the budget (0:
-                                       none waits) */
+    uint32_t full_pass_due;         /* frame + 1 its first pass became due, waiting for the
+                                       budget (0: none waits) */
     float relevancy_pos[2];         /* pawn position at the last pass */
     float relevancy_cull;           /* net.CullDistance at the last pass */
     double allowance;               /* bytes it may be sent now (net.MaxClientRate bucket) */
@@ -193,7 +193,7 @@ struct net_driver {
     uint32_t movers_first;          /* cands[movers_first..cands_count) are movers */
     net_fresh *fresh;
     uint32_t fresh_count, fresh_cap;
-    uint64_t full_pass_ns;          /* this frame's full relevancy passes (net.FullPassBudgetMs) */
+    uint64_t full_pass_ns;          /* this frame's first relevancy passes (net.FullPassBudgetMs) */
     uint64_t full_pass_frame;       /* ... the frame they are of */
     net_pick *picks, *picks_tmp;
     uint32_t picks_cap, picks_tmp_cap;

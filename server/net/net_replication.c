@@ -267,27 +267,30 @@ static bool repl_relevancy_due(const repl_frame *f, double period_frames)
     return dx * dx + dy * dy >= step * step;
 }
 
-/* A full pass (repl_relevancy_pass) visits every actor in range: about a millisecond in a
- * crowd of a thousand players with ten props each, so a burst of joiners' first passes in one
- * frame is a long frame for everyone (measured: 17 of them, 21 ms). The frame's full passes
- * stop at net.FullPassBudgetMs; the others wait for the next frame, none longer than
- * NET_FULL_PASS_WAIT frames, and the first of a frame always runs. */
-static bool repl_full_pass_may_run(repl_frame *f)
+/* A joiner's first pass (repl_relevancy_pass, full) visits every actor in range: about a
+ * millisecond in a crowd of a thousand players with ten props each, so a burst of joiners in
+ * one frame is a long frame for everyone (measured: 17 of them, 21 ms). The frame's first
+ * passes stop at net.FullPassBudgetMs; the others wait for the next frame, none longer than
+ * NET_FULL_PASS_WAIT frames, and the first of a frame always runs. A joiner has nothing to
+ * be sent before it, so waiting costs it only time. (Other full passes, a silent connection's
+ * return or a new cull distance, run at once: that connection's view holds what went while
+ * it was silent, and sending from it would spawn ghosts.) */
+static bool repl_first_pass_may_run(repl_frame *f)
 {
     net_driver *nd = f->nd;
     net_connection *c = f->c;
     double budget_ms = cvar_get(nd->env.cvars, CVAR_NET_FULL_PASS_BUDGET_MS);
 
     if (c->full_pass_due == 0)
-        c->full_pass_due = f->frame > 0 ? f->frame : 1;
+        c->full_pass_due = f->frame + 1; /* + 1: 0 is "not waiting" */
     if (budget_ms <= 0 || (double)nd->full_pass_ns < budget_ms * 1e6 ||
-        f->frame - c->full_pass_due >= NET_FULL_PASS_WAIT)
+        f->frame + 1 - c->full_pass_due >= NET_FULL_PASS_WAIT)
         return true;
     nd->counters.full_passes_deferred++;
     return false;
 }
 
-/* The relevancy pass, timed when it is a full one (net.FullPassBudgetMs). */
+/* The relevancy pass, a joiner's first within net.FullPassBudgetMs. */
 static void repl_relevancy_update(repl_frame *f, double period_frames)
 {
     net_connection *c = f->c;
@@ -295,11 +298,11 @@ static void repl_relevancy_update(repl_frame *f, double period_frames)
 
     if (!repl_relevancy_due(f, period_frames))
         return;
-    if (c->epoch != 0 && c->relevancy_cull == f->cull) {
+    if (c->epoch != 0) {
         repl_relevancy_pass(f);
         return;
     }
-    if (!repl_full_pass_may_run(f))
+    if (!repl_first_pass_may_run(f))
         return;
     t0 = uv_hrtime();
     repl_relevancy_pass(f);

@@ -177,6 +177,20 @@ static void test_an_empty_server_takes_a_crowd_at_a_slow_start(void **state)
     assert_int_equal(eighths, 4);
 }
 
+static void test_a_lightly_loaded_server_of_one_player_takes_a_crowd_at_a_slow_start(void **state)
+{
+    fixture *f = *state;
+    uint32_t players = 1;
+
+    /* One player at 3% of the budget: its load says nothing of a crowd's (its square-law
+     * room would be 4 more a window), so newcomers come at the slow start's pace: 256 and as
+     * many again as are in (1, then 258) each eighth of the window. */
+    run(f, 0.03, 2.0);
+    assert_int_equal(admit_until_paced(f, &players), NET_ADMISSION_SLOW_START + 1);
+    f->now += f->cfg.window_seconds / 8 + 1e-6;
+    assert_int_equal(admit_until_paced(f, &players), NET_ADMISSION_SLOW_START + 258);
+}
+
 static void test_refusing_starts_at_the_high_load(void **state)
 {
     fixture *f = *state;
@@ -232,6 +246,26 @@ static void test_frames_lost_below_the_low_mark_are_not_the_players_load(void **
     assert_false(f->a.frames_lost);
 }
 
+static void test_frames_lost_do_not_restart_refusing_in_the_window_after_it_stopped(void **state)
+{
+    fixture *f = *state;
+
+    double window = f->cfg.window_seconds;
+    int frames = 0;
+
+    assert_int_equal(run(f, 0.95, 2.0), NET_ADMISSION_STARTED_REFUSING);
+    /* Down under the low mark with the frames still late: refusing stops... */
+    while (f->a.refusing && frames++ < 1000)
+        run_late(f, 0.6, 1.0 / 0.9, f->cfg.period);
+    assert_false(f->a.refusing);
+    /* ...and late frames between the marks within the window after do not start it again, */
+    assert_int_equal(run_late(f, 0.85, 1.0 / 0.9, window / 2), NET_ADMISSION_NOTHING);
+    assert_true(f->a.load >= f->cfg.low_load && f->a.load < f->cfg.high_load);
+    assert_false(f->a.refusing);
+    /* a window on they do. */
+    assert_int_equal(run_late(f, 0.85, 1.0 / 0.9, window), NET_ADMISSION_STARTED_REFUSING);
+}
+
 static void test_refusing_stops_only_below_the_low_load(void **state)
 {
     fixture *f = *state;
@@ -256,8 +290,8 @@ static void test_below_the_high_load_newcomers_come_in_at_a_pace(void **state)
     run(f, 0.8, 2.0);
 
     /* 100 players at 0.8: 100 x (sqrt(0.9 / 0.8) - 1) = 6.07 more bring a load that grows with
-     * the square of the players to 0.9; with each newcomer counted among the players, 7 come
-     * in within one window (asking an eighth of a window apart, so none is a burst). */
+     * the square of the players to 0.9: 7 come in within one window (asking an eighth of a
+     * window apart, so none is a burst). */
     assert_int_equal(admit_newcomers(f, 100, 7, 0.13), 7);
     assert_int_equal(admit(f, 107), NET_ADMIT_PACED);
 
@@ -334,10 +368,10 @@ static void test_the_retry_after_is_spread_between_once_and_twice_the_setting(vo
 static void test_a_lightly_loaded_server_admits_what_its_load_has_room_for(void **state)
 {
     fixture *f = *state;
-    uint32_t players = 100, total = 0;
-    /* 100 players at 5% of the budget: 100 x (sqrt(0.9 / 0.05) - 1) more reach the high mark
+    uint32_t players = 300, total = 0;
+    /* 300 players at 5% of the budget: 300 x (sqrt(0.9 / 0.05) - 1) more reach the high mark
      * if the load grows with the square of the players, a quarter of them an eighth. */
-    double room = 100 * (sqrt(0.9 / 0.05) - 1);
+    double room = 300 * (sqrt(0.9 / 0.05) - 1);
     uint32_t want_total = (uint32_t)ceil(room), want_burst = (uint32_t)ceil(room / 4);
 
     run(f, 0.05, 2.0);
@@ -421,6 +455,8 @@ int main(void)
         T(test_refusing_starts_at_the_high_load),
         T(test_frames_lost_between_the_marks_start_refusing_too),
         T(test_frames_lost_below_the_low_mark_are_not_the_players_load),
+        T(test_frames_lost_do_not_restart_refusing_in_the_window_after_it_stopped),
+        T(test_a_lightly_loaded_server_of_one_player_takes_a_crowd_at_a_slow_start),
         T(test_refusing_stops_only_below_the_low_load),
         T(test_below_the_high_load_newcomers_come_in_at_a_pace),
         T(test_players_that_left_make_room_for_newcomers),

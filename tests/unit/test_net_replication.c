@@ -569,8 +569,10 @@ static void test_a_joiners_first_pass_waits_for_the_frames_budget_but_not_long(v
         spawn_prop(fx, fx->other, (float)(i * 10), 500);
 
     /* While every frame's budget is spent by others, the joiner's first pass waits... */
-    for (int i = 0; i < NET_FULL_PASS_WAIT; i++)
+    for (int i = 0; i < NET_FULL_PASS_WAIT; i++) {
         frame_after_others_full_passes(fx);
+        assert_false(fx->m.snapshot_complete); /* nothing was decided yet, nothing sent */
+    }
     assert_int_equal(fx->m.count, 0);
     assert_int_equal(fx->conn->epoch, 0);
     assert_int_equal(fx->nd->counters.full_passes_deferred, NET_FULL_PASS_WAIT);
