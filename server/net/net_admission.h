@@ -15,8 +15,9 @@
  *      nearest, and a player's own movers never): far movers are sent less often first.
  *   2. load >= HighLoad, or frames lost (the window ran under NET_ADMISSION_ON_TIME of the
  *      tick rate; not in the window after refusing last stopped) at LowLoad or more: every
- *      new Hello is refused (ERROR_CODE_BUSY) until the load falls below LowLoad. Below it new players are let in at a pace: within one
- *      window the newcomers less the leavers stay under n x (sqrt(HighLoad / load) - 1) (n
+ *      new Hello is refused (ERROR_CODE_BUSY) until the load falls below LowLoad. Below it
+ *      new players are let in at a pace: within one window the newcomers less the leavers
+ *      stay under n x (sqrt(HighLoad / load) - 1) (n
  *      the players the load shows, those in less the window's newcomers: what brings the load
  *      to HighLoad if it grows with the square of the players, as in a crowd where everyone
  *      sees everyone), and so do they within an eighth of the window under a quarter of that
