@@ -135,7 +135,9 @@ static void test_the_slow_frame_line_tells_the_collection_s_frame_and_no_other(v
             marked++;
     }
     assert_true(collections_logged >= 3);
-    assert_true(lines > 10 * collections_logged);
+    /* Frames without a collection have lines too (at 30 Hz about 15 per collection; a
+     * ThreadSanitizer build, whose frames are several times slower, once had fewer than 10). */
+    assert_true(lines > 2 * collections_logged);
     assert_true(marked >= 1);
     assert_true(marked <= collections_logged);
     harness_server_free(&s);
