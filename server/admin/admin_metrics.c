@@ -379,6 +379,12 @@ static void admin_metrics_render_frame(engine *e, strbuf *out)
                "Connection-frames whose first relevancy pass (a joiner's) waited for the next "
                "frame: the frame's net.FullPassBudgetMs was spent.",
                nc->full_passes_deferred);
+    metric_u64(out, "reap_net_connections_deferred_total", "counter",
+               "Connection-frames that waited for the next frame, served first then: the "
+               "frame's net.ReplicationFrameBudget was spent.", nc->connections_deferred);
+    metric_u64(out, "reap_net_replication_frames_cut_total", "counter",
+               "Frames whose net.ReplicationFrameBudget made any connection wait.",
+               nc->frames_cut);
     metric_u64(out, "reap_net_actor_spawns_sent_total", "counter",
                "Spawn records sent: an actor became relevant to a connection.",
                nc->spawns_sent);

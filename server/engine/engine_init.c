@@ -351,6 +351,7 @@ static int engine_create_net(engine *e, char *err, size_t err_size)
         .world_count = e->world_count,
         .tick_hz = e->opts.tick_hz,
         .frame = &e->frame,
+        .frame_start_ns = &e->last_frame_ns,
         .start_ns = e->start_ns,
         .gc_interval = &e->gc.interval,
         .gc_since_purge = &e->gc.time_since_last_purge,

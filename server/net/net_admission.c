@@ -42,7 +42,7 @@ static uint32_t net_admission_window_frames(const net_admission_config *cfg)
 
 static void net_admission_measure(net_admission *a, const net_admission_config *cfg)
 {
-    uint32_t n = net_admission_window_frames(cfg);
+    uint32_t n = net_admission_window_frames(cfg), cut = 0;
     double busy = 0, elapsed = 0;
 
     a->full = a->count >= n;
@@ -52,6 +52,7 @@ static void net_admission_measure(net_admission *a, const net_admission_config *
         uint32_t i = (a->head + NET_ADMISSION_FRAMES - 1 - k) % NET_ADMISSION_FRAMES;
         busy += a->busy[i];
         elapsed += a->elapsed[i];
+        cut += a->cut[i];
     }
     a->frames = n;
     a->load = n > 0 && cfg->period > 0 ? busy / ((double)n * cfg->period) : 0;
@@ -66,13 +67,15 @@ static void net_admission_measure(net_admission *a, const net_admission_config *
         a->load_lately = m > 0 && cfg->period > 0 ? lately / ((double)m * cfg->period) : 0;
     }
     a->achieved_hz = elapsed > 0 ? (double)n / elapsed : 0;
+    a->complete_hz = elapsed > 0 ? (double)(n - cut) / elapsed : 0;
 }
 
 net_admission_event net_admission_observe(net_admission *a, const net_admission_config *cfg,
-                                          double busy, double elapsed, double now)
+                                          double busy, double elapsed, bool cut, double now)
 {
     a->busy[a->head] = busy > 0 ? busy : 0;
     a->elapsed[a->head] = elapsed > 0 ? elapsed : 0;
+    a->cut[a->head] = cut;
     a->head = (a->head + 1) % NET_ADMISSION_FRAMES;
     if (a->count < NET_ADMISSION_FRAMES)
         a->count++;
@@ -103,13 +106,14 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
 
     if (a->refusing && a->load > a->peak_load)
         a->peak_load = a->load;
-    /* Frames lost (fewer than NET_ADMISSION_ON_TIME of the tick rate over the window) while
-     * the load is between the marks: the average hides spikes that the frames do not survive
-     * (a burst of joiners), so refusing starts then too. Below the low mark late frames are
-     * not the players' doing (another process on the machine, a collection). */
+    /* Frames lost (fewer than NET_ADMISSION_ON_TIME of the tick rate over the window were on
+     * time and served everyone: a frame cut by the replication budget is one that did not fit)
+     * while the load is between the marks: the average hides spikes that the frames do not
+     * survive (a burst of joiners), so refusing starts then too. Below the low mark late
+     * frames are not the players' doing (another process on the machine, a collection). */
     /* Nor in the window after refusing stopped: its frames are those that stopped it (no
      * flapping at the low mark). */
-    a->frames_lost = cfg->period > 0 && a->achieved_hz < NET_ADMISSION_ON_TIME / cfg->period &&
+    a->frames_lost = cfg->period > 0 && a->complete_hz < NET_ADMISSION_ON_TIME / cfg->period &&
                      a->load >= cfg->low_load &&
                      (a->stopped_at == 0 || now - a->stopped_at >= cfg->window_seconds);
     if (!a->refusing && (a->load >= cfg->high_load || a->frames_lost)) {

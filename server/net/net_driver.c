@@ -90,14 +90,19 @@ static void net_observe_load(net_driver *nd)
     if (idle_delta > elapsed_ns)
         idle_delta = elapsed_ns;
     switch (net_admission_observe(a, &cfg, (double)(elapsed_ns - idle_delta) / 1e9,
-                                  (double)elapsed_ns / 1e9, net_now(nd))) {
-    case NET_ADMISSION_STARTED_REFUSING:
+                                  (double)elapsed_ns / 1e9, nd->repl_cut, net_now(nd))) {
+    case NET_ADMISSION_STARTED_REFUSING: {
+        char lost[64] = "";
+
+        /* Frames lost: late, or cut by net.ReplicationFrameBudget (fewer served whole). */
+        if (a->load < cfg.high_load)
+            snprintf(lost, sizeof lost, ", %.1f served whole: frames lost", a->complete_hz);
         log_warn("admission: refusing new players (ERROR_CODE_BUSY): load %.2f of the frame "
                  "budget over the last %.1f s (%.1f frames/s%s, %u players; "
                  "net.Admission.HighLoad=%g)", a->load, (double)a->frames * cfg.period,
-                 a->achieved_hz, a->load < cfg.high_load ? ": frames lost" : "",
-                 nd->player_count, cfg.high_load);
+                 a->achieved_hz, lost, nd->player_count, cfg.high_load);
         break;
+    }
     case NET_ADMISSION_STOPPED_REFUSING:
         log_info("admission: admitting new players again: load %.2f over the last %.1f s "
                  "(%.1f frames/s, %u players; net.Admission.LowLoad=%g); refused %llu in %.1f s, "
@@ -348,21 +353,50 @@ static bool net_refs_match_views(const net_driver *nd, const world *w, const net
     return refs == held;
 }
 
+/* The frame's replication deadline: net.ReplicationFrameBudget of the frame period from the
+ * frame's start (0: none). */
+static uint64_t net_repl_deadline(const net_driver *nd)
+{
+    double share = cvar_get(nd->env.cvars, CVAR_NET_REPLICATION_FRAME_BUDGET);
+    uint64_t start = nd->env.frame_start_ns != NULL ? *nd->env.frame_start_ns : uv_hrtime();
+
+    if (share <= 0 || nd->env.tick_hz == 0)
+        return 0;
+    return start + (uint64_t)(share * 1e9 / nd->env.tick_hz);
+}
+
 void net_driver_replicate(net_driver *nd, double dt)
 {
-    uint64_t encoded = 0, pairs = 0;
+    uint64_t encoded = 0, pairs = 0, flush_start;
+    uint32_t peers = (uint32_t)nd->host->peerCount, resume = UINT32_MAX;
+    uint32_t frame = (uint32_t)*nd->env.frame;
 
     net_observe_load(nd);
     net_repl_band_periods(nd);
+    net_repl_budget_begin(nd, net_repl_deadline(nd));
     for (uint32_t wi = 0; wi < nd->env.world_count; wi++) {
         world *w = nd->env.worlds[wi];
 
         /* Every world's index follows its destroys, watched or not. */
         net_repl_begin_world(nd, w);
-        if (w->connections > 0)
-            for (size_t i = 0; i < nd->host->peerCount; i++)
-                if (nd->conns[i].state == NET_CONN_JOINED && nd->conns[i].world == w)
-                    net_repl_connection(nd, &nd->conns[i], dt);
+        /* Joiners first (their join lasts until their snapshot is sent), then the others in
+         * turn from where the budget stopped the last frame: who waited goes first. */
+        for (int joiners = 1; joiners >= 0; joiners--) {
+            for (uint32_t k = 0; w->connections > 0 && k < peers; k++) {
+                uint32_t i = (nd->repl_cursor + k) % peers;
+                net_connection *c = &nd->conns[i];
+                bool wait;
+
+                if (c->state != NET_CONN_JOINED || c->world != w ||
+                    c->replicated_frame == frame || c->snapshot_pending != (joiners == 1))
+                    continue;
+                c->replicated_frame = frame;
+                wait = net_repl_budget_defers(nd, c, uv_hrtime());
+                if (wait && resume == UINT32_MAX && joiners == 0)
+                    resume = i;
+                net_repl_connection(nd, c, dt, wait);
+            }
+        }
         world_outbox_reset(w);
         REAP_ASSERT(net_refs_match_views(nd, w, net_repl_index(nd, w)));
         encoded += net_repl_index(nd, w)->records_encoded;
@@ -373,7 +407,14 @@ void net_driver_replicate(net_driver *nd, double dt)
     nd->counters.records_encoded = encoded;
     nd->counters.pairs = pairs;
     nd->counters.pair_frames += pairs;
+    nd->repl_cut = nd->budget.over;
+    if (nd->repl_cut)
+        nd->counters.frames_cut++;
+    if (resume != UINT32_MAX)
+        nd->repl_cursor = resume;
+    flush_start = uv_hrtime();
     enet_host_flush(nd->host);
+    net_repl_budget_flushed(nd, uv_hrtime() - flush_start);
     net_account_host(nd);
 }
 

@@ -46,6 +46,8 @@ typedef struct net_driver_env {
     uint32_t world_count;
     uint32_t tick_hz;
     const uint64_t *frame;           /* the engine's frame counter */
+    const uint64_t *frame_start_ns;  /* uv_hrtime() at the frame's start (NULL: replication's
+                                        budget counts from its own start) */
     uint64_t start_ns;               /* the clock: the driver's time is seconds since this
                                         uv_hrtime() reading (the engine's time) */
     /* StatsReply reads the collector's schedule through these: the interval in force and the
@@ -106,6 +108,9 @@ typedef struct net_driver_counters {
     uint64_t bytes_out;        /* reap_net_bytes_sent_total (message bytes, before ENet) */
     uint64_t saturated;        /* reap_net_saturated_total: connection-frames left wanting */
     uint64_t full_passes_deferred; /* reap_net_full_passes_deferred_total (net.FullPassBudgetMs) */
+    uint64_t connections_deferred; /* reap_net_connections_deferred_total: connection-frames
+                                      that waited for the next frame (net.ReplicationFrameBudget) */
+    uint64_t frames_cut;       /* reap_net_replication_frames_cut_total: frames that deferred any */
     uint64_t refused_inputs;   /* reap_net_refused_inputs_total: MoveInputs not applied */
     uint64_t rate_limited;     /* requests refused with ERROR_CODE_RATE */
     uint64_t refused_handshakes; /* CONNECTs dropped: too many handshakes in flight */

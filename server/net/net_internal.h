@@ -65,6 +65,8 @@ enum {
     NET_PACKET_TARGET = 1340,
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
     NET_FULL_PASS_WAIT = 8,       /* frames a first pass waits for net.FullPassBudgetMs at most */
+    NET_REPL_MAX_DEFER = 3,       /* frames a connection waits for net.ReplicationFrameBudget at
+                                     most (served at 10 Hz at worst, at 30 Hz) */
     NET_HANDSHAKE_SLOTS = 256,    /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 32,
     NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
@@ -126,6 +128,8 @@ typedef struct net_connection {
     float relevancy_pos[2];         /* pawn position at the last pass */
     float relevancy_cull;           /* net.CullDistance at the last pass */
     double allowance;               /* bytes it may be sent now (net.MaxClientRate bucket) */
+    uint32_t served_frame;          /* the last frame it was served (net_repl_budget_defers) */
+    uint32_t replicated_frame;      /* the last frame it was replicated, served or deferred */
     bool snapshot_pending;          /* joined; SnapshotComplete not sent yet */
     bool check_requested;           /* a ReplicationCheck is owed */
     uint32_t check_seq;
@@ -137,6 +141,17 @@ typedef struct net_fresh {
     actor *a;
     float x, y;
 } net_fresh;
+
+/* The frame's replication budget (net.ReplicationFrameBudget, net_repl_budget_defers): once
+ * the frame's time so far and the flush of what is queued pass the deadline, the connections
+ * left only follow their world's outbox this frame and are served first the next. */
+typedef struct net_repl_budget {
+    uint64_t deadline_ns;           /* uv_hrtime() by which sending stops (0: no budget) */
+    uint64_t bytes_at_start;        /* counters.bytes_out when the frame's replication began */
+    double flush_ns_per_byte;       /* what ENet's flush has cost per message byte (an average) */
+    uint32_t served;                /* connections served this frame */
+    bool over;                      /* the deadline passed: the rest wait */
+} net_repl_budget;
 
 /* A candidate for this frame's budget: a spawn to send or a move to update. */
 typedef struct net_candidate {
@@ -194,6 +209,9 @@ struct net_driver {
     net_fresh *fresh;
     uint32_t fresh_count, fresh_cap;
     uint64_t full_pass_ns;          /* this frame's first relevancy passes (net.FullPassBudgetMs) */
+    net_repl_budget budget;         /* this frame's net.ReplicationFrameBudget */
+    uint32_t repl_cursor;           /* the peer the next frame's replication starts at */
+    bool repl_cut;                  /* the last frame's budget made connections wait */
     uint64_t full_pass_frame;       /* ... the frame they are of */
     net_pick *picks, *picks_tmp;
     uint32_t picks_cap, picks_tmp_cap;
@@ -259,7 +277,18 @@ void net_repl_begin_world(net_driver *nd, world *w);
 void net_repl_join(net_driver *nd, net_connection *conn);
 void net_repl_leave(net_driver *nd, net_connection *conn);
 net_index *net_repl_index(net_driver *nd, const world *w);
-void net_repl_connection(net_driver *nd, net_connection *conn, double dt);
+/* One connection's replication this frame; a deferred one (net_repl_budget_defers) only
+ * follows the world's outbox (closes what went, takes in what spawned) and banks its rate. */
+void net_repl_connection(net_driver *nd, net_connection *conn, double dt, bool deferred);
+/* Starts the frame's budget: deadline_ns (0: none), counting what is queued from now. */
+void net_repl_budget_begin(net_driver *nd, uint64_t deadline_ns);
+/* Whether conn waits for the next frame: the budget is spent (the clock now_ns plus the flush
+ * the bytes queued so far will cost passed the deadline), it is not the frame's first, and it
+ * has waited fewer than NET_REPL_MAX_DEFER frames. A connection that does not wait is counted
+ * served. */
+bool net_repl_budget_defers(net_driver *nd, net_connection *conn, uint64_t now_ns);
+/* After the flush: what it cost (ns) for the bytes queued since net_repl_budget_begin. */
+void net_repl_budget_flushed(net_driver *nd, uint64_t flush_ns);
 /* Reliable bytes the peer's window can still take this frame. */
 uint32_t net_repl_window_room(const ENetPeer *peer);
 

@@ -837,7 +837,7 @@ static bool repl_unresponsive(const net_driver *nd, const net_connection *c)
     return last != 0 && silent > 1000 && silent < 86400000;
 }
 
-void net_repl_connection(net_driver *nd, net_connection *c, double dt)
+void net_repl_connection(net_driver *nd, net_connection *c, double dt, bool deferred)
 {
     const net_driver_env *e = &nd->env;
     double rate = (double)cvar_get_int(e->cvars, CVAR_NET_MAX_CLIENT_RATE);
@@ -869,8 +869,11 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
     if (silent) {
         c->relevancy_cull = -1.0f; /* no cull distance: the next pass is due, and full */
     } else {
+        /* The outbox is this frame's alone: a deferred connection follows it too, so that its
+         * next pass, not a full one, still knows what spawned and went meanwhile. */
         repl_outbox(&f);
-        repl_relevancy_update(&f, REPL_RELEVANCY_PERIOD * e->tick_hz);
+        if (!deferred)
+            repl_relevancy_update(&f, REPL_RELEVANCY_PERIOD * e->tick_hz);
     }
 
     /* Budget: net.MaxClientRate accrues every frame; at most two frames' worth is banked. */
@@ -878,8 +881,9 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
     if (c->allowance > 2.0 * per_frame)
         c->allowance = 2.0 * per_frame;
     /* A silent peer is sent nothing until it answers again (most likely it is gone, and ENet
-     * will time it out): its owed destroys wait as closing actors, not in ENet's queue. */
-    if (silent)
+     * will time it out): its owed destroys wait as closing actors, not in ENet's queue. A
+     * deferred one is sent its banked allowance next frame. */
+    if (silent || deferred)
         return;
     o.room = net_repl_window_room(c->peer);
     o.allowance = c->allowance;
@@ -901,6 +905,59 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt)
         repl_send_snapshot_complete(&f);
     if (c->check_requested)
         repl_send_check(&f);
+}
+
+/* ---- the frame's budget (net.ReplicationFrameBudget) ----------------------------------- */
+
+enum {
+    REPL_FLUSH_SAMPLE_BYTES = 16384, /* fewer queued bytes say too little of the flush's cost */
+};
+
+void net_repl_budget_begin(net_driver *nd, uint64_t deadline_ns)
+{
+    net_repl_budget *b = &nd->budget;
+
+    b->deadline_ns = deadline_ns;
+    b->bytes_at_start = nd->counters.bytes_out;
+    b->served = 0;
+    b->over = false;
+}
+
+bool net_repl_budget_defers(net_driver *nd, net_connection *c, uint64_t now_ns)
+{
+    net_repl_budget *b = &nd->budget;
+    uint32_t frame = (uint32_t)*nd->env.frame;
+
+    if (b->deadline_ns != 0 && b->served > 0 && frame - c->served_frame < NET_REPL_MAX_DEFER) {
+        /* ENet sends at the flush, after every connection: what is queued costs then. */
+        if (!b->over) {
+            double flush = (double)(nd->counters.bytes_out - b->bytes_at_start) *
+                           b->flush_ns_per_byte;
+            b->over = (double)now_ns + flush >= (double)b->deadline_ns;
+        }
+        if (b->over) {
+            nd->counters.connections_deferred++;
+            return true;
+        }
+    }
+    c->served_frame = frame;
+    b->served++;
+    return false;
+}
+
+void net_repl_budget_flushed(net_driver *nd, uint64_t flush_ns)
+{
+    net_repl_budget *b = &nd->budget;
+    uint64_t bytes = nd->counters.bytes_out - b->bytes_at_start;
+    double per_byte;
+
+    if (bytes < REPL_FLUSH_SAMPLE_BYTES)
+        return;
+    per_byte = (double)flush_ns / (double)bytes;
+    /* An average over about the last eight frames: one slow flush moves it an eighth. */
+    b->flush_ns_per_byte = b->flush_ns_per_byte == 0
+                               ? per_byte
+                               : b->flush_ns_per_byte + (per_byte - b->flush_ns_per_byte) / 8;
 }
 
 void net_repl_join(net_driver *nd, net_connection *c)

@@ -63,7 +63,8 @@ static net_admission_event run(fixture *f, double load, double seconds)
         net_admission_event ev;
 
         f->now += f->cfg.period;
-        ev = net_admission_observe(&f->a, &f->cfg, load * f->cfg.period, f->cfg.period, f->now);
+        ev = net_admission_observe(&f->a, &f->cfg, load * f->cfg.period, f->cfg.period, false,
+                                   f->now);
         if (first == NET_ADMISSION_NOTHING)
             first = ev;
     }
@@ -109,7 +110,7 @@ static void test_late_frames_of_a_busy_loop_count_above_one(void **state)
     /* Each frame 40 ms apart and busy all of it: 25 frames/s at 30 Hz. */
     for (int i = 0; i < 60; i++) {
         f->now += 0.040;
-        net_admission_observe(&f->a, &f->cfg, 0.040, 0.040, f->now);
+        net_admission_observe(&f->a, &f->cfg, 0.040, 0.040, false, f->now);
     }
 
     assert_true(f->a.load > 1.19 && f->a.load < 1.21);
@@ -216,7 +217,7 @@ static net_admission_event run_late(fixture *f, double load, double late, double
         net_admission_event ev;
 
         f->now += gap;
-        ev = net_admission_observe(&f->a, &f->cfg, load * f->cfg.period, gap, f->now);
+        ev = net_admission_observe(&f->a, &f->cfg, load * f->cfg.period, gap, false, f->now);
         if (first == NET_ADMISSION_NOTHING)
             first = ev;
     }
@@ -233,6 +234,41 @@ static void test_frames_lost_between_the_marks_start_refusing_too(void **state)
     /* Between the marks with frames lost (27 frames/s of 30: spikes the average hides). */
     assert_int_equal(run_late(f, 0.8, 1.0 / 0.9, 2.0), NET_ADMISSION_STARTED_REFUSING);
     assert_true(f->a.frames_lost);
+    assert_int_equal(admit(f, 10), NET_ADMIT_BUSY);
+}
+
+/* On time, each busy `load` of the period, every `every`-th frame's replication cut by its
+ * budget (net.ReplicationFrameBudget), for `seconds`; returns the first event. */
+static net_admission_event run_cut(fixture *f, double load, int every, double seconds)
+{
+    net_admission_event first = NET_ADMISSION_NOTHING;
+    double end = f->now + seconds - 1e-9;
+
+    for (int n = 0; f->now < end; n++) {
+        net_admission_event ev;
+
+        f->now += f->cfg.period;
+        ev = net_admission_observe(&f->a, &f->cfg, load * f->cfg.period, f->cfg.period,
+                                   n % every == 0, f->now);
+        if (first == NET_ADMISSION_NOTHING)
+            first = ev;
+    }
+    return first;
+}
+
+static void test_frames_cut_by_the_replication_budget_are_frames_lost(void **state)
+{
+    fixture *f = *state;
+
+    /* Between the marks, on time, none cut: admitted. */
+    assert_int_equal(run(f, 0.8, 2.0), NET_ADMISSION_NOTHING);
+    assert_false(f->a.frames_lost);
+    /* One in ten cut: the frame rate holds because the budget cut the frames short, but a
+     * tenth of them did not serve everyone: refusing starts. */
+    assert_int_equal(run_cut(f, 0.8, 10, 2.0), NET_ADMISSION_STARTED_REFUSING);
+    assert_true(f->a.frames_lost);
+    assert_true(f->a.achieved_hz > 29.9);
+    assert_true(f->a.complete_hz < 27.5);
     assert_int_equal(admit(f, 10), NET_ADMIT_BUSY);
 }
 
@@ -455,6 +491,7 @@ int main(void)
         T(test_refusing_starts_at_the_high_load),
         T(test_frames_lost_between_the_marks_start_refusing_too),
         T(test_frames_lost_below_the_low_mark_are_not_the_players_load),
+        T(test_frames_cut_by_the_replication_budget_are_frames_lost),
         T(test_frames_lost_do_not_restart_refusing_in_the_window_after_it_stopped),
         T(test_a_lightly_loaded_server_of_one_player_takes_a_crowd_at_a_slow_start),
         T(test_refusing_stops_only_below_the_low_load),

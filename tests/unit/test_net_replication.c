@@ -221,7 +221,7 @@ static void frame(fixture *fx)
 {
     fx->e.frame++;
     net_repl_begin_world(fx->nd, fx->w);
-    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0);
+    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0, false);
     world_outbox_reset(fx->w);
     enet_host_flush(fx->nd->host);
     pump(fx);
@@ -444,7 +444,7 @@ static void silent_frame(fixture *fx)
     fx->e.frame++;
     net_repl_begin_world(fx->nd, fx->w);
     fx->nd->host->serviceTime = fx->conn->peer->lastReceiveTime + 2000;
-    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0);
+    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0, false);
     world_outbox_reset(fx->w);
 }
 
@@ -554,7 +554,7 @@ static void frame_after_others_full_passes(fixture *fx)
     fx->e.frame++;
     net_repl_begin_world(fx->nd, fx->w);
     fx->nd->full_pass_ns = UINT64_MAX / 2;
-    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0);
+    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0, false);
     world_outbox_reset(fx->w);
     enet_host_flush(fx->nd->host);
     pump(fx);
@@ -598,6 +598,149 @@ static void test_with_no_full_pass_budget_a_joiners_first_pass_never_waits(void 
 
     assert_int_equal(fx->conn->epoch, 1);
     assert_int_equal(fx->nd->counters.full_passes_deferred, 0);
+}
+
+/* ---- the frame's replication budget (net.ReplicationFrameBudget) ------------------------- */
+
+/* A frame whose budget is already spent when the connection's turn comes: it only follows the
+ * outbox. */
+static void deferred_frame(fixture *fx)
+{
+    fx->e.frame++;
+    net_repl_begin_world(fx->nd, fx->w);
+    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0, true);
+    world_outbox_reset(fx->w);
+    enet_host_flush(fx->nd->host);
+    pump(fx);
+}
+
+static void test_once_the_frames_budget_is_spent_the_other_connections_wait(void **state)
+{
+    fixture *fx = *state;
+    net_connection c[4];
+
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < 4; i++)
+        c[i].served_frame = 99; /* all served the frame before */
+    fx->e.frame = 100;
+    net_repl_budget_begin(fx->nd, 1000); /* the deadline: 1000 ns on a clock of the test's */
+    /* The first of a frame always runs, even past the deadline. */
+    assert_false(net_repl_budget_defers(fx->nd, &c[0], 2000));
+    assert_false(net_repl_budget_defers(fx->nd, &c[1], 999));
+    assert_true(net_repl_budget_defers(fx->nd, &c[2], 1000));
+    /* Spent stays spent for the rest of the frame, whatever the clock says. */
+    assert_true(net_repl_budget_defers(fx->nd, &c[3], 10));
+    assert_int_equal(fx->nd->counters.connections_deferred, 2);
+    assert_int_equal(c[0].served_frame, 100);
+    assert_int_equal(c[1].served_frame, 100);
+    assert_int_equal(c[2].served_frame, 99);
+
+    /* A new frame starts unspent. */
+    fx->e.frame = 101;
+    net_repl_budget_begin(fx->nd, 1000);
+    assert_false(net_repl_budget_defers(fx->nd, &c[2], 100));
+    assert_false(net_repl_budget_defers(fx->nd, &c[3], 200));
+    assert_int_equal(fx->nd->counters.connections_deferred, 2);
+}
+
+static void test_no_connection_waits_for_the_frames_budget_more_than_three_frames(void **state)
+{
+    fixture *fx = *state;
+    net_connection first, late;
+    int waited = 0;
+
+    memset(&first, 0, sizeof first);
+    memset(&late, 0, sizeof late);
+    /* A connection never served (a joiner, a reused slot) counts as having waited long. */
+    fx->e.frame = 50;
+    net_repl_budget_begin(fx->nd, 1000);
+    assert_false(net_repl_budget_defers(fx->nd, &first, 5000));
+    assert_false(net_repl_budget_defers(fx->nd, &late, 5000));
+    net_repl_budget_begin(fx->nd, 1000);
+    /* Every later frame is spent before its turn: it waits, but not longer than the rule. */
+    for (uint32_t f = 51; f < 51 + 2 * NET_REPL_MAX_DEFER; f++) {
+        fx->e.frame = f;
+        net_repl_budget_begin(fx->nd, 1000);
+        assert_false(net_repl_budget_defers(fx->nd, &first, 5000));
+        if (net_repl_budget_defers(fx->nd, &late, 5000)) {
+            waited++;
+        } else {
+            assert_int_equal(f - 50, NET_REPL_MAX_DEFER); /* served on the third frame */
+            break;
+        }
+    }
+    assert_int_equal(waited, NET_REPL_MAX_DEFER - 1);
+    assert_int_equal(late.served_frame, 50 + NET_REPL_MAX_DEFER);
+}
+
+static void test_the_frames_budget_counts_the_flush_of_what_is_queued(void **state)
+{
+    fixture *fx = *state;
+    net_connection c[3];
+
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < 3; i++)
+        c[i].served_frame = 9;
+    fx->e.frame = 10;
+    fx->nd->budget.flush_ns_per_byte = 2.0;
+    net_repl_budget_begin(fx->nd, 10000);
+    assert_false(net_repl_budget_defers(fx->nd, &c[0], 0));
+    fx->nd->counters.bytes_out += 3000; /* its messages: a flush of about 6000 ns */
+    assert_false(net_repl_budget_defers(fx->nd, &c[1], 3999));
+    assert_true(net_repl_budget_defers(fx->nd, &c[2], 4000)); /* 4000 + 6000 reach it */
+
+    /* The flush's cost per byte is learnt from the flushes (an eighth at a time), and a flush
+     * of little says nothing. */
+    fx->nd->budget.flush_ns_per_byte = 0;
+    net_repl_budget_begin(fx->nd, 0);
+    fx->nd->counters.bytes_out += 100;
+    net_repl_budget_flushed(fx->nd, 1000000);
+    assert_true(fx->nd->budget.flush_ns_per_byte == 0);
+    net_repl_budget_begin(fx->nd, 0);
+    fx->nd->counters.bytes_out += 100000;
+    net_repl_budget_flushed(fx->nd, 400000);
+    assert_true(fx->nd->budget.flush_ns_per_byte == 4.0);
+    net_repl_budget_begin(fx->nd, 0);
+    fx->nd->counters.bytes_out += 100000;
+    net_repl_budget_flushed(fx->nd, 1200000);
+    assert_true(fx->nd->budget.flush_ns_per_byte == 5.0); /* 4 + (12 - 4) / 8 */
+    /* With no budget nothing waits. */
+    assert_false(net_repl_budget_defers(fx->nd, &c[2], UINT64_MAX / 2));
+}
+
+static void test_a_connection_that_waited_still_follows_what_spawned_and_went(void **state)
+{
+    fixture *fx = *state;
+    actor *gone = spawn_prop(fx, fx->other, 100, 0);
+    actor *fresh;
+    uint64_t sent_before;
+
+    fx->m.watch[0] = gone->net_id;
+    frames(fx, 10);
+    assert_true(mirror_holds(&fx->m, gone->net_id));
+
+    /* While it waits: one actor it holds is destroyed, one near it spawns; nothing is sent. */
+    actor_destroy(fx->w, gone);
+    fresh = spawn_prop(fx, fx->other, 200, 0);
+    fx->m.watch[1] = fresh->net_id;
+    sent_before = fx->nd->counters.packets_out;
+    deferred_frame(fx);
+    deferred_frame(fx);
+    assert_int_equal(fx->nd->counters.packets_out, sent_before);
+    assert_true(mirror_holds(&fx->m, gone->net_id));
+    assert_false(mirror_holds(&fx->m, fresh->net_id));
+
+    /* Served again, without a full pass: the destroy and the spawn arrive once each. */
+    frames(fx, 4);
+    assert_int_equal(fx->m.destroys_of[0], 1);
+    assert_int_equal(fx->m.spawns_of[1], 1);
+    assert_false(mirror_holds(&fx->m, gone->net_id));
+    assert_true(mirror_holds(&fx->m, fresh->net_id));
+    fx->conn->check_requested = true;
+    frame(fx);
+    assert_true(fx->m.check_arrived);
+    assert_int_equal(fx->m.check.pending, 0);
+    assert_true(fx->m.check.open_digest == fx->m.check_mirror_digest);
 }
 
 /* ---- update rates ------------------------------------------------------------------------ */
@@ -890,9 +1033,9 @@ static uint64_t records_encoded_with(fixture *fx, uint32_t watchers, uint32_t mo
         }
         fx->e.frame++;
         net_repl_begin_world(fx->nd, fx->w);
-        net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0);
+        net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0, false);
         for (uint32_t i = 1; i < watchers; i++)
-            net_repl_connection(fx->nd, &extra[i], 1.0 / 30.0);
+            net_repl_connection(fx->nd, &extra[i], 1.0 / 30.0, false);
         world_outbox_reset(fx->w);
         enet_host_flush(fx->nd->host);
         pump(fx);
@@ -966,6 +1109,15 @@ int main(void)
             test_with_no_full_pass_budget_a_joiners_first_pass_never_waits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_snapshot_of_ten_thousand_actors_arrives_complete,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_once_the_frames_budget_is_spent_the_other_connections_wait, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_no_connection_waits_for_the_frames_budget_more_than_three_frames, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(test_the_frames_budget_counts_the_flush_of_what_is_queued,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_connection_that_waited_still_follows_what_spawned_and_went, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
