@@ -26,6 +26,8 @@
  *      (or NET_ADMISSION_BURST), so that they arrive spread; the rest are told busy too.
  *      A busy client is told to come back after RetryAfterMs to twice that, at random.
  *   3. Nothing else: players already in are never disconnected for load.
+ * (Within each frame, whatever the load, net.ReplicationFrameBudget makes the connections left
+ * wait for the next frame once the frame's time is spent: net_replication.c.)
  * Below LowLoad the stretched bands unwind, the nearest stretched first, one per window.
  * Until a whole window of frames was seen, and while the window's load shows fewer than
  * NET_ADMISSION_SLOW_START players at under LowLoad (the rest came during it), there is no

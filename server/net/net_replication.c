@@ -30,6 +30,10 @@
  * far bands' periods, farthest first (net_repl_band_periods). A mover's band is decided when it is
  * touched: at each relevancy pass and when it appears, so the frame's walk over the movers
  * reads one byte for it instead of measuring a distance.
+ *
+ * A frame serves its connections within net.ReplicationFrameBudget (net_repl_budget_defers,
+ * the driver's turn order): the ones left once it is spent only follow the outbox and bank
+ * their rate, and are served first the next frame.
  */
 #include <math.h>
 #include <stdlib.h>

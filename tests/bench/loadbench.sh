@@ -113,9 +113,11 @@ for layout in $LAYOUTS; do
         repl=$(replication_figures "$dir/metrics0.txt" "$dir/metrics1.txt")
         # Hellos the server answered busy (admission control), as the client counted them.
         busy=$(sed -n 's/.*"refused_busy": \([0-9]*\).*/\1/p' "$dir/report.json" 2>/dev/null | head -n 1)
+        # Frames the replication budget cut (net.ReplicationFrameBudget), of the run's frames.
+        cut=$(frames_cut_share "$dir/metrics0.txt" "$dir/metrics1.txt")
         tail -n 1 "$dir/summary.tsv" | awk -v l="$layout" -v c0="${cpu0:-}" -v c1="${cpu1:-}" \
-            -v repl="$repl" -v busy="${busy:--}" 'BEGIN { FS = OFS = "\t" } { cpu = (c0 != "" && c1 != "") ? c1 - c0 : "-";
-              print l, $0, cpu, repl, busy }' >>"$ROWS"
+            -v repl="$repl" -v busy="${busy:--}" -v cut="$cut" 'BEGIN { FS = OFS = "\t" } { cpu = (c0 != "" && c1 != "") ? c1 - c0 : "-";
+              print l, $0, cpu, repl, busy, cut }' >>"$ROWS"
     done
 done
 [ -s "$ROWS" ] || die "no run completed"
@@ -127,7 +129,8 @@ head -n 1 "$(ls "$RUNS"/*/summary.tsv | head -n 1)" >"$RUNS/header.tsv"
 # 20 players_mean, 21 client-side cpu (unused), 22 frames, 23 checks, 24 mismatches), 25 cpu,
 # 26 actor-connection pairs per frame, 27 bytes per update, 28 bytes per spawn, 29 records
 # encoded per frame (26-29 from the server's /metrics at the start and the end of the run),
-# 30 busy refusals (admission control; from the client's report.json).
+# 30 busy refusals (admission control; from the client's report.json), 31 the share of frames
+# the replication budget cut (from /metrics).
 awk -v out="$OUT" -v duration="$DURATION" -v spawn="$SPAWN" -v gci="$GC_INTERVAL" \
     -v profile="$PROFILE_FILE" -v mix="$SPAWN_MIX" -v tag="${PROFILE_FILE:+-$(basename "$PROFILE_FILE" .ini)}" '
 function v(x) { return x == "-" ? "null" : x }
@@ -146,15 +149,16 @@ END {
         printf "world profile %s, spawn mix %s\n", profile, mix
     printf "gc interval %s s (gc.TimeBetweenPurgingPendingKillObjects), %s s per run\n", gci,
         duration
-    fmt = "%-8s %5s %5s %6s %6s %7s %6s %6s %6s %6s %5s %6s %8s %6s %6s %7s %7s %6s %6s %8s %8s %5s %5s %6s\n"
+    fmt = "%-8s %5s %5s %6s %6s %7s %6s %6s %6s %6s %5s %6s %8s %6s %6s %5s %7s %7s %6s %6s %8s %8s %5s %5s %6s\n"
     printf fmt, "layout", "bots", "fps", "tick50", "tick99", "tickmax", "net99", "wld99",
-        "repl99", "gc99", "colls", "gcms", "B/s/con", "errors", "busy", "join50", "join99", "cpu_s",
+        "repl99", "gc99", "colls", "gcms", "B/s/con", "errors", "busy", "cut%", "join50", "join99", "cpu_s",
         "checks", "us/pl/fr", "pairs/fr", "B/upd", "B/spn", "enc/fr"
     for (r = 1; r <= n; r++)
         printf fmt, F[r,1], F[r,2], d(F[r,8], "%.1f"), d(F[r,9], "%.2f"), d(F[r,10], "%.2f"),
             d(F[r,11], "%.1f"), d(F[r,12], "%.2f"), d(F[r,13], "%.2f"), d(F[r,14], "%.2f"),
             d(F[r,15], "%.2f"), F[r,16], d(F[r,17], "%.1f"), d(F[r,19], "%.0f"), F[r,4],
-            F[r,30] == "" ? "-" : F[r,30], d(F[r,5], "%.1f"), d(F[r,6], "%.1f"),
+            F[r,30] == "" ? "-" : F[r,30], d(F[r,31] == "" ? "-" : F[r,31] * 100, "%.1f"),
+            d(F[r,5], "%.1f"), d(F[r,6], "%.1f"),
             d(F[r,25], "%.2f"), F[r,23], cost(r),
             d(F[r,26], "%.0f"), d(F[r,27], "%.2f"), d(F[r,28], "%.2f"), d(F[r,29], "%.1f")
     printf "(times in ms; tickmax is exact when the run set the server'"'"'s maximum, else a " \
@@ -162,7 +166,8 @@ END {
         "server CPU microseconds per player per frame; pairs/fr = actor-connection pairs a " \
         "frame handles; B/upd, B/spn = bytes on the wire per position update and per spawn, " \
         "ENet'"'"'s command header included; enc/fr = records encoded per frame; busy = " \
-        "Hellos answered busy (admission control), counted by the client; \"-\" = " \
+        "Hellos answered busy (admission control), counted by the client; cut%% = frames " \
+        "whose replication budget made connections wait; \"-\" = " \
         "not exported)\n"
 
     json = out "/loadbench" tag ".json"
@@ -182,13 +187,15 @@ END {
             "\"replication_mismatches\": %s, \"server_cpu_seconds\": %s, " \
             "\"server_cpu_us_per_player_frame\": %s, \"pairs_per_frame\": %s, " \
             "\"bytes_per_update\": %s, \"bytes_per_spawn\": %s, " \
-            "\"records_encoded_per_frame\": %s, \"busy_refusals\": %s}%s\n", F[r,1], F[r,2],
+            "\"records_encoded_per_frame\": %s, \"busy_refusals\": %s, " \
+            "\"frames_cut_share\": %s}%s\n", F[r,1], F[r,2],
             v(F[r,3]),
             v(F[r,4]), v(F[r,5]), v(F[r,6]), v(F[r,7]), v(F[r,8]), v(F[r,9]), v(F[r,10]),
             v(F[r,11]), v(F[r,12]), v(F[r,13]), v(F[r,14]), v(F[r,15]), v(F[r,16]), v(F[r,17]),
             v(F[r,18]), v(F[r,19]), v(F[r,20]), v(F[r,22]), v(F[r,23]), v(F[r,24]), v(F[r,25]),
             v(cost(r)), v(F[r,26]), v(F[r,27]), v(F[r,28]), v(F[r,29]),
-            v(F[r,30] == "" ? "-" : F[r,30]), r < n ? "," : "" > json
+            v(F[r,30] == "" ? "-" : F[r,30]), v(F[r,31] == "" ? "-" : F[r,31]),
+            r < n ? "," : "" > json
     }
     printf "  ]\n}\n" > json
 

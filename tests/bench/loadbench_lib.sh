@@ -56,6 +56,14 @@ scrape() {
     fi
 }
 
+# frames_cut_share BEFORE AFTER: frames cut by net.ReplicationFrameBudget over frames ("-").
+frames_cut_share() {
+    awk '/^reap_/ { v[FILENAME == ARGV[1] ? 1 : 2, $1] = $2 }
+        END { c = "reap_net_replication_frames_cut_total"; f = "reap_frames_total"
+              if (!((2, c) in v) || v[2, f] - v[1, f] <= 0) { print "-"; exit }
+              printf "%.4f\n", (v[2, c] - v[1, c]) / (v[2, f] - v[1, f]) }' "$1" "$2" 2>/dev/null || echo -
+}
+
 # replication_figures BEFORE AFTER: pairs per frame, bytes per update, bytes per spawn and
 # records encoded per frame over the run, tab-separated ("-" for what is missing).
 replication_figures() {

@@ -133,82 +133,61 @@ static void fake_server_churn(fake_server *f, const char *bots, const char *cons
     harness_proc_free(&run);
 }
 
-static void test_each_bot_sends_from_its_own_loopback_address_by_default(void **state)
+/* Churns `bots` bots with extra flags against a fake server until it has seen `sources`
+ * sources, then asks that they came from exactly `addresses` addresses and, when `first` is
+ * not 0, from 127.1.0.first, then every `step`-th bot's address after it (bot b's own is
+ * 127.1.0.(b + 1)). */
+static void expect_sources(const char *what, const char *bots, const char *const *extra,
+                           int sources, int addresses, uint32_t first, uint32_t step)
 {
     fake_server f;
 
-    (void)state;
     fake_server_open(&f);
-
-    fake_server_churn(&f, "8", NULL, 8, 15.0);
+    fake_server_churn(&f, bots, extra, sources, 15.0);
     fake_server_read(&f, 200); /* resends, and any bot that might share an address */
 
-    if (fake_server_addresses(&f) != 8)
-        fail_msg("8 bots came from %d addresses:%s", fake_server_addresses(&f),
+    if (fake_server_addresses(&f) != addresses)
+        fail_msg("%s: %d addresses, not %d:%s", what, fake_server_addresses(&f), addresses,
                  fake_server_list(&f));
-    for (uint32_t bot = 0; bot < 8; bot++)
-        if (!fake_server_saw(&f, 0x7F010000u + bot + 1))
-            fail_msg("no datagram from 127.1.0.%u (bot-%u's own):%s", bot + 1, bot + 1,
+    for (int k = 0; first != 0 && k < addresses; k++) {
+        uint32_t last_octet = first + (uint32_t)k * step;
+        if (!fake_server_saw(&f, 0x7F010000u + last_octet))
+            fail_msg("%s: no datagram from 127.1.0.%u:%s", what, last_octet,
                      fake_server_list(&f));
+    }
     close(f.fd);
+}
+
+static void test_each_bot_sends_from_its_own_loopback_address_by_default(void **state)
+{
+    (void)state;
+    expect_sources("8 bots", "8", NULL, 8, 8, 1, 1);
 }
 
 static void test_source_addresses_one_sends_every_bot_from_one_address(void **state)
 {
     const char *const one[] = { "--source-addresses", "one", NULL };
-    fake_server f;
 
     (void)state;
-    fake_server_open(&f);
-
-    fake_server_churn(&f, "8", one, 8, 15.0); /* 8 sources: one port per bot's visit */
-    fake_server_read(&f, 200);
-
-    if (fake_server_addresses(&f) != 1)
-        fail_msg("8 bots came from %d addresses under 'one':%s", fake_server_addresses(&f),
-                 fake_server_list(&f));
-    close(f.fd);
+    /* 8 sources: one port per bot's visit, all from one address */
+    expect_sources("8 bots under 'one'", "8", one, 8, 1, 0, 0);
 }
 
 static void test_the_shards_of_a_run_send_from_addresses_of_their_own(void **state)
 {
     const char *const shard[] = { "--shard", "1/2", NULL };
-    fake_server f;
 
     (void)state;
-    fake_server_open(&f);
-
     /* shard 1 of 2 plays bots 1, 3, 5, 7 of the run (0-based): 127.1.0.2, .4, .6, .8 */
-    fake_server_churn(&f, "8", shard, 4, 15.0);
-    fake_server_read(&f, 200);
-
-    if (fake_server_addresses(&f) != 4)
-        fail_msg("shard 1/2's 4 bots came from %d addresses:%s", fake_server_addresses(&f),
-                 fake_server_list(&f));
-    for (uint32_t bot = 1; bot < 8; bot += 2)
-        if (!fake_server_saw(&f, 0x7F010000u + bot + 1))
-            fail_msg("no datagram from 127.1.0.%u:%s", bot + 1, fake_server_list(&f));
-    close(f.fd);
+    expect_sources("shard 1/2's 4 bots", "8", shard, 4, 4, 2, 2);
 }
 
 static void test_an_impaired_bots_relay_sends_from_the_bots_own_address(void **state)
 {
     const char *const impair[] = { "--impair", "latency=1ms", NULL };
-    fake_server f;
 
     (void)state;
-    fake_server_open(&f);
-
-    fake_server_churn(&f, "4", impair, 4, 15.0);
-    fake_server_read(&f, 200);
-
-    if (fake_server_addresses(&f) != 4)
-        fail_msg("4 impaired bots came from %d addresses:%s", fake_server_addresses(&f),
-                 fake_server_list(&f));
-    for (uint32_t bot = 0; bot < 4; bot++)
-        if (!fake_server_saw(&f, 0x7F010000u + bot + 1))
-            fail_msg("no datagram from 127.1.0.%u:%s", bot + 1, fake_server_list(&f));
-    close(f.fd);
+    expect_sources("4 impaired bots", "4", impair, 4, 4, 1, 1);
 }
 
 /* Writes text to path; false when it cannot. */
