@@ -94,7 +94,7 @@ static const cvar_def cvar_defs[CVAR_COUNT] = {
     [CVAR_NET_REPLICATION_FRAME_BUDGET] = { "net.ReplicationFrameBudget", CVAR_FLOAT, 0.8, 0,
         1, "reap's own: the share of the frame period after which, with the flush its queued "
         "bytes will cost, the frame's other connections wait for the next frame (served first "
-        "then; none waits more than 3 frames; 0: no budget)" },
+        "then; each is served at least every 3rd frame; 0: no budget)" },
     [CVAR_NET_MAX_PAWN_SPEED] = { "net.MaxPawnSpeed", CVAR_FLOAT, 1200, 0, 1000000,
         "fastest pawn velocity a MoveInput may ask for, in units per second" },
     [CVAR_NET_MAX_MOVE_INPUT_RATE] = { "net.MaxMoveInputsPerSecond", CVAR_FLOAT, 60, 1, 10000,

@@ -365,38 +365,70 @@ static uint64_t net_repl_deadline(const net_driver *nd)
     return start + (uint64_t)(share * 1e9 / nd->env.tick_hz);
 }
 
+/* The order a world's connections are replicated in under the frame's budget: those that have
+ * waited as long as they may (served regardless: first, so that they do not all run past the
+ * deadline at the end), then joiners (their join lasts until their snapshot is sent), then the
+ * rest; within each, in turn from where the budget stopped the last frame. */
+enum { NET_TURN_OVERDUE, NET_TURN_JOINERS, NET_TURN_REST, NET_TURNS };
+
+static bool net_turn_takes(const net_driver *nd, const net_connection *c, int turn)
+{
+    switch (turn) {
+    case NET_TURN_OVERDUE:
+        return net_repl_budget_must_serve(nd, c);
+    case NET_TURN_JOINERS:
+        return c->snapshot_pending;
+    default:
+        return true;
+    }
+}
+
+/* Replicates world w's connections this frame; *resume: the first peer that waited (kept). */
+static void net_replicate_world(net_driver *nd, world *w, double dt, uint32_t *resume)
+{
+    uint32_t peers = (uint32_t)nd->host->peerCount, frame = (uint32_t)*nd->env.frame;
+
+    for (int turn = 0; turn < NET_TURNS && w->connections > 0; turn++) {
+        for (uint32_t k = 0; k < peers; k++) {
+            uint32_t i = (nd->repl_cursor + k) % peers;
+            net_connection *c = &nd->conns[i];
+            bool wait;
+
+            /* replicated_frame: once a frame (a joiner whose snapshot completes is no longer
+             * one by the next turn). Frame numbers wrap after 2^32 frames (4.5 years at 30 Hz),
+             * which at worst skips a connection for that one frame. */
+            if (c->state != NET_CONN_JOINED || c->world != w || c->replicated_frame == frame ||
+                !net_turn_takes(nd, c, turn))
+                continue;
+            c->replicated_frame = frame;
+            wait = net_repl_budget_defers(nd, c, uv_hrtime());
+            if (wait && *resume == UINT32_MAX)
+                *resume = i;
+            net_repl_connection(nd, c, dt, wait);
+        }
+    }
+}
+
 void net_driver_replicate(net_driver *nd, double dt)
 {
     uint64_t encoded = 0, pairs = 0, flush_start;
-    uint32_t peers = (uint32_t)nd->host->peerCount, resume = UINT32_MAX;
-    uint32_t frame = (uint32_t)*nd->env.frame;
+    uint32_t resume = UINT32_MAX, resume_world = 0, worlds = nd->env.world_count;
 
     net_observe_load(nd);
     net_repl_band_periods(nd);
     net_repl_budget_begin(nd, net_repl_deadline(nd));
-    for (uint32_t wi = 0; wi < nd->env.world_count; wi++) {
+    /* Worlds in turn too, from the one where the budget stopped the last frame. */
+    for (uint32_t k = 0; k < worlds; k++) {
+        uint32_t wi = (nd->repl_world_cursor + k) % worlds;
         world *w = nd->env.worlds[wi];
 
         /* Every world's index follows its destroys, watched or not. */
-        net_repl_begin_world(nd, w);
-        /* Joiners first (their join lasts until their snapshot is sent), then the others in
-         * turn from where the budget stopped the last frame: who waited goes first. */
-        for (int joiners = 1; joiners >= 0; joiners--) {
-            for (uint32_t k = 0; w->connections > 0 && k < peers; k++) {
-                uint32_t i = (nd->repl_cursor + k) % peers;
-                net_connection *c = &nd->conns[i];
-                bool wait;
+        bool waited_before = resume != UINT32_MAX;
 
-                if (c->state != NET_CONN_JOINED || c->world != w ||
-                    c->replicated_frame == frame || c->snapshot_pending != (joiners == 1))
-                    continue;
-                c->replicated_frame = frame;
-                wait = net_repl_budget_defers(nd, c, uv_hrtime());
-                if (wait && resume == UINT32_MAX && joiners == 0)
-                    resume = i;
-                net_repl_connection(nd, c, dt, wait);
-            }
-        }
+        net_repl_begin_world(nd, w);
+        net_replicate_world(nd, w, dt, &resume);
+        if (!waited_before && resume != UINT32_MAX)
+            resume_world = wi;
         world_outbox_reset(w);
         REAP_ASSERT(net_refs_match_views(nd, w, net_repl_index(nd, w)));
         encoded += net_repl_index(nd, w)->records_encoded;
@@ -410,8 +442,10 @@ void net_driver_replicate(net_driver *nd, double dt)
     nd->repl_cut = nd->budget.over;
     if (nd->repl_cut)
         nd->counters.frames_cut++;
-    if (resume != UINT32_MAX)
+    if (resume != UINT32_MAX) {
         nd->repl_cursor = resume;
+        nd->repl_world_cursor = resume_world;
+    }
     flush_start = uv_hrtime();
     enet_host_flush(nd->host);
     net_repl_budget_flushed(nd, uv_hrtime() - flush_start);

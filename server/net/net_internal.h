@@ -65,8 +65,9 @@ enum {
     NET_PACKET_TARGET = 1340,
     NET_MAX_PACKET = 256 * 1024,  /* the most net.MaxMessageBytes allows */
     NET_FULL_PASS_WAIT = 8,       /* frames a first pass waits for net.FullPassBudgetMs at most */
-    NET_REPL_MAX_DEFER = 3,       /* frames a connection waits for net.ReplicationFrameBudget at
-                                     most (served at 10 Hz at worst, at 30 Hz) */
+    NET_REPL_MAX_DEFER = 3,       /* a connection is served at least every this many frames
+                                     under net.ReplicationFrameBudget (waits 2 at most: 10 Hz at
+                                     worst, at 30 Hz) */
     NET_HANDSHAKE_SLOTS = 256,    /* extra ENet peers for handshakes in flight */
     NET_HANDSHAKES_PER_ADDRESS = 32,
     NET_SERVICE_ROUNDS = 256,     /* enet_host_service calls per wake-up at most */
@@ -130,6 +131,8 @@ typedef struct net_connection {
     double allowance;               /* bytes it may be sent now (net.MaxClientRate bucket) */
     uint32_t served_frame;          /* the last frame it was served (net_repl_budget_defers) */
     uint32_t replicated_frame;      /* the last frame it was replicated, served or deferred */
+    bool batch_owed;                /* it waited on a frame of its spawn and destroy batch
+                                       (repl_batch_frame): its next served frame sends them */
     bool snapshot_pending;          /* joined; SnapshotComplete not sent yet */
     bool check_requested;           /* a ReplicationCheck is owed */
     uint32_t check_seq;
@@ -211,6 +214,7 @@ struct net_driver {
     uint64_t full_pass_ns;          /* this frame's first relevancy passes (net.FullPassBudgetMs) */
     net_repl_budget budget;         /* this frame's net.ReplicationFrameBudget */
     uint32_t repl_cursor;           /* the peer the next frame's replication starts at */
+    uint32_t repl_world_cursor;     /* ... and the world */
     bool repl_cut;                  /* the last frame's budget made connections wait */
     uint64_t full_pass_frame;       /* ... the frame they are of */
     net_pick *picks, *picks_tmp;
@@ -284,9 +288,11 @@ void net_repl_connection(net_driver *nd, net_connection *conn, double dt, bool d
 void net_repl_budget_begin(net_driver *nd, uint64_t deadline_ns);
 /* Whether conn waits for the next frame: the budget is spent (the clock now_ns plus the flush
  * the bytes queued so far will cost passed the deadline), it is not the frame's first, and it
- * has waited fewer than NET_REPL_MAX_DEFER frames. A connection that does not wait is counted
- * served. */
+ * was served within the last NET_REPL_MAX_DEFER - 1 frames (net_repl_budget_must_serve). A
+ * connection that does not wait is counted served. */
 bool net_repl_budget_defers(net_driver *nd, net_connection *conn, uint64_t now_ns);
+/* Whether conn has waited as long as it may: it is served this frame whatever the budget. */
+bool net_repl_budget_must_serve(const net_driver *nd, const net_connection *conn);
 /* After the flush: what it cost (ns) for the bytes queued since net_repl_budget_begin. */
 void net_repl_budget_flushed(net_driver *nd, uint64_t flush_ns);
 /* Reliable bytes the peer's window can still take this frame. */

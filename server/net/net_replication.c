@@ -887,13 +887,21 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt, bool defe
     /* A silent peer is sent nothing until it answers again (most likely it is gone, and ENet
      * will time it out): its owed destroys wait as closing actors, not in ENet's queue. A
      * deferred one is sent its banked allowance next frame. */
-    if (silent || deferred)
+    if (silent)
         return;
+    if (deferred) {
+        /* Its spawns and destroys go on its next served frame instead of waiting for the next
+         * batch frame (up to three more). */
+        if (repl_batch_frame(&f))
+            c->batch_owed = true;
+        return;
+    }
     o.room = net_repl_window_room(c->peer);
     o.allowance = c->allowance;
     o.datagram_fill = 0;
     f.allowance_hint = c->allowance > 0 ? c->allowance : 0;
-    f.batch = repl_batch_frame(&f);
+    f.batch = repl_batch_frame(&f) || c->batch_owed;
+    c->batch_owed = false;
     /* Destroys first: small, and the client must not keep ghosts. */
     if (f.batch || f.v->closing_count > REPL_BATCH_BACKLOG)
         repl_send_destroys(&f, &o);
@@ -914,7 +922,8 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt, bool defe
 /* ---- the frame's budget (net.ReplicationFrameBudget) ----------------------------------- */
 
 enum {
-    REPL_FLUSH_SAMPLE_BYTES = 16384, /* fewer queued bytes say too little of the flush's cost */
+    REPL_FLUSH_SAMPLE_BYTES = 4096, /* fewer queued bytes say too little of the flush's cost */
+    REPL_FLUSH_SAMPLE_CAP = 4,      /* a sample counts at most this many times the average */
 };
 
 void net_repl_budget_begin(net_driver *nd, uint64_t deadline_ns)
@@ -927,12 +936,17 @@ void net_repl_budget_begin(net_driver *nd, uint64_t deadline_ns)
     b->over = false;
 }
 
+bool net_repl_budget_must_serve(const net_driver *nd, const net_connection *c)
+{
+    return (uint32_t)*nd->env.frame - c->served_frame >= NET_REPL_MAX_DEFER;
+}
+
 bool net_repl_budget_defers(net_driver *nd, net_connection *c, uint64_t now_ns)
 {
     net_repl_budget *b = &nd->budget;
     uint32_t frame = (uint32_t)*nd->env.frame;
 
-    if (b->deadline_ns != 0 && b->served > 0 && frame - c->served_frame < NET_REPL_MAX_DEFER) {
+    if (b->deadline_ns != 0 && b->served > 0 && !net_repl_budget_must_serve(nd, c)) {
         /* ENet sends at the flush, after every connection: what is queued costs then. */
         if (!b->over) {
             double flush = (double)(nd->counters.bytes_out - b->bytes_at_start) *
@@ -958,6 +972,10 @@ void net_repl_budget_flushed(net_driver *nd, uint64_t flush_ns)
     if (bytes < REPL_FLUSH_SAMPLE_BYTES)
         return;
     per_byte = (double)flush_ns / (double)bytes;
+    /* A flush the kernel preempted is not what the next one will cost: capped, one such moves
+     * the average less than half (and cuts no frames for long). */
+    if (b->flush_ns_per_byte > 0 && per_byte > REPL_FLUSH_SAMPLE_CAP * b->flush_ns_per_byte)
+        per_byte = REPL_FLUSH_SAMPLE_CAP * b->flush_ns_per_byte;
     /* An average over about the last eight frames: one slow flush moves it an eighth. */
     b->flush_ns_per_byte = b->flush_ns_per_byte == 0
                                ? per_byte

@@ -704,6 +704,11 @@ static void test_the_frames_budget_counts_the_flush_of_what_is_queued(void **sta
     fx->nd->counters.bytes_out += 100000;
     net_repl_budget_flushed(fx->nd, 1200000);
     assert_true(fx->nd->budget.flush_ns_per_byte == 5.0); /* 4 + (12 - 4) / 8 */
+    /* A flush the kernel preempted (100 ns a byte) counts as four times the average at most. */
+    net_repl_budget_begin(fx->nd, 0);
+    fx->nd->counters.bytes_out += 100000;
+    net_repl_budget_flushed(fx->nd, 10000000);
+    assert_true(fx->nd->budget.flush_ns_per_byte == 6.875); /* 5 + (20 - 5) / 8 */
     /* With no budget nothing waits. */
     assert_false(net_repl_budget_defers(fx->nd, &c[2], UINT64_MAX / 2));
 }
@@ -741,6 +746,80 @@ static void test_a_connection_that_waited_still_follows_what_spawned_and_went(vo
     assert_true(fx->m.check_arrived);
     assert_int_equal(fx->m.check.pending, 0);
     assert_true(fx->m.check.open_digest == fx->m.check_mirror_digest);
+}
+
+static void test_a_connection_that_waited_on_its_batch_frame_is_sent_the_batch_next(void **state)
+{
+    fixture *fx = *state;
+    actor *gone = spawn_prop(fx, fx->other, 100, 0);
+    actor *fresh;
+
+    fx->m.watch[0] = gone->net_id;
+    for (int i = 0; i < 20 && !fx->m.snapshot_complete; i++)
+        frame(fx);
+    assert_true(fx->m.snapshot_complete);
+    /* Past its snapshot its spawns and destroys go on every 3rd frame: (frame + id) % 3 == 0.
+     * Stop just before one. */
+    while ((fx->e.frame + 1 + fx->conn->player_id) % 3 != 0)
+        frame(fx);
+
+    actor_destroy(fx->w, gone);
+    fresh = spawn_prop(fx, fx->other, 200, 0);
+    fx->m.watch[1] = fresh->net_id;
+    deferred_frame(fx);               /* its batch frame, waited */
+    assert_true(fx->conn->batch_owed);
+    frame(fx);                        /* not a batch frame: the owed batch goes anyway */
+    assert_int_equal(fx->m.destroys_of[0], 1);
+    assert_int_equal(fx->m.spawns_of[1], 1);
+    assert_false(fx->conn->batch_owed);
+}
+
+static void test_connections_take_turns_when_the_frames_budget_cuts(void **state)
+{
+    fixture *fx = *state;
+    net_connection *second = &fx->nd->conns[fx->conn == &fx->nd->conns[0] ? 1 : 0];
+    uint32_t served[2] = { 0, 0 }, last[2] = { 0, 0 }, longest_gap = 0;
+
+    for (int i = 0; i < 20 && !fx->m.snapshot_complete; i++)
+        frame(fx);
+    assert_true(fx->m.snapshot_complete);
+    /* A second joined connection (its ENet peer never connected: what it is sent is dropped),
+     * past its snapshot too, so that neither goes first as a joiner. */
+    second->peer = &fx->nd->host->peers[second - fx->nd->conns];
+    second->state = NET_CONN_JOINED;
+    second->player_id = 2;
+    second->world = fx->w;
+    second->controller = fx->other;
+    net_repl_join(fx->nd, second);
+    second->snapshot_pending = false;
+    fx->w->connections = 2; /* the driver's count of the world's joined connections */
+    fx->nd->env.loop = uv_default_loop();
+    /* A budget of 33 ns: spent as soon as the first connection of a frame has run. */
+    assert_int_equal(cvar_set(&fx->e.cvars, "net.ReplicationFrameBudget", "0.000001",
+                              CVAR_SOURCE_CONSOLE, NULL, 0), CVAR_OK);
+    for (int f = 0; f < 13; f++) {
+        fx->e.frame++;
+        net_driver_replicate(fx->nd, 1.0 / 30.0);
+        pump(fx);
+        for (int k = 0; k < 2; k++) {
+            net_connection *c = k == 0 ? fx->conn : second;
+            if (f > 0 && c->served_frame == (uint32_t)fx->e.frame) {
+                served[k]++;
+                if (last[k] != 0 && fx->e.frame - last[k] > longest_gap)
+                    longest_gap = (uint32_t)(fx->e.frame - last[k]);
+                last[k] = (uint32_t)fx->e.frame;
+            }
+        }
+    }
+    /* Who waited goes first the next frame: they alternate, six frames of twelve each, where
+     * always starting from the same one would serve the other only when overdue (four). */
+    assert_true(served[0] >= 5);
+    assert_true(served[1] >= 5);
+    assert_true(longest_gap <= NET_REPL_MAX_DEFER);
+    assert_true(fx->nd->counters.frames_cut >= 10);
+    net_repl_leave(fx->nd, second);
+    second->state = NET_CONN_FREE;
+    fx->w->connections = 0;
 }
 
 /* ---- update rates ------------------------------------------------------------------------ */
@@ -1118,6 +1197,11 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_a_connection_that_waited_still_follows_what_spawned_and_went, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_connection_that_waited_on_its_batch_frame_is_sent_the_batch_next, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(test_connections_take_turns_when_the_frames_budget_cuts,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
