@@ -42,8 +42,8 @@ static uint32_t net_admission_window_frames(const net_admission_config *cfg)
 
 static void net_admission_measure(net_admission *a, const net_admission_config *cfg)
 {
-    uint32_t n = net_admission_window_frames(cfg), cut = 0;
-    double busy = 0, elapsed = 0;
+    uint32_t n = net_admission_window_frames(cfg);
+    double busy = 0, elapsed = 0, cut = 0;
 
     a->full = a->count >= n;
     if (n > a->count)
@@ -67,15 +67,15 @@ static void net_admission_measure(net_admission *a, const net_admission_config *
         a->load_lately = m > 0 && cfg->period > 0 ? lately / ((double)m * cfg->period) : 0;
     }
     a->achieved_hz = elapsed > 0 ? (double)n / elapsed : 0;
-    a->complete_hz = elapsed > 0 ? (double)(n - cut) / elapsed : 0;
+    a->complete_hz = elapsed > 0 ? ((double)n - cut) / elapsed : 0;
 }
 
 net_admission_event net_admission_observe(net_admission *a, const net_admission_config *cfg,
-                                          double busy, double elapsed, bool cut, double now)
+                                          double busy, double elapsed, double cut, double now)
 {
     a->busy[a->head] = busy > 0 ? busy : 0;
     a->elapsed[a->head] = elapsed > 0 ? elapsed : 0;
-    a->cut[a->head] = cut;
+    a->cut[a->head] = cut < 0 ? 0 : cut > 1 ? 1 : cut;
     a->head = (a->head + 1) % NET_ADMISSION_FRAMES;
     if (a->count < NET_ADMISSION_FRAMES)
         a->count++;
@@ -107,7 +107,8 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
     if (a->refusing && a->load > a->peak_load)
         a->peak_load = a->load;
     /* Frames lost (fewer than NET_ADMISSION_ON_TIME of the tick rate over the window were on
-     * time and served everyone: a frame cut by the replication budget is one that did not fit)
+     * time and served everyone: a frame whose replication budget made a share of its
+     * connections wait is that share of a frame that did not fit)
      * while the load is between the marks: the average hides spikes that the frames do not
      * survive (a burst of joiners), so refusing starts then too. Below the low mark late
      * frames are not the players' doing (another process on the machine, a collection). */

@@ -13,8 +13,8 @@
  *   1. load >= StretchLoad: the farthest update band not yet stretched doubles its period,
  *      one more band each window the load stays there (band 3, then 2, then 1; band 0, the
  *      nearest, and a player's own movers never): far movers are sent less often first.
- *   2. load >= HighLoad, or frames lost (the window's frames that were on time and served
- *      every connection, not cut by net.ReplicationFrameBudget, ran under
+ *   2. load >= HighLoad, or frames lost (the window's frames that were on time, each less the
+ *      share of its connections net.ReplicationFrameBudget made wait, ran under
  *      NET_ADMISSION_ON_TIME of the tick rate; not in the window after refusing last stopped)
  *      at LowLoad or more: every
  *      new Hello is refused (ERROR_CODE_BUSY) until the load falls below LowLoad. Below it
@@ -82,7 +82,8 @@ typedef struct net_admission_times {
 typedef struct net_admission {
     double busy[NET_ADMISSION_FRAMES];     /* loop work per frame, seconds (a ring) */
     double elapsed[NET_ADMISSION_FRAMES];  /* time since the frame before, seconds */
-    bool cut[NET_ADMISSION_FRAMES];        /* the frame's replication budget made some wait */
+    double cut[NET_ADMISSION_FRAMES];      /* the share of the frame's connections its
+                                              replication budget made wait (0..1) */
     uint32_t head, count;
     net_admission_times joins;             /* admissions of the last window */
     net_admission_times leaves;            /* players that left in the last window */
@@ -92,7 +93,7 @@ typedef struct net_admission {
     double load;            /* busy per frame / period over the window */
     double load_lately;     /* ... over its last eighth (2 frames at least; 0 before any) */
     double achieved_hz;     /* frames per second over the window */
-    double complete_hz;     /* ... of them those whose replication served every connection */
+    double complete_hz;     /* ... less the shares of them whose connections waited */
     uint32_t frames;        /* frames in the window */
 
     bool refusing;
@@ -110,11 +111,11 @@ typedef struct net_admission {
 void net_admission_init(net_admission *a);
 
 /* One frame: busy = the loop's work since the frame before, elapsed = the time since it (both
- * seconds), cut = its replication budget made connections wait (net.ReplicationFrameBudget),
- * now = the time. Updates the window's figures, the refusing state (hysteresis) and the
+ * seconds), cut = the share of its connections its replication budget made wait (0..1,
+ * net.ReplicationFrameBudget), now = the time. Updates the window's figures, the refusing state (hysteresis) and the
  * stretch; returns whether refusing started or stopped this frame. */
 net_admission_event net_admission_observe(net_admission *a, const net_admission_config *cfg,
-                                          double busy, double elapsed, bool cut, double now);
+                                          double busy, double elapsed, double cut, double now);
 
 /* Whether a new player (with `players` in already) may join now; an admission is remembered
  * for the pace. Always NET_ADMIT when admission control is off. */

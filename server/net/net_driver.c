@@ -439,8 +439,10 @@ void net_driver_replicate(net_driver *nd, double dt)
     nd->counters.records_encoded = encoded;
     nd->counters.pairs = pairs;
     nd->counters.pair_frames += pairs;
-    nd->repl_cut = nd->budget.over;
-    if (nd->repl_cut)
+    nd->repl_cut = nd->budget.deferred > 0 ? (double)nd->budget.deferred /
+                                                 (double)(nd->budget.deferred + nd->budget.served)
+                                           : 0;
+    if (nd->budget.deferred > 0)
         nd->counters.frames_cut++;
     if (resume != UINT32_MAX) {
         nd->repl_cursor = resume;

@@ -153,6 +153,7 @@ typedef struct net_repl_budget {
     uint64_t bytes_at_start;        /* counters.bytes_out when the frame's replication began */
     double flush_ns_per_byte;       /* what ENet's flush has cost per message byte (an average) */
     uint32_t served;                /* connections served this frame */
+    uint32_t deferred;              /* ... and made to wait */
     bool over;                      /* the deadline passed: the rest wait */
 } net_repl_budget;
 
@@ -215,7 +216,8 @@ struct net_driver {
     net_repl_budget budget;         /* this frame's net.ReplicationFrameBudget */
     uint32_t repl_cursor;           /* the peer the next frame's replication starts at */
     uint32_t repl_world_cursor;     /* ... and the world */
-    bool repl_cut;                  /* the last frame's budget made connections wait */
+    double repl_cut;                /* the share of the last frame's connections its budget
+                                       made wait */
     uint64_t full_pass_frame;       /* ... the frame they are of */
     net_pick *picks, *picks_tmp;
     uint32_t picks_cap, picks_tmp_cap;

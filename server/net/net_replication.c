@@ -922,7 +922,9 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt, bool defe
 /* ---- the frame's budget (net.ReplicationFrameBudget) ----------------------------------- */
 
 enum {
-    REPL_FLUSH_SAMPLE_BYTES = 4096, /* fewer queued bytes say too little of the flush's cost */
+    REPL_FLUSH_SAMPLE_BYTES = 16384, /* fewer queued bytes say too little of the flush's cost
+                                        (its fixed part, a pass over every peer, would count
+                                        as a high cost per byte) */
     REPL_FLUSH_SAMPLE_CAP = 4,      /* a sample counts at most this many times the average */
 };
 
@@ -933,6 +935,7 @@ void net_repl_budget_begin(net_driver *nd, uint64_t deadline_ns)
     b->deadline_ns = deadline_ns;
     b->bytes_at_start = nd->counters.bytes_out;
     b->served = 0;
+    b->deferred = 0;
     b->over = false;
 }
 
@@ -955,6 +958,7 @@ bool net_repl_budget_defers(net_driver *nd, net_connection *c, uint64_t now_ns)
         }
         if (b->over) {
             nd->counters.connections_deferred++;
+            b->deferred++;
             return true;
         }
     }
