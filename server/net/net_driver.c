@@ -421,10 +421,9 @@ void net_driver_replicate(net_driver *nd, double dt)
     for (uint32_t k = 0; k < worlds; k++) {
         uint32_t wi = (nd->repl_world_cursor + k) % worlds;
         world *w = nd->env.worlds[wi];
-
-        /* Every world's index follows its destroys, watched or not. */
         bool waited_before = resume != UINT32_MAX;
 
+        /* Every world's index follows its destroys, watched or not. */
         net_repl_begin_world(nd, w);
         net_replicate_world(nd, w, dt, &resume);
         if (!waited_before && resume != UINT32_MAX)

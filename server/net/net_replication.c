@@ -890,8 +890,8 @@ void net_repl_connection(net_driver *nd, net_connection *c, double dt, bool defe
     if (silent)
         return;
     if (deferred) {
-        /* Its spawns and destroys go on its next served frame instead of waiting for the next
-         * batch frame (up to three more). */
+        /* Its spawns and destroys go on its next served frame instead of waiting up to three
+         * frames for its next batch frame. */
         if (repl_batch_frame(&f))
             c->batch_owed = true;
         return;
