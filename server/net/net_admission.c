@@ -16,7 +16,6 @@
 void net_admission_init(net_admission *a)
 {
     memset(a, 0, sizeof *a);
-    a->served_lately = 1.0; /* no frame yet made a connection wait */
     a->rng = 0x5EEDF00Du;
 }
 

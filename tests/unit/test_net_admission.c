@@ -181,16 +181,6 @@ static void test_an_empty_server_takes_a_crowd_at_a_slow_start(void **state)
 static net_admission_event run_cut(fixture *f, double load, int every, double share,
                                    double seconds);
 
-static void test_before_any_frame_a_hello_is_welcome(void **state)
-{
-    fixture *f = *state;
-
-    /* No frame seen yet (a server's first frame, or a loop that cannot count its idle time
-     * and so never feeds the window): nothing was late and nothing waited. */
-    assert_int_equal(admit(f, 0), NET_ADMIT);
-    assert_int_equal(admit(f, 1), NET_ADMIT);
-}
-
 static void test_a_slow_start_stops_while_its_frames_make_connections_wait(void **state)
 {
     fixture *f = *state;
@@ -530,7 +520,6 @@ int main(void)
         T(test_frames_lost_do_not_restart_refusing_in_the_window_after_it_stopped),
         T(test_a_lightly_loaded_server_of_one_player_takes_a_crowd_at_a_slow_start),
         T(test_a_slow_start_stops_while_its_frames_make_connections_wait),
-        T(test_before_any_frame_a_hello_is_welcome),
         T(test_refusing_stops_only_below_the_low_load),
         T(test_below_the_high_load_newcomers_come_in_at_a_pace),
         T(test_players_that_left_make_room_for_newcomers),
