@@ -58,17 +58,13 @@ static void net_admission_measure(net_admission *a, const net_admission_config *
     a->load = n > 0 && cfg->period > 0 ? busy / ((double)n * cfg->period) : 0;
     {
         uint32_t m = n / 8 < 2 ? 2 : n / 8;
-        double lately = 0, cut_lately = 0;
+        double lately = 0;
 
         if (m > a->count)
             m = a->count;
-        for (uint32_t k = 0; k < m; k++) {
-            uint32_t i = (a->head + NET_ADMISSION_FRAMES - 1 - k) % NET_ADMISSION_FRAMES;
-            lately += a->busy[i];
-            cut_lately += a->cut[i];
-        }
+        for (uint32_t k = 0; k < m; k++)
+            lately += a->busy[(a->head + NET_ADMISSION_FRAMES - 1 - k) % NET_ADMISSION_FRAMES];
         a->load_lately = m > 0 && cfg->period > 0 ? lately / ((double)m * cfg->period) : 0;
-        a->served_lately = m > 0 ? 1.0 - cut_lately / (double)m : 1.0;
     }
     a->achieved_hz = elapsed > 0 ? (double)n / elapsed : 0;
     a->complete_hz = elapsed > 0 ? ((double)n - cut) / elapsed : 0;
@@ -207,15 +203,12 @@ net_admission_verdict net_admission_admit(net_admission *a, const net_admission_
 
         if ((double)joins - (double)leaves >= room || recent >= burst)
             return NET_ADMIT_PACED;
-    } else if (a->load_lately >= 1.0 || a->served_lately < NET_ADMISSION_ON_TIME ||
+    } else if (a->load_lately >= 1.0 ||
                recent >= NET_ADMISSION_SLOW_START + ((double)players - recent)) {
         /* No load of players to go by (a window not yet seen whole, or few in whose cost it
          * shows): a slow start. Newcomers while the last few frames are on time (their work
          * under the period: the newcomers' cost shows there first, and one long frame of a
-         * join burst does not stop it) and served their connections (the replication budget
-         * keeps the frames on time by making connections wait: past NET_ADMISSION_ON_TIME of
-         * them served, joiners' snapshots stream slower and the join burst is too big), and
-         * within an eighth of the window at most
+         * join burst does not stop it), and within an eighth of the window at most
          * NET_ADMISSION_SLOW_START and as many again as are in, so that an empty server hit by
          * a thousand at once (a restart, a load test's start) does not take them all in one
          * frame before their cost shows. */

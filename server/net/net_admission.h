@@ -33,10 +33,8 @@
  * NET_ADMISSION_SLOW_START players at under LowLoad (the rest came during it), there is no
  * load of players to go by: new players then come in at a slow
  * start, while the frames of the last eighth of the window are on time (work under the
- * period) and served NET_ADMISSION_ON_TIME of their connections at least (the replication
- * budget keeps frames on time by making connections wait), and, within an eighth, at most
- * NET_ADMISSION_SLOW_START and as many again as are in; the rest are told busy. Nothing else
- * is decided before a whole window.
+ * period) and, within an eighth, at most NET_ADMISSION_SLOW_START and as many again as are
+ * in; the rest are told busy. Nothing else is decided before a whole window.
  */
 #ifndef REAP_NET_ADMISSION_H
 #define REAP_NET_ADMISSION_H
@@ -94,7 +92,6 @@ typedef struct net_admission {
     bool full;
     double load;            /* busy per frame / period over the window */
     double load_lately;     /* ... over its last eighth (2 frames at least; 0 before any) */
-    double served_lately;   /* the share of connections its frames served (1: none waited) */
     double achieved_hz;     /* frames per second over the window */
     double complete_hz;     /* ... less the shares of them whose connections waited */
     uint32_t frames;        /* frames in the window */

@@ -178,27 +178,6 @@ static void test_an_empty_server_takes_a_crowd_at_a_slow_start(void **state)
     assert_int_equal(eighths, 4);
 }
 
-static net_admission_event run_cut(fixture *f, double load, int every, double share,
-                                   double seconds);
-
-static void test_a_slow_start_stops_while_its_frames_make_connections_wait(void **state)
-{
-    fixture *f = *state;
-    uint32_t players = 0;
-
-    run(f, 0.01, 2.0);
-    assert_int_equal(admit_until_paced(f, &players), NET_ADMISSION_SLOW_START);
-    /* The joiners' snapshots stream; the frames stay on time (light) because the replication
-     * budget made a tenth of the connections wait in each: the burst is too big yet. */
-    f->now += f->cfg.window_seconds / 8 + 1e-6;
-    assert_int_equal(run_cut(f, 0.5, 1, 0.1, f->cfg.window_seconds / 4), NET_ADMISSION_NOTHING);
-    assert_true(f->a.load_lately < 1.0);
-    assert_int_equal(admit(f, players), NET_ADMIT_PACED);
-    /* Once they are served whole again, the slow start goes on. */
-    assert_int_equal(run_cut(f, 0.5, 1, 0.0, f->cfg.window_seconds / 4), NET_ADMISSION_NOTHING);
-    assert_int_equal(admit(f, players), NET_ADMIT);
-}
-
 static void test_a_lightly_loaded_server_of_one_player_takes_a_crowd_at_a_slow_start(void **state)
 {
     fixture *f = *state;
@@ -519,7 +498,6 @@ int main(void)
         T(test_frames_cut_by_the_replication_budget_are_frames_lost),
         T(test_frames_lost_do_not_restart_refusing_in_the_window_after_it_stopped),
         T(test_a_lightly_loaded_server_of_one_player_takes_a_crowd_at_a_slow_start),
-        T(test_a_slow_start_stops_while_its_frames_make_connections_wait),
         T(test_refusing_stops_only_below_the_low_load),
         T(test_below_the_high_load_newcomers_come_in_at_a_pace),
         T(test_players_that_left_make_room_for_newcomers),
