@@ -108,10 +108,10 @@ net_admission_event net_admission_observe(net_admission *a, const net_admission_
         a->peak_load = a->load;
     /* Frames lost (fewer than NET_ADMISSION_ON_TIME of the tick rate over the window were on
      * time and served everyone: a frame whose replication budget made a share of its
-     * connections wait is that share of a frame that did not fit)
-     * while the load is between the marks: the average hides spikes that the frames do not
-     * survive (a burst of joiners), so refusing starts then too. Below the low mark late
-     * frames are not the players' doing (another process on the machine, a collection). */
+     * connections wait is that share of a frame that did not fit) while the load is between
+     * the marks: the average hides spikes that the frames do not survive (a burst of
+     * joiners), so refusing starts then too. Below the low mark late frames are not the
+     * players' doing (another process on the machine, a collection). */
     /* Nor in the window after refusing stopped: its frames are those that stopped it (no
      * flapping at the low mark). */
     a->frames_lost = cfg->period > 0 && a->complete_hz < NET_ADMISSION_ON_TIME / cfg->period &&

@@ -16,11 +16,10 @@
  *   2. load >= HighLoad, or frames lost (the window's frames that were on time, each less the
  *      share of its connections net.ReplicationFrameBudget made wait, ran under
  *      NET_ADMISSION_ON_TIME of the tick rate; not in the window after refusing last stopped)
- *      at LowLoad or more: every
- *      new Hello is refused (ERROR_CODE_BUSY) until the load falls below LowLoad. Below it
- *      new players are let in at a pace: within one window the newcomers less the leavers
- *      stay under n x (sqrt(HighLoad / load) - 1) (n
- *      the players the load shows, those in less the window's newcomers: what brings the load
+ *      at LowLoad or more: every new Hello is refused (ERROR_CODE_BUSY) until the load falls
+ *      below LowLoad. Below it new players are let in at a pace: within one window the
+ *      newcomers less the leavers stay under n x (sqrt(HighLoad / load) - 1) (n the players
+ *      the load shows, those in less the window's newcomers: what brings the load
  *      to HighLoad if it grows with the square of the players, as in a crowd where everyone
  *      sees everyone), and so do they within an eighth of the window under a quarter of that
  *      (or NET_ADMISSION_BURST), so that they arrive spread; the rest are told busy too.
@@ -112,8 +111,8 @@ void net_admission_init(net_admission *a);
 
 /* One frame: busy = the loop's work since the frame before, elapsed = the time since it (both
  * seconds), cut = the share of its connections its replication budget made wait (0..1,
- * net.ReplicationFrameBudget), now = the time. Updates the window's figures, the refusing state (hysteresis) and the
- * stretch; returns whether refusing started or stopped this frame. */
+ * net.ReplicationFrameBudget), now = the time. Updates the window's figures, the refusing
+ * state (hysteresis) and the stretch; returns whether refusing started or stopped this frame. */
 net_admission_event net_admission_observe(net_admission *a, const net_admission_config *cfg,
                                           double busy, double elapsed, double cut, double now);
 
