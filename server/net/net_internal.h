@@ -153,8 +153,7 @@ typedef struct net_repl_budget {
     uint64_t bytes_at_start;        /* counters.bytes_out when the frame's replication began */
     double flush_ns_per_byte;       /* what ENet's flush has cost per message byte (an average) */
     uint32_t served;                /* connections served this frame */
-    uint32_t deferred;              /* ... and made to wait */
-    bool over;                      /* the deadline passed: the rest wait */
+    uint32_t deferred;              /* ... and made to wait (once one waits, the rest do) */
 } net_repl_budget;
 
 /* A candidate for this frame's budget: a spawn to send or a move to update. */

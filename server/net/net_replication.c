@@ -936,7 +936,6 @@ void net_repl_budget_begin(net_driver *nd, uint64_t deadline_ns)
     b->bytes_at_start = nd->counters.bytes_out;
     b->served = 0;
     b->deferred = 0;
-    b->over = false;
 }
 
 bool net_repl_budget_must_serve(const net_driver *nd, const net_connection *c)
@@ -950,13 +949,12 @@ bool net_repl_budget_defers(net_driver *nd, net_connection *c, uint64_t now_ns)
     uint32_t frame = (uint32_t)*nd->env.frame;
 
     if (b->deadline_ns != 0 && b->served > 0 && !net_repl_budget_must_serve(nd, c)) {
-        /* ENet sends at the flush, after every connection: what is queued costs then. */
-        if (!b->over) {
-            double flush = (double)(nd->counters.bytes_out - b->bytes_at_start) *
-                           b->flush_ns_per_byte;
-            b->over = (double)now_ns + flush >= (double)b->deadline_ns;
-        }
-        if (b->over) {
+        /* Spent stays spent for the frame. ENet sends at the flush, after every connection:
+         * what is queued costs then. */
+        double flush = (double)(nd->counters.bytes_out - b->bytes_at_start) *
+                       b->flush_ns_per_byte;
+
+        if (b->deferred > 0 || (double)now_ns + flush >= (double)b->deadline_ns) {
             nd->counters.connections_deferred++;
             b->deferred++;
             return true;

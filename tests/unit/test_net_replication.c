@@ -217,14 +217,23 @@ static void pump(fixture *fx)
     }
 }
 
-static void frame(fixture *fx)
+/* One frame of the connection: first passes of others already took full_pass_ns of the
+ * frame's net.FullPassBudgetMs (0: none), and the frame's budget made it wait (deferred) or
+ * not. */
+static void frame_with(fixture *fx, uint64_t full_pass_ns, bool deferred)
 {
     fx->e.frame++;
     net_repl_begin_world(fx->nd, fx->w);
-    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0, false);
+    fx->nd->full_pass_ns = full_pass_ns;
+    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0, deferred);
     world_outbox_reset(fx->w);
     enet_host_flush(fx->nd->host);
     pump(fx);
+}
+
+static void frame(fixture *fx)
+{
+    frame_with(fx, 0, false);
 }
 
 static void frames(fixture *fx, int n)
@@ -551,13 +560,7 @@ static void test_a_snapshot_of_ten_thousand_actors_arrives_complete(void **state
 /* A frame in which other joiners' full passes have spent net.FullPassBudgetMs already. */
 static void frame_after_others_full_passes(fixture *fx)
 {
-    fx->e.frame++;
-    net_repl_begin_world(fx->nd, fx->w);
-    fx->nd->full_pass_ns = UINT64_MAX / 2;
-    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0, false);
-    world_outbox_reset(fx->w);
-    enet_host_flush(fx->nd->host);
-    pump(fx);
+    frame_with(fx, UINT64_MAX / 2, false);
 }
 
 static void test_a_joiners_first_pass_waits_for_the_frames_budget_but_not_long(void **state)
@@ -606,12 +609,7 @@ static void test_with_no_full_pass_budget_a_joiners_first_pass_never_waits(void 
  * outbox. */
 static void deferred_frame(fixture *fx)
 {
-    fx->e.frame++;
-    net_repl_begin_world(fx->nd, fx->w);
-    net_repl_connection(fx->nd, fx->conn, 1.0 / 30.0, true);
-    world_outbox_reset(fx->w);
-    enet_host_flush(fx->nd->host);
-    pump(fx);
+    frame_with(fx, 0, true);
 }
 
 static void test_once_the_frames_budget_is_spent_the_other_connections_wait(void **state)
@@ -817,6 +815,8 @@ static void test_connections_take_turns_when_the_frames_budget_cuts(void **state
     assert_true(served[1] >= 5);
     assert_true(longest_gap <= NET_REPL_MAX_DEFER);
     assert_true(fx->nd->counters.frames_cut >= 10);
+    /* What admission is told of the last frame: one of its two connections waited. */
+    assert_true(fx->nd->repl_cut == 0.5);
     net_repl_leave(fx->nd, second);
     second->state = NET_CONN_FREE;
     fx->w->connections = 0;
